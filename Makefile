@@ -1,0 +1,66 @@
+# Démineur — the commands a newcomer needs. `make run` and `make test` are enough.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+HOST ?= 127.0.0.1
+# Django 6 needs Python >= 3.12; fall back to the newest python3 found (Django 5.2 then).
+PYTHON ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.13*/bin/python3 $$HOME/.pyenv/versions/3.12*/bin/python3 python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
+
+.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live clean
+
+help:
+	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
+	@echo "make test      the whole suite (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
+	@echo "make lint      ruff check + ruff format --check"
+	@echo "make typecheck mypy (engine under --strict)"
+	@echo "make bench     every benchmark under bench/"
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "No Python >= 3.11 found"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+venv: $(VENV)/.installed
+
+migrate: venv
+	$(PY) manage.py migrate --noinput
+
+# One command, one address: uvicorn serves the ASGI application (HTTP and WebSockets).
+run: migrate
+	DEBUG=$${DEBUG:-1} $(PY) manage.py compilemessages --ignore=.venv >/dev/null 2>&1 || true
+	DEBUG=$${DEBUG:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+
+test: venv
+	$(PY) -m pytest -q
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: venv
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+typecheck: venv
+	$(VENV)/bin/mypy games accounts demineur_site frontend
+	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
+
+bench: bench-engine bench-leaderboards bench-live
+
+bench-engine: venv
+	$(PY) -m bench.engine.bench_engine
+
+bench-leaderboards: venv
+	@if [ -d bench/leaderboards ]; then $(PY) -m bench.leaderboards.run; else echo "bench/leaderboards: not present"; fi
+
+bench-live: venv
+	@if [ -d bench/live ]; then $(PY) -m bench.live.run; else echo "bench/live: not present"; fi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache db.sqlite3

@@ -1,0 +1,144 @@
+"""Account endpoints: register, API tokens (API.md, Accounts). Profiles live in games.api."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, login, logout
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from demineur_site.api_errors import ApiError
+
+from . import services
+from .models import ApiToken
+from .serializers import CredentialsSerializer, RegisteredSerializer, RegisterSerializer, TokenSerializer
+
+
+class RegisterView(APIView):
+    authentication_classes: list[type] = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(request=RegisterSerializer, responses={201: RegisteredSerializer}, tags=["accounts"])
+    def post(self, request: Request) -> Response:
+        data = RegisterSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_register(
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+            email=data.validated_data.get("email", ""),
+        )
+        return Response({"id": user.pk, "username": user.username}, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    """POST exchanges a username and password for a new token; DELETE revokes the token used."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    def get_authenticators(self):  # type: ignore[no-untyped-def]
+        if self.request is not None and self.request.method == "POST":
+            return []  # credentials in the body; never trip over a stale session's CSRF
+        return super().get_authenticators()
+
+    @extend_schema(request=CredentialsSerializer, responses={200: TokenSerializer}, tags=["accounts"])
+    def post(self, request: Request) -> Response:
+        data = CredentialsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        if user is None:
+            raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        _, key = services.token_issue(user=user, name="api")  # type: ignore[arg-type]
+        return Response({"token": key})
+
+    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    def delete(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise ApiError(401, "not_authenticated", "Authentication credentials were not provided.")
+        if not isinstance(request.auth, ApiToken):
+            raise ApiError(400, "no_token", "This request was not authenticated with a token.")
+        services.token_revoke(token=request.auth)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenRowSerializer(serializers.ModelSerializer[ApiToken]):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at"]
+
+
+class TokenListView(APIView):
+    """The signed-in player's tokens: list them, create a named one (the key is shown once)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: TokenRowSerializer(many=True)}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        rows = ApiToken.objects.filter(user=request.user)
+        return Response({"results": TokenRowSerializer(rows, many=True).data})
+
+    @extend_schema(
+        request=inline_serializer("TokenCreate", {"name": serializers.CharField(max_length=64)}),
+        responses={201: inline_serializer("TokenCreated", {"id": serializers.IntegerField(), "token": serializers.CharField()})},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        name = request.data.get("name", "api") if isinstance(request.data, dict) else None
+        if not isinstance(name, str) or not 1 <= len(name.strip()) <= 64:
+            raise ApiError(400, "invalid", "name must be a string of 1 to 64 characters.")
+        token, key = services.token_issue(user=request.user, name=name.strip())  # type: ignore[arg-type]
+        return Response({**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    def delete(self, request: Request, token_id: int) -> Response:
+        token = ApiToken.objects.filter(user=request.user, pk=token_id).first()
+        if token is None:
+            raise ApiError(404, "not_found", "No such token.")
+        services.token_revoke(token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SessionView(APIView):
+    """The web page signs in with a session cookie (API.md, Conventions): POST signs in,
+    DELETE signs out, GET tells who is signed in. An extension of API.md for browsers."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(request=None, responses={200: RegisteredSerializer}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise ApiError(401, "not_authenticated", "Not signed in.")
+        return Response({"id": request.user.pk, "username": request.user.get_username()})
+
+    @extend_schema(request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"])
+    def post(self, request: Request) -> Response:
+        data = CredentialsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        if user is None:
+            raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        login(request._request, user)
+        return Response({"id": user.pk, "username": user.get_username()})
+
+    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    def delete(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,122 @@
+"""One error shape for every failure under /api/ (API.md, Conventions):
+
+    {"error": {"code": "game_not_started", "message": "human readable", "details": {...}}}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+
+class ApiError(exceptions.APIException):
+    """An error with an explicit status and stable code, raised by views and selectors."""
+
+    def __init__(
+        self, status_code: int, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+
+def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+_DEFAULT_CODES: dict[type[exceptions.APIException], str] = {
+    exceptions.ParseError: "malformed_json",
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ValidationError: "invalid",
+}
+
+
+def _flatten(detail: Any) -> Any:
+    if isinstance(detail, dict):
+        return {str(k): _flatten(v) for k, v in detail.items()}
+    if isinstance(detail, list):
+        return [_flatten(v) for v in detail]
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's EXCEPTION_HANDLER: turn every error into the API.md body."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status_code)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            error_body("payload_too_large", "The request body is too large."),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if not isinstance(exc, exceptions.APIException):
+        return None  # a real bug: let Django log it and answer 500
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        headers["Retry-After"] = str(int(exc.wait) + 1)
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
+    code = _DEFAULT_CODES.get(type(exc), "error")
+    if isinstance(exc, exceptions.ValidationError):
+        details = {"fields": _flatten(exc.detail)}
+        message = "The request is malformed."
+    else:
+        details = {}
+        message = str(exc.detail)
+    response = Response(error_body(code, message, details), status=exc.status_code, headers=headers)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        # DRF answers 403 for session-only auth; we always say 401 for "not signed in".
+        response.status_code = status.HTTP_401_UNAUTHORIZED
+    return response
+
+
+def _json_error(status_code: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse(error_body(code, message), status=status_code)
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return _json_error(404, "not_found", "Not found.")
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception or Http404())
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return _json_error(500, "server_error", "Internal server error.")
+    from django.views.defaults import server_error
+
+    return server_error(request)
+
+
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return _json_error(400, "bad_request", "Bad request.")
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception or Exception())
+
+
+def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return _json_error(403, "forbidden", "Forbidden.")
+    from django.views.defaults import permission_denied
+
+    return permission_denied(request, exception or PermissionDenied())

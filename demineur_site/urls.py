@@ -1,0 +1,17 @@
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import api_errors
+
+urlpatterns = [
+    re_path(r"^api/schema/?$", SpectacularAPIView.as_view(), name="api-schema"),
+    re_path(r"^api/docs/?$", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include("accounts.urls")),
+    path("api/", include("games.api.urls")),
+    path("", include("frontend.urls")),
+]
+
+handler400 = api_errors.handler400
+handler403 = api_errors.handler403
+handler404 = api_errors.handler404
+handler500 = api_errors.handler500

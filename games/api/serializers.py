@@ -1,0 +1,120 @@
+"""Request shapes (validation only) and response shapes (for the OpenAPI schema).
+
+API.md: coordinates, width, height and mines must be JSON integers; strings, floats,
+booleans and null are malformed (400)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class StrictIntegerField(serializers.IntegerField):
+    default_error_messages = {"invalid": "A JSON integer is required."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"invalid": "A JSON boolean is required."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class CoordinateField(StrictIntegerField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=0, max_value=10_000, **kwargs)
+
+
+class GameCreateIn(serializers.Serializer[Any]):
+    level = StrictCharField(required=False, max_length=32)
+    width = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
+    height = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
+    mines = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
+
+
+class MoveIn(serializers.Serializer[Any]):
+    x = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+    y = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+    client_move_id = StrictCharField(required=False, max_length=64, min_length=1, trim_whitespace=False)
+
+
+class FlagIn(MoveIn):
+    flagged = StrictBooleanField(required=False)
+
+
+# --- response shapes, for the schema ------------------------------------------------------
+
+
+class ResultStatsOut(serializers.Serializer[Any]):
+    bbbv = serializers.IntegerField()
+    bbbv_solved = serializers.IntegerField()
+    clicks = serializers.IntegerField()
+    bbbv_per_s = serializers.FloatField(allow_null=True)
+    efficiency = serializers.FloatField(allow_null=True)
+
+
+class GameOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    player = serializers.CharField()
+    level = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    mines = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=["new", "playing", "paused", "won", "lost"])
+    mines_left = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    ranked = serializers.BooleanField()
+    end_reason = serializers.ChoiceField(
+        choices=["cleared", "mine", "resigned", "abandoned"], allow_null=True
+    )
+    result_stats = ResultStatsOut(allow_null=True)
+    seq = serializers.IntegerField()
+    board = serializers.ListField(child=serializers.CharField(), allow_null=True)
+
+
+class ChangeOut(serializers.Serializer[Any]):
+    x = serializers.IntegerField()
+    y = serializers.IntegerField()
+    v = serializers.CharField()
+
+
+class MoveResultOut(serializers.Serializer[Any]):
+    game = GameOut()
+    changes = ChangeOut(many=True)
+    seq = serializers.IntegerField()
+
+
+class MoveOut(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    action = serializers.CharField()
+    x = serializers.IntegerField(allow_null=True)
+    y = serializers.IntegerField(allow_null=True)
+    at_ms = serializers.IntegerField()
+
+
+class ErrorDetailOut(serializers.Serializer[Any]):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    details = serializers.DictField()
+
+
+class ErrorOut(serializers.Serializer[Any]):
+    error = ErrorDetailOut()

@@ -1,0 +1,191 @@
+"""REST endpoints of games and profiles (API.md). Thin: validate, call a service or selector,
+shape the answer. Every rule lives in games.engine and games.services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from demineur_site.api_errors import ApiError
+from demineur_site.pagination import Pagination
+
+from .. import selectors, services
+from ..models import Game
+from ..presenters import game_dict, move_dict
+from ..profiles import profile_dict
+from .serializers import (
+    ErrorOut,
+    FlagIn,
+    GameCreateIn,
+    GameOut,
+    MoveIn,
+    MoveOut,
+    MoveResultOut,
+)
+
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+
+
+def _signed_in(request: Request) -> User:
+    if not request.user.is_authenticated:
+        raise ApiError(401, "not_authenticated", "Sign in or send `Authorization: Token <key>`.")
+    return request.user  # type: ignore[return-value]
+
+
+def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    return dict(data.validated_data)
+
+
+def _game_response(game: Game, *, player_name: str, code: int = status.HTTP_200_OK) -> Response:
+    return Response(game_dict(game, player_name=player_name), status=code)
+
+
+class GameListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("state", str, enum=["new", "playing", "paused", "won", "lost"]),
+            OpenApiParameter("level", str),
+            OpenApiParameter("user", str),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int),
+        ],
+        responses={200: GameOut(many=True), 400: ErrorOut},
+        tags=["games"],
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        qs = selectors.game_list(state=params.get("state"), level=params.get("level"), user=params.get("user"))
+        paginator = Pagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        rows = [game_dict(g, player_name=g.player.username) for g in page or []]
+        return paginator.get_paginated_response(rows)
+
+    @extend_schema(request=GameCreateIn, responses={201: GameOut, **ERRORS}, tags=["games"])
+    def post(self, request: Request) -> Response:
+        player = _signed_in(request)
+        body = _valid(GameCreateIn, request)
+        game = services.game_create(
+            player=player,
+            level=body.get("level"),
+            width=body.get("width"),
+            height=body.get("height"),
+            mines=body.get("mines"),
+        )
+        return _game_response(game, player_name=player.username, code=status.HTTP_201_CREATED)
+
+
+class GameDetailView(APIView):
+    @extend_schema(responses={200: GameOut, 404: ErrorOut}, tags=["games"])
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        return _game_response(game, player_name=game.player.username)
+
+
+class _MoveView(APIView):
+    action = ""
+    body_class: type = MoveIn
+
+    def post(self, request: Request, game_id: str) -> Response:
+        player = _signed_in(request)
+        body = _valid(self.body_class, request)
+        result = services.game_move(
+            game_id=selectors.parse_game_id(game_id),
+            player=player,
+            action=self.action,
+            x=body["x"],
+            y=body["y"],
+            flagged=body.get("flagged"),
+            client_move_id=body.get("client_move_id"),
+        )
+        return Response(
+            {
+                "game": game_dict(result.game, player_name=player.username, board=result.board),
+                "changes": result.changes,
+                "seq": result.seq,
+            }
+        )
+
+
+_MOVE_SCHEMA = {"responses": {200: MoveResultOut, **ERRORS}, "tags": ["moves"]}
+
+
+class RevealView(_MoveView):
+    action = "reveal"
+
+    @extend_schema(request=MoveIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
+    def post(self, request: Request, game_id: str) -> Response:
+        return super().post(request, game_id)
+
+
+class FlagView(_MoveView):
+    action = "flag"
+    body_class = FlagIn
+
+    @extend_schema(request=FlagIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
+    def post(self, request: Request, game_id: str) -> Response:
+        return super().post(request, game_id)
+
+
+class ChordView(_MoveView):
+    action = "chord"
+
+    @extend_schema(request=MoveIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
+    def post(self, request: Request, game_id: str) -> Response:
+        return super().post(request, game_id)
+
+
+class _StateView(APIView):
+    service: Any = None
+
+    @extend_schema(request=None, responses={200: GameOut, **ERRORS}, tags=["moves"])
+    def post(self, request: Request, game_id: str) -> Response:
+        player = _signed_in(request)
+        game = type(self).service(game_id=selectors.parse_game_id(game_id), player=player)
+        return _game_response(game, player_name=player.username)
+
+
+class PauseView(_StateView):
+    service = staticmethod(services.game_pause)
+
+
+class ResumeView(_StateView):
+    service = staticmethod(services.game_resume)
+
+
+class ResignView(_StateView):
+    service = staticmethod(services.game_resign)
+
+
+class MoveListView(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        responses={200: MoveOut(many=True), 404: ErrorOut},
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.game_get(game_id=game_id)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(selectors.game_moves(game=game), request, view=self)
+        return paginator.get_paginated_response([move_dict(m) for m in page or []])
+
+
+class MeView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 401: ErrorOut}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        user = _signed_in(request)
+        return Response(profile_dict(user))
+
+
+class UserProfileView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: ErrorOut}, tags=["accounts"])
+    def get(self, request: Request, username: str) -> Response:
+        return Response(profile_dict(selectors.user_get(username=username)))

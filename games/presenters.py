@@ -1,0 +1,94 @@
+"""What a viewer may see of a game: the one place that turns a Game into API.md's JSON.
+
+Before the end a Game shows only what the player sees (closed cells are `#`); the layout,
+3BV and result stats appear only once the game has ended. A paused game shows no board.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from . import clock
+from .engine import Board, Change
+from .models import ENDED_STATES, Game, GameState
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:
+    if game.elapsed_ms is not None and game.state in ENDED_STATES:
+        return int(game.elapsed_ms)
+    return clock.elapsed_ms(
+        started_at=game.started_at,
+        now=now or timezone.now(),
+        paused_ms=game.paused_ms,
+        paused_at=game.paused_at,
+        ended_at=game.ended_at,
+    )
+
+
+def result_stats(game: Game) -> dict[str, Any] | None:
+    """API.md: after the end only."""
+    if game.state not in ENDED_STATES or game.bbbv is None:
+        return None
+    solved = game.bbbv_solved or 0
+    return {
+        "bbbv": game.bbbv,
+        "bbbv_solved": solved,
+        "clicks": game.clicks,
+        "bbbv_per_s": round(game.bbbv_per_s, 3) if game.bbbv_per_s is not None else None,
+        "efficiency": round(solved / game.clicks, 3) if game.clicks else None,
+    }
+
+
+def game_dict(
+    game: Game,
+    *,
+    player_name: str,
+    board: Board | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The Game object of API.md. `board` may be passed when the caller already decoded it."""
+    rows: list[str] | None
+    if game.state == GameState.PAUSED:
+        rows = None  # RULES.md, Time: a paused game's board is hidden from every response
+    else:
+        rows = (board or Board.decode(bytes(game.board))).render()
+    return {
+        "id": str(game.id),
+        "player": player_name,
+        "level": game.level,
+        "width": game.width,
+        "height": game.height,
+        "mines": game.mines,
+        "state": game.state,
+        "mines_left": game.mines_left,
+        "elapsed_ms": game_elapsed_ms(game, now=now),
+        "created_at": _iso(game.created_at),
+        "started_at": _iso(game.started_at),
+        "ended_at": _iso(game.ended_at),
+        "ranked": game.ranked,
+        "end_reason": game.end_reason,
+        "result_stats": result_stats(game),
+        "seq": game.seq,
+        "board": rows,
+    }
+
+
+def changes_list(changes: tuple[Change, ...] | list[Change]) -> list[dict[str, Any]]:
+    return [{"x": c.x, "y": c.y, "v": c.v} for c in changes]
+
+
+def move_dict(move: Any) -> dict[str, Any]:
+    return {
+        "seq": move.seq,
+        "action": move.action,
+        "x": move.x,
+        "y": move.y,
+        "at_ms": move.at_ms,
+    }

@@ -1,0 +1,31 @@
+"""The profile of API.md: username, date joined, stats per level, the 20 newest ended games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts import stats
+from accounts.models import User
+
+from . import selectors
+from .presenters import _iso, result_stats
+
+
+def profile_dict(user: User) -> dict[str, Any]:
+    return {
+        "username": user.username,
+        "date_joined": _iso(user.date_joined),
+        "stats": stats.stats_for_user(user_id=user.pk),
+        "recent_games": [
+            {
+                "id": str(g.id),
+                "level": g.level,
+                "state": g.state,
+                "end_reason": g.end_reason,
+                "elapsed_ms": g.elapsed_ms,
+                "result_stats": result_stats(g),
+                "ended_at": _iso(g.ended_at),
+            }
+            for g in selectors.recent_games(user=user)
+        ],
+    }

@@ -1,0 +1,69 @@
+"""Reads. `game_get` is the one access function for a game: every door (REST, WebSocket,
+pages) goes through it. Anyone may read any game; only its player may act on it
+(services check that under the row lock)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.models import User
+
+from .errors import GameError
+from .models import Game, GameState, Move
+
+LIST_STATES = {s.value for s in GameState}
+
+
+def parse_game_id(raw: Any) -> uuid.UUID:
+    """A non-uuid id is simply an unknown game: 404."""
+    try:
+        return uuid.UUID(str(raw))
+    except (ValueError, TypeError, AttributeError):
+        raise GameError("not_found", "No such game.") from None
+
+
+def game_get(*, game_id: Any) -> Game:
+    try:
+        return Game.objects.select_related("player").get(pk=parse_game_id(game_id))
+    except Game.DoesNotExist:
+        raise GameError("not_found", "No such game.") from None
+
+
+def game_list(*, state: str | None, level: str | None, user: str | None) -> QuerySet[Game]:
+    from .engine import LEVELS
+
+    qs = Game.objects.select_related("player").order_by("-created_at", "-id")
+    if state is not None:
+        if state not in LIST_STATES:
+            raise GameError("invalid", f"Unknown state {state!r}.", {"states": sorted(LIST_STATES)})
+        qs = qs.filter(state=state)
+    if level is not None:
+        if level not in LEVELS and level != "custom":
+            raise GameError("invalid", f"Unknown level {level!r}.")
+        qs = qs.filter(level=level)
+    if user is not None:
+        qs = qs.filter(player__username=user)
+    return qs
+
+
+def game_moves(*, game: Game) -> QuerySet[Move]:
+    return Move.objects.filter(game=game).order_by("seq").only("seq", "action", "x", "y", "at_ms")
+
+
+def user_get(*, username: str) -> User:
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise GameError("not_found", "No such player.")
+    return user
+
+
+def recent_games(*, user: User, limit: int = 20) -> list[Game]:
+    """The newest ended games of a player (API.md, Fine points: 20)."""
+    return list(
+        Game.objects.filter(player=user, state__in=(GameState.WON, GameState.LOST))
+        .order_by("-ended_at")
+        .defer("board")[:limit]
+    )

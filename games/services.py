@@ -1,0 +1,431 @@
+"""The only writers of games. Each action runs in one transaction holding the game's row lock,
+so moves on one game never interleave; events are published only after the commit.
+
+    game_create  ->  game_move (reveal | flag | chord)  ->  game_pause / game_resume / game_resign
+    games_close_idle: the 24-hour abandonment rule (RULES.md, Statistics)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts import stats
+from accounts.models import User
+
+from . import clock, engine, events
+from .engine import Board, EngineError, Outcome
+from .errors import GameError
+from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move
+from .presenters import changes_list, game_dict
+
+MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
+_SYSTEM_RANDOM = random.SystemRandom()
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    game: Game
+    board: Board | None
+    changes: list[dict[str, Any]]
+    seq: int
+    replayed: bool = False
+
+
+def _rng_for(game: Game) -> random.Random:
+    """SystemRandom in production; a seeded generator only when the test-only setting is on."""
+    if settings.GAME_TEST_SEED:
+        return random.Random(f"{settings.GAME_TEST_SEED}:{game.width}x{game.height}:{game.mines}")
+    return _SYSTEM_RANDOM
+
+
+def _engine_error(exc: EngineError) -> GameError:
+    code = exc.code if exc.code != "invalid_board" else "invalid"
+    return GameError(code, str(exc))
+
+
+def _idle_limit() -> timedelta:
+    return timedelta(hours=settings.GAME_IDLE_HOURS)
+
+
+# --- create -------------------------------------------------------------------------------
+
+
+def resolve_board_spec(
+    *, level: str | None, width: int | None, height: int | None, mines: int | None
+) -> tuple[str, int, int, int]:
+    """Validate `{level}` or `{width, height, mines}` (RULES.md, Levels) into (level, w, h, mines)."""
+    custom = (width, height, mines)
+    if level is not None:
+        if any(v is not None for v in custom):
+            raise GameError("invalid", "Send either `level` or `width`, `height` and `mines`, not both.")
+        spec = engine.LEVELS.get(level)
+        if spec is None:
+            raise GameError(
+                "invalid", f"Unknown level {level!r}.", {"levels": sorted(engine.LEVELS)}
+            )
+        return spec.name, spec.width, spec.height, spec.mines
+    if width is None or height is None or mines is None:
+        raise GameError("invalid", "Send `level`, or all of `width`, `height` and `mines`.")
+    lo, hi = engine.CUSTOM_MIN_SIDE, engine.CUSTOM_MAX_SIDE
+    if not (lo <= width <= hi and lo <= height <= hi):
+        raise GameError("invalid", f"width and height must be between {lo} and {hi}.")
+    max_mines = engine.custom_mines_max(width, height)
+    if not 1 <= mines <= max_mines:
+        raise GameError("invalid", f"mines must be between 1 and {max_mines} for this board.")
+    return "custom", width, height, mines
+
+
+def game_create(
+    *,
+    player: User,
+    level: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    mines: int | None = None,
+) -> Game:
+    """A new game, state `new`, no mines yet. A started unfinished game of the same level is
+    ended as abandoned (a loss); an untapped one is discarded (RULES.md, Statistics)."""
+    level_name, w, h, m = resolve_board_spec(level=level, width=width, height=height, mines=mines)
+    now = timezone.now()
+    with transaction.atomic():
+        games_close_idle(now=now, player=player)
+        previous = Game.objects.select_for_update().filter(
+            player=player, level=level_name, state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED)
+        )
+        for old in previous:
+            _abandon_or_discard(old, player_name=player.username, now=now)
+        board = Board.new(w, h, m)
+        game = Game.objects.create(
+            player=player,
+            level=level_name,
+            width=w,
+            height=h,
+            mines=m,
+            ranked=level_name != "custom",
+            board=board.encode(),
+            mines_left=board.mines_left,
+            created_at=now,
+            last_action_at=now,
+        )
+        events.lobby_on_commit("game_started", _lobby_game(game, player.username))
+    return game
+
+
+def _lobby_game(game: Game, player_name: str) -> dict[str, Any]:
+    return {
+        "id": str(game.id),
+        "player": player_name,
+        "level": game.level,
+        "width": game.width,
+        "height": game.height,
+        "state": game.state,
+        "end_reason": game.end_reason,
+        "elapsed_ms": game.elapsed_ms,
+    }
+
+
+# --- moves --------------------------------------------------------------------------------
+
+
+def _lock_own_game(*, game_id: Any, player: User) -> Game:
+    try:
+        game = Game.objects.select_for_update().get(pk=game_id)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", "No such game.") from None
+    if game.player_id != player.pk:
+        raise GameError("not_your_game", "This game belongs to another player.")
+    return game
+
+
+def _replay(game: Game, move: Move, *, action: str, x: int | None, y: int | None, flagged: bool | None) -> MoveResult:
+    if (move.action, move.x, move.y, move.flagged) != (action, x, y, flagged):
+        raise GameError(
+            "idempotency_conflict",
+            "This client_move_id was used for a different move.",
+            {"seq": move.seq},
+        )
+    return MoveResult(game=game, board=None, changes=list(move.changes or []), seq=move.seq, replayed=True)
+
+
+def _check_playable(game: Game, *, now: datetime) -> None:
+    if game.state == GameState.PAUSED:
+        raise GameError("game_paused", "The game is paused: resume it first.")
+    if game.state in ENDED_STATES:
+        raise GameError("game_over", "The game has ended.")
+
+
+def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> None:
+    """The server closes a player's idle game when that player next acts on it."""
+    if game.state in (GameState.PLAYING, GameState.PAUSED) and now - game.last_action_at >= _idle_limit():
+        _abandon_or_discard(game, player_name=player_name, now=now)
+
+
+def game_move(
+    *,
+    game_id: Any,
+    player: User,
+    action: str,
+    x: int,
+    y: int,
+    flagged: bool | None = None,
+    client_move_id: str | None = None,
+) -> MoveResult:
+    """Reveal, flag or chord one cell. Refusals raise GameError and change nothing."""
+    if action not in MOVE_ACTIONS:
+        raise GameError("invalid", f"Unknown action {action!r}.")
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        if client_move_id is not None:
+            previous = Move.objects.filter(game=game, client_move_id=client_move_id).first()
+            if previous is not None:
+                return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)
+        if not (0 <= x < game.width and 0 <= y < game.height):
+            raise GameError(
+                "out_of_bounds",
+                f"The cell must be inside the {game.width}x{game.height} board.",
+                {"width": game.width, "height": game.height},
+            )
+        now = timezone.now()
+        _close_if_idle(game, player_name=player.username, now=now)
+        _check_playable(game, now=now)
+        board = Board.decode(bytes(game.board))
+        first_tap = game.state == GameState.NEW and action == Action.REVEAL
+        try:
+            if action == Action.REVEAL:
+                outcome = board.reveal(x, y, _rng_for(game) if first_tap else None)
+            elif action == Action.FLAG:
+                outcome = board.flag(x, y, flagged)
+            else:
+                outcome = board.chord(x, y)
+        except EngineError as exc:
+            raise _engine_error(exc) from None
+        if first_tap:
+            game.state = GameState.PLAYING
+            game.started_at = now
+            game.bbbv = board.bbbv()
+        game.clicks += 1
+        changes = changes_list(outcome.changes)
+        at_ms = _record(game, board, now=now, action=action, x=x, y=y, flagged=flagged,
+                        client_move_id=client_move_id, changes=changes, outcome=outcome)
+        _publish_move(game, board, player_name=player.username, action=action, changes=changes, at_ms=at_ms)
+    return MoveResult(game=game, board=board, changes=changes, seq=game.seq)
+
+
+def _record(
+    game: Game,
+    board: Board,
+    *,
+    now: datetime,
+    action: str,
+    x: int | None,
+    y: int | None,
+    flagged: bool | None,
+    client_move_id: str | None,
+    changes: list[dict[str, Any]] | None,
+    outcome: Outcome | None,
+) -> int:
+    """Store the move and the game's new state; returns the game clock at the move."""
+    at_ms = clock.elapsed_ms(
+        started_at=game.started_at, now=now, paused_ms=game.paused_ms,
+        paused_at=game.paused_at, ended_at=None,
+    )
+    game.seq += 1
+    game.last_action_at = now
+    game.mines_left = board.mines_left
+    if outcome is not None and outcome.ended:
+        _finish(game, board, now=now, at_ms=at_ms,
+                reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE)
+    game.board = board.encode()
+    game.save()
+    Move.objects.create(
+        game=game, seq=game.seq, action=action, x=x, y=y, flagged=flagged, at_ms=at_ms,
+        client_move_id=client_move_id,
+        changes=changes if client_move_id is not None else None,
+        created_at=now,
+    )
+    return at_ms
+
+
+def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str) -> None:
+    """End the game: fix its time and result stats, and update the player's statistics in
+    the same transaction (accounts.stats)."""
+    won = reason == EndReason.CLEARED
+    game.state = GameState.WON if won else GameState.LOST
+    game.end_reason = reason
+    game.ended_at = now
+    game.paused_at = None
+    game.elapsed_ms = at_ms
+    if game.bbbv is None and board.status != engine.NEW:
+        game.bbbv = board.bbbv()
+    game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
+    game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
+    stats.record_game_end(
+        user_id=game.player_id,
+        level=game.level,
+        won=won,
+        game_id=game.id,
+        elapsed_ms=at_ms,
+        bbbv_per_s=game.bbbv_per_s,
+        ended_at=now,
+    )
+
+
+def _publish_move(
+    game: Game, board: Board, *, player_name: str, action: str, changes: list[dict[str, Any]], at_ms: int
+) -> None:
+    events.game_on_commit(
+        game.id,
+        {
+            "type": "move",
+            "seq": game.seq,
+            "action": action,
+            "changes": changes,
+            "state": game.state,
+            "mines_left": game.mines_left,
+            "elapsed_ms": at_ms,
+        },
+    )
+    if game.state in ENDED_STATES:
+        _publish_end(game, board, player_name=player_name)
+
+
+def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
+    events.game_on_commit(
+        game.id, {"type": "ended", "seq": game.seq, "game": game_dict(game, player_name=player_name, board=board)}
+    )
+    events.lobby_on_commit("game_ended", _lobby_game(game, player_name))
+
+
+# --- pause, resume, resign, abandon ---------------------------------------------------------
+
+
+def game_pause(*, game_id: Any, player: User) -> Game:
+    """Stop the clock and hide the board. Pausing a paused game is a no-op without a `seq`."""
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        now = timezone.now()
+        _close_if_idle(game, player_name=player.username, now=now)
+        if game.state == GameState.PAUSED:
+            return game
+        _check_started_and_running(game)
+        board = Board.decode(bytes(game.board))
+        game.state = GameState.PAUSED
+        game.paused_at = now  # the clock stops here; _record reads it as the move's time
+        at_ms = _record(game, board, now=now, action=Action.PAUSE, x=None, y=None, flagged=None,
+                        client_move_id=None, changes=None, outcome=None)
+        events.game_on_commit(game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state})
+    return game
+
+
+def game_resume(*, game_id: Any, player: User) -> Game:
+    """Restart the clock. Resuming a running game is a no-op without a `seq`."""
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        now = timezone.now()
+        _close_if_idle(game, player_name=player.username, now=now)
+        if game.state == GameState.PLAYING:
+            return game
+        if game.state != GameState.PAUSED:
+            _check_started_and_running(game)
+        assert game.paused_at is not None
+        game.paused_ms = clock.add_pause(paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now)
+        game.paused_at = None
+        game.state = GameState.PLAYING
+        board = Board.decode(bytes(game.board))
+        at_ms = _record(game, board, now=now, action=Action.RESUME, x=None, y=None, flagged=None,
+                        client_move_id=None, changes=None, outcome=None)
+        events.game_on_commit(
+            game.id,
+            {"type": "resumed", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state,
+             "game": game_dict(game, player_name=player.username, board=board, now=now)},
+        )
+    return game
+
+
+def game_resign(*, game_id: Any, player: User) -> Game:
+    """End the game as lost without opening a mine (RULES.md, Win and loss)."""
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        now = timezone.now()
+        _close_if_idle(game, player_name=player.username, now=now)
+        _check_started_and_running(game)
+        _end_without_mine(game, player_name=player.username, now=now, action=Action.RESIGN,
+                          reason=EndReason.RESIGNED)
+    return game
+
+
+def _check_started_and_running(game: Game) -> None:
+    if game.state == GameState.NEW:
+        raise GameError("game_not_started", "The game has not started: make the first tap.")
+    if game.state in ENDED_STATES:
+        raise GameError("game_over", "The game has ended.")
+
+
+def _end_without_mine(game: Game, *, player_name: str, now: datetime, action: str, reason: str) -> None:
+    board = Board.decode(bytes(game.board))
+    board.resign()
+    if game.state == GameState.PAUSED and game.paused_at is not None:
+        # The clock stopped at the pause; the paused stretch does not count.
+        game.paused_ms = clock.add_pause(paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now)
+        game.paused_at = None
+    at_ms = clock.elapsed_ms(started_at=game.started_at, now=now, paused_ms=game.paused_ms,
+                             paused_at=None, ended_at=None)
+    game.seq += 1
+    game.last_action_at = now
+    _finish(game, board, now=now, at_ms=at_ms, reason=reason)
+    game.board = board.encode()
+    game.save()
+    Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    events.game_on_commit(game.id, {"type": "move", "seq": game.seq, "action": action, "changes": [],
+                                     "state": game.state, "mines_left": game.mines_left, "elapsed_ms": at_ms})
+    _publish_end(game, board, player_name=player_name)
+
+
+def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
+    """A started unfinished game becomes a loss (`abandoned`); an untapped one is deleted."""
+    if game.state == GameState.NEW:
+        game.delete()
+    elif game.state in (GameState.PLAYING, GameState.PAUSED):
+        _end_without_mine(game, player_name=player_name, now=now, action=Action.ABANDON,
+                          reason=EndReason.ABANDONED)
+
+
+def games_close_idle(*, now: datetime | None = None, player: User | None = None) -> int:
+    """Close games untouched for GAME_IDLE_HOURS: started ones as abandoned losses, untapped
+    ones discarded. Returns how many were closed. Called by the `close_idle_games` command and
+    whenever a player creates a game."""
+    now = now or timezone.now()
+    cutoff = now - _idle_limit()
+    closed = 0
+    qs = Game.objects.filter(
+        state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED), last_action_at__lte=cutoff
+    )
+    if player is not None:
+        qs = qs.filter(player=player)
+    for game_id in qs.values_list("id", flat=True).iterator():
+        with transaction.atomic():
+            game = Game.objects.select_for_update(of=("self",)).select_related("player").filter(pk=game_id).first()
+            if game is None or game.last_action_at > cutoff or game.state in ENDED_STATES:
+                continue
+            _abandon_or_discard(game, player_name=game.player.username, now=now)
+            closed += 1
+    return closed
+
+
+__all__ = [
+    "MoveResult",
+    "game_create",
+    "game_move",
+    "game_pause",
+    "game_resign",
+    "game_resume",
+    "games_close_idle",
+    "resolve_board_spec",
+]
