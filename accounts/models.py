@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -25,7 +26,9 @@ def hash_token_key(key: str) -> str:
 class ApiToken(models.Model):
     """A named API token. The key is shown once, at creation; only its hash is kept."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens"
+    )
     name = models.CharField(max_length=64, default="api")
     key_hash = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=8)
@@ -35,11 +38,141 @@ class ApiToken(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
 
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
     @classmethod
     def issue(cls, *, user: User, name: str = "api") -> tuple[ApiToken, str]:
         key = secrets.token_hex(20)
-        token = cls.objects.create(user=user, name=name, key_hash=hash_token_key(key), prefix=key[:8])
+        token = cls.objects.create(
+            user=user, name=name, key_hash=hash_token_key(key), prefix=key[:8]
+        )
         return token, key
 
+
+# --- Statistics (RULES.md, Statistics; API.md, Stats per level) ------------------------------
+# Game ids are plain UUIDs: accounts never imports games code (ARCHITECTURE.md, imports).
+
+STATS_BUCKETS = ("beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom")
+RANKED_LEVELS = STATS_BUCKETS[:-1]
+
+# The `prev_at` of the first record of a chain: "no earlier record" (see PersonalRecord).
+CHAIN_START = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class PlayerStats(models.Model):
+    """One player's statistics at one level (or the `custom` bucket), kept up to date by
+    accounts.stats.record_game_end in the transaction that ends each game, and never
+    recomputed from the games on read. Also the source of the streak leaderboards."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stats"
+    )
+    level = models.CharField(max_length=16)
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    total_win_ms = models.BigIntegerField(default=0)  # for the average time of wins
+    # The running streak: the games where it began and (so far) ended, and when it reached
+    # its length (the tie-break of the current-streak board: who got there first).
+    current_streak = models.PositiveIntegerField(default=0)
+    current_streak_first_game = models.UUIDField(null=True, blank=True)
+    current_streak_last_game = models.UUIDField(null=True, blank=True)
+    current_streak_at = models.DateTimeField(null=True, blank=True)
+    best_streak = models.PositiveIntegerField(default=0)
+    best_streak_first_game = models.UUIDField(null=True, blank=True)
+    best_streak_last_game = models.UUIDField(null=True, blank=True)
+    best_streak_at = models.DateTimeField(null=True, blank=True)
+    best_time_ms = models.BigIntegerField(null=True, blank=True)
+    best_time_game = models.UUIDField(null=True, blank=True)
+    best_time_at = models.DateTimeField(null=True, blank=True)
+    best_bbbv_per_s = models.FloatField(null=True, blank=True)
+    best_bbbv_per_s_game = models.UUIDField(null=True, blank=True)
+    best_bbbv_per_s_at = models.DateTimeField(null=True, blank=True)
+    # The five best winning times, fastest first: [{time_ms, game_id, achieved_at}, ...].
+    # Kept here so a profile is one indexed read.
+    best_times = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "accounts_player_stats"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "level"], name="player_stats_user_level"),
+        ]
+        indexes = [
+            # Streak boards: best (or current) streak first, then who got there first.
+            models.Index(
+                "level",
+                models.F("best_streak").desc(),
+                "best_streak_at",
+                "user",
+                name="stats_best_streak_board",
+                condition=models.Q(best_streak__gt=0),
+            ),
+            models.Index(
+                "level",
+                models.F("current_streak").desc(),
+                "current_streak_at",
+                "user",
+                name="stats_current_streak_board",
+                condition=models.Q(current_streak__gt=0),
+            ),
+        ]
+
     def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…)"
+        return f"{self.user_id} {self.level}: {self.won}/{self.played}"
+
+
+class RecordKind(models.TextChoices):
+    TIME = "time"
+    SPEED = "speed"
+
+
+class PersonalRecord(models.Model):
+    """One link of a player's record chain at a ranked level, for one board (time or speed).
+
+    A won game stays in the chain while no LATER game of the same player and level is
+    strictly better; `score` is "lower is better" (time_ms, or -3BV/s). Along a chain,
+    scores never decrease with time, so for a rolling period starting at `c` the player's
+    best game in the period is the first link with achieved_at >= c: exactly the link whose
+    predecessor is older than c. Storing the predecessor's time (`prev_at`) makes a period's
+    board a plain filter -- achieved_at >= c AND prev_at < c gives one row per player with no
+    grouping -- and the all-time board is the chain heads (prev_at = CHAIN_START).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    level = models.CharField(max_length=16)
+    kind = models.CharField(max_length=5, choices=RecordKind.choices)
+    score = models.FloatField()
+    time_ms = models.BigIntegerField()
+    bbbv_per_s = models.FloatField(null=True, blank=True)
+    game_id = models.UUIDField()
+    achieved_at = models.DateTimeField()
+    prev_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "accounts_personal_record"
+        indexes = [
+            # The player's own chain, in time order (writes and the `me` row).
+            models.Index(fields=["user", "level", "kind", "achieved_at"], name="record_chain"),
+            # All time: chain heads in rank order.
+            models.Index(
+                fields=["level", "kind", "score", "achieved_at", "user"],
+                name="record_all_time",
+                condition=models.Q(prev_at=CHAIN_START),
+            ),
+            # Long periods: walk in rank order, filtering on the period.
+            models.Index(
+                fields=["level", "kind", "score", "achieved_at", "user"],
+                name="record_rank",
+                include=["prev_at"],
+            ),
+            # Short periods: the few links newer than the start, sorted afterwards.
+            models.Index(
+                fields=["level", "kind", "achieved_at"],
+                name="record_recent",
+                include=["prev_at", "score", "user"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.level} {self.kind} {self.score} @ {self.achieved_at}"

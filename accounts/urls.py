@@ -7,6 +7,9 @@ urlpatterns = [
     re_path(r"^auth/token/?$", views.TokenView.as_view(), name="api-token"),
     re_path(r"^auth/session/?$", views.SessionView.as_view(), name="api-session"),
     re_path(r"^tokens/?$", views.TokenListView.as_view(), name="api-tokens"),
-    re_path(r"^tokens/(?P<token_id>[0-9]{1,18})/?$", views.TokenDetailView.as_view(), name="api-token-detail"),
+    re_path(
+        r"^tokens/(?P<token_id>[0-9]{1,18})/?$",
+        views.TokenDetailView.as_view(),
+        name="api-token-detail",
+    ),
 ]
-

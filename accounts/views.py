@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib.auth import authenticate, login, logout
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -14,8 +16,13 @@ from rest_framework.views import APIView
 from demineur_site.api_errors import ApiError
 
 from . import services
-from .models import ApiToken
-from .serializers import CredentialsSerializer, RegisteredSerializer, RegisterSerializer, TokenSerializer
+from .models import ApiToken, User
+from .serializers import (
+    CredentialsSerializer,
+    RegisteredSerializer,
+    RegisterSerializer,
+    TokenSerializer,
+)
 
 
 class RegisterView(APIView):
@@ -23,7 +30,9 @@ class RegisterView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(request=RegisterSerializer, responses={201: RegisteredSerializer}, tags=["accounts"])
+    @extend_schema(
+        request=RegisterSerializer, responses={201: RegisteredSerializer}, tags=["accounts"]
+    )
     def post(self, request: Request) -> Response:
         data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -46,7 +55,9 @@ class TokenView(APIView):
             return []  # credentials in the body; never trip over a stale session's CSRF
         return super().get_authenticators()
 
-    @extend_schema(request=CredentialsSerializer, responses={200: TokenSerializer}, tags=["accounts"])
+    @extend_schema(
+        request=CredentialsSerializer, responses={200: TokenSerializer}, tags=["accounts"]
+    )
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -57,13 +68,15 @@ class TokenView(APIView):
         )
         if user is None:
             raise ApiError(401, "invalid_credentials", "Wrong username or password.")
-        _, key = services.token_issue(user=user, name="api")  # type: ignore[arg-type]
+        _, key = services.token_issue(user=user, name="api")
         return Response({"token": key})
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError(401, "not_authenticated", "Authentication credentials were not provided.")
+            raise ApiError(
+                401, "not_authenticated", "Authentication credentials were not provided."
+            )
         if not isinstance(request.auth, ApiToken):
             raise ApiError(400, "no_token", "This request was not authenticated with a token.")
         services.token_revoke(token=request.auth)
@@ -83,12 +96,16 @@ class TokenListView(APIView):
 
     @extend_schema(responses={200: TokenRowSerializer(many=True)}, tags=["accounts"])
     def get(self, request: Request) -> Response:
-        rows = ApiToken.objects.filter(user=request.user)
+        rows = ApiToken.objects.filter(user=cast(User, request.user))
         return Response({"results": TokenRowSerializer(rows, many=True).data})
 
     @extend_schema(
         request=inline_serializer("TokenCreate", {"name": serializers.CharField(max_length=64)}),
-        responses={201: inline_serializer("TokenCreated", {"id": serializers.IntegerField(), "token": serializers.CharField()})},
+        responses={
+            201: inline_serializer(
+                "TokenCreated", {"id": serializers.IntegerField(), "token": serializers.CharField()}
+            )
+        },
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
@@ -96,7 +113,9 @@ class TokenListView(APIView):
         if not isinstance(name, str) or not 1 <= len(name.strip()) <= 64:
             raise ApiError(400, "invalid", "name must be a string of 1 to 64 characters.")
         token, key = services.token_issue(user=request.user, name=name.strip())  # type: ignore[arg-type]
-        return Response({**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED)
+        return Response(
+            {**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED
+        )
 
 
 class TokenDetailView(APIView):
@@ -104,7 +123,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
     def delete(self, request: Request, token_id: int) -> Response:
-        token = ApiToken.objects.filter(user=request.user, pk=token_id).first()
+        token = ApiToken.objects.filter(user=cast(User, request.user), pk=token_id).first()
         if token is None:
             raise ApiError(404, "not_found", "No such token.")
         services.token_revoke(token=token)
@@ -124,7 +143,9 @@ class SessionView(APIView):
             raise ApiError(401, "not_authenticated", "Not signed in.")
         return Response({"id": request.user.pk, "username": request.user.get_username()})
 
-    @extend_schema(request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"])
+    @extend_schema(
+        request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"]
+    )
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -1,6 +1,6 @@
 """One error shape for every failure under /api/ (API.md, Conventions):
 
-    {"error": {"code": "game_not_started", "message": "human readable", "details": {...}}}
+{"error": {"code": "game_not_started", "message": "human readable", "details": {...}}}
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.PermissionDenied()
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-        headers["Retry-After"] = str(int(exc.wait) + 1)
+    wait = getattr(exc, "wait", None)
+    if isinstance(exc, exceptions.Throttled) and wait is not None:
+        headers["Retry-After"] = str(int(wait) + 1)
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
     code = _DEFAULT_CODES.get(type(exc), "error")

@@ -52,7 +52,10 @@ def database_from_url(url: str, *, pool: bool) -> dict[str, object]:
     """
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": parsed.path.lstrip("/") or ":memory:"}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": parsed.path.lstrip("/") or ":memory:",
+        }
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")
     options: dict[str, object] = {k: v[-1] for k, v in parse_qs(parsed.query).items()}

@@ -7,6 +7,6 @@ os.environ.setdefault("THROTTLE_ANON", "100000/min")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 
-from .settings import *  # noqa: E402,F403
+from .settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

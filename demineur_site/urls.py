@@ -5,9 +5,13 @@ from . import api_errors
 
 urlpatterns = [
     re_path(r"^api/schema/?$", SpectacularAPIView.as_view(), name="api-schema"),
-    re_path(r"^api/docs/?$", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(
+        r"^api/docs/?$", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"
+    ),
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
+    path("api/", include("games.api.leaderboard_urls")),
+    path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]
 

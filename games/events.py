@@ -49,7 +49,9 @@ class _LoopThread:
         with self._lock:
             if self._loop is None or self._pid != os.getpid():  # a fork gets its own thread
                 loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="events-publisher", daemon=True)
+                thread = threading.Thread(
+                    target=loop.run_forever, name="events-publisher", daemon=True
+                )
                 thread.start()
                 self._loop, self._pid = loop, os.getpid()
             return self._loop

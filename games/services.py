@@ -8,9 +8,10 @@ so moves on one game never interleave; events are published only after the commi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
@@ -27,6 +28,7 @@ from .presenters import changes_list, game_dict
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,9 @@ def resolve_board_spec(
     custom = (width, height, mines)
     if level is not None:
         if any(v is not None for v in custom):
-            raise GameError("invalid", "Send either `level` or `width`, `height` and `mines`, not both.")
+            raise GameError(
+                "invalid", "Send either `level` or `width`, `height` and `mines`, not both."
+            )
         spec = engine.LEVELS.get(level)
         if spec is None:
             raise GameError(
@@ -97,7 +101,9 @@ def game_create(
     with transaction.atomic():
         games_close_idle(now=now, player=player)
         previous = Game.objects.select_for_update().filter(
-            player=player, level=level_name, state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED)
+            player=player,
+            level=level_name,
+            state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
         )
         for old in previous:
             _abandon_or_discard(old, player_name=player.username, now=now)
@@ -144,27 +150,58 @@ def _lock_own_game(*, game_id: Any, player: User) -> Game:
     return game
 
 
-def _replay(game: Game, move: Move, *, action: str, x: int | None, y: int | None, flagged: bool | None) -> MoveResult:
+def _replay(
+    game: Game, move: Move, *, action: str, x: int | None, y: int | None, flagged: bool | None
+) -> MoveResult:
     if (move.action, move.x, move.y, move.flagged) != (action, x, y, flagged):
         raise GameError(
             "idempotency_conflict",
             "This client_move_id was used for a different move.",
             {"seq": move.seq},
         )
-    return MoveResult(game=game, board=None, changes=list(move.changes or []), seq=move.seq, replayed=True)
+    return MoveResult(
+        game=game, board=None, changes=list(move.changes or []), seq=move.seq, replayed=True
+    )
 
 
-def _check_playable(game: Game, *, now: datetime) -> None:
+def _check_playable(game: Game) -> None:
     if game.state == GameState.PAUSED:
         raise GameError("game_paused", "The game is paused: resume it first.")
     if game.state in ENDED_STATES:
         raise GameError("game_over", "The game has ended.")
 
 
-def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> None:
+def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
     """The server closes a player's idle game when that player next acts on it."""
-    if game.state in (GameState.PLAYING, GameState.PAUSED) and now - game.last_action_at >= _idle_limit():
+    if (
+        game.state in (GameState.PLAYING, GameState.PAUSED)
+        and now - game.last_action_at >= _idle_limit()
+    ):
         _abandon_or_discard(game, player_name=player_name, now=now)
+        return True
+    return False
+
+
+def _locked_action(
+    *,
+    game_id: Any,
+    player: User,
+    act: Callable[[Game, datetime], T],
+    replay: Callable[[Game], T | None] | None = None,
+) -> T:
+    """Run `act` on the player's game inside one transaction holding the row lock.
+
+    A game idle for GAME_IDLE_HOURS is closed first, and that closing is committed even
+    though the action itself is then refused as `game_over`."""
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        replayed = replay(game) if replay is not None else None
+        if replayed is not None:
+            return replayed
+        now = timezone.now()
+        if not _close_if_idle(game, player_name=player.username, now=now):
+            return act(game, now)
+    raise GameError("game_over", "The game was closed as abandoned after a day without a move.")
 
 
 def game_move(
@@ -180,21 +217,23 @@ def game_move(
     """Reveal, flag or chord one cell. Refusals raise GameError and change nothing."""
     if action not in MOVE_ACTIONS:
         raise GameError("invalid", f"Unknown action {action!r}.")
-    with transaction.atomic():
-        game = _lock_own_game(game_id=game_id, player=player)
-        if client_move_id is not None:
-            previous = Move.objects.filter(game=game, client_move_id=client_move_id).first()
-            if previous is not None:
-                return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)
+
+    def replay(game: Game) -> MoveResult | None:
+        if client_move_id is None:
+            return None
+        previous = Move.objects.filter(game=game, client_move_id=client_move_id).first()
+        if previous is None:
+            return None
+        return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)
+
+    def act(game: Game, now: datetime) -> MoveResult:
         if not (0 <= x < game.width and 0 <= y < game.height):
             raise GameError(
                 "out_of_bounds",
                 f"The cell must be inside the {game.width}x{game.height} board.",
                 {"width": game.width, "height": game.height},
             )
-        now = timezone.now()
-        _close_if_idle(game, player_name=player.username, now=now)
-        _check_playable(game, now=now)
+        _check_playable(game)
         board = Board.decode(bytes(game.board))
         first_tap = game.state == GameState.NEW and action == Action.REVEAL
         try:
@@ -212,10 +251,24 @@ def game_move(
             game.bbbv = board.bbbv()
         game.clicks += 1
         changes = changes_list(outcome.changes)
-        at_ms = _record(game, board, now=now, action=action, x=x, y=y, flagged=flagged,
-                        client_move_id=client_move_id, changes=changes, outcome=outcome)
-        _publish_move(game, board, player_name=player.username, action=action, changes=changes, at_ms=at_ms)
-    return MoveResult(game=game, board=board, changes=changes, seq=game.seq)
+        at_ms = _record(
+            game,
+            board,
+            now=now,
+            action=action,
+            x=x,
+            y=y,
+            flagged=flagged,
+            client_move_id=client_move_id,
+            changes=changes,
+            outcome=outcome,
+        )
+        _publish_move(
+            game, board, player_name=player.username, action=action, changes=changes, at_ms=at_ms
+        )
+        return MoveResult(game=game, board=board, changes=changes, seq=game.seq)
+
+    return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
 
 
 def _record(
@@ -233,19 +286,33 @@ def _record(
 ) -> int:
     """Store the move and the game's new state; returns the game clock at the move."""
     at_ms = clock.elapsed_ms(
-        started_at=game.started_at, now=now, paused_ms=game.paused_ms,
-        paused_at=game.paused_at, ended_at=None,
+        started_at=game.started_at,
+        now=now,
+        paused_ms=game.paused_ms,
+        paused_at=game.paused_at,
+        ended_at=None,
     )
     game.seq += 1
     game.last_action_at = now
     game.mines_left = board.mines_left
     if outcome is not None and outcome.ended:
-        _finish(game, board, now=now, at_ms=at_ms,
-                reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE)
+        _finish(
+            game,
+            board,
+            now=now,
+            at_ms=at_ms,
+            reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
+        )
     game.board = board.encode()
     game.save()
     Move.objects.create(
-        game=game, seq=game.seq, action=action, x=x, y=y, flagged=flagged, at_ms=at_ms,
+        game=game,
+        seq=game.seq,
+        action=action,
+        x=x,
+        y=y,
+        flagged=flagged,
+        at_ms=at_ms,
         client_move_id=client_move_id,
         changes=changes if client_move_id is not None else None,
         created_at=now,
@@ -278,7 +345,13 @@ def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str)
 
 
 def _publish_move(
-    game: Game, board: Board, *, player_name: str, action: str, changes: list[dict[str, Any]], at_ms: int
+    game: Game,
+    board: Board,
+    *,
+    player_name: str,
+    action: str,
+    changes: list[dict[str, Any]],
+    at_ms: int,
 ) -> None:
     events.game_on_commit(
         game.id,
@@ -298,7 +371,12 @@ def _publish_move(
 
 def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
     events.game_on_commit(
-        game.id, {"type": "ended", "seq": game.seq, "game": game_dict(game, player_name=player_name, board=board)}
+        game.id,
+        {
+            "type": "ended",
+            "seq": game.seq,
+            "game": game_dict(game, player_name=player_name, board=board),
+        },
     )
     events.lobby_on_commit("game_ended", _lobby_game(game, player_name))
 
@@ -308,57 +386,91 @@ def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
 
 def game_pause(*, game_id: Any, player: User) -> Game:
     """Stop the clock and hide the board. Pausing a paused game is a no-op without a `seq`."""
-    with transaction.atomic():
-        game = _lock_own_game(game_id=game_id, player=player)
-        now = timezone.now()
-        _close_if_idle(game, player_name=player.username, now=now)
+
+    def act(game: Game, now: datetime) -> Game:
         if game.state == GameState.PAUSED:
             return game
         _check_started_and_running(game)
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
         game.paused_at = now  # the clock stops here; _record reads it as the move's time
-        at_ms = _record(game, board, now=now, action=Action.PAUSE, x=None, y=None, flagged=None,
-                        client_move_id=None, changes=None, outcome=None)
-        events.game_on_commit(game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state})
-    return game
+        at_ms = _record(
+            game,
+            board,
+            now=now,
+            action=Action.PAUSE,
+            x=None,
+            y=None,
+            flagged=None,
+            client_move_id=None,
+            changes=None,
+            outcome=None,
+        )
+        events.game_on_commit(
+            game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state}
+        )
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
 
 
 def game_resume(*, game_id: Any, player: User) -> Game:
     """Restart the clock. Resuming a running game is a no-op without a `seq`."""
-    with transaction.atomic():
-        game = _lock_own_game(game_id=game_id, player=player)
-        now = timezone.now()
-        _close_if_idle(game, player_name=player.username, now=now)
+
+    def act(game: Game, now: datetime) -> Game:
         if game.state == GameState.PLAYING:
             return game
-        if game.state != GameState.PAUSED:
-            _check_started_and_running(game)
+        _check_started_and_running(game)
         assert game.paused_at is not None
-        game.paused_ms = clock.add_pause(paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now)
+        game.paused_ms = clock.add_pause(
+            paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now
+        )
         game.paused_at = None
         game.state = GameState.PLAYING
         board = Board.decode(bytes(game.board))
-        at_ms = _record(game, board, now=now, action=Action.RESUME, x=None, y=None, flagged=None,
-                        client_move_id=None, changes=None, outcome=None)
+        at_ms = _record(
+            game,
+            board,
+            now=now,
+            action=Action.RESUME,
+            x=None,
+            y=None,
+            flagged=None,
+            client_move_id=None,
+            changes=None,
+            outcome=None,
+        )
+        snapshot = game_dict(game, player_name=player.username, board=board, now=now)
         events.game_on_commit(
             game.id,
-            {"type": "resumed", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state,
-             "game": game_dict(game, player_name=player.username, board=board, now=now)},
+            {
+                "type": "resumed",
+                "seq": game.seq,
+                "elapsed_ms": at_ms,
+                "state": game.state,
+                "game": snapshot,
+            },
         )
-    return game
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
 
 
 def game_resign(*, game_id: Any, player: User) -> Game:
     """End the game as lost without opening a mine (RULES.md, Win and loss)."""
-    with transaction.atomic():
-        game = _lock_own_game(game_id=game_id, player=player)
-        now = timezone.now()
-        _close_if_idle(game, player_name=player.username, now=now)
+
+    def act(game: Game, now: datetime) -> Game:
         _check_started_and_running(game)
-        _end_without_mine(game, player_name=player.username, now=now, action=Action.RESIGN,
-                          reason=EndReason.RESIGNED)
-    return game
+        _end_without_mine(
+            game,
+            player_name=player.username,
+            now=now,
+            action=Action.RESIGN,
+            reason=EndReason.RESIGNED,
+        )
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
 
 
 def _check_started_and_running(game: Game) -> None:
@@ -368,23 +480,38 @@ def _check_started_and_running(game: Game) -> None:
         raise GameError("game_over", "The game has ended.")
 
 
-def _end_without_mine(game: Game, *, player_name: str, now: datetime, action: str, reason: str) -> None:
+def _end_without_mine(
+    game: Game, *, player_name: str, now: datetime, action: str, reason: str
+) -> None:
     board = Board.decode(bytes(game.board))
     board.resign()
     if game.state == GameState.PAUSED and game.paused_at is not None:
         # The clock stopped at the pause; the paused stretch does not count.
-        game.paused_ms = clock.add_pause(paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now)
+        game.paused_ms = clock.add_pause(
+            paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now
+        )
         game.paused_at = None
-    at_ms = clock.elapsed_ms(started_at=game.started_at, now=now, paused_ms=game.paused_ms,
-                             paused_at=None, ended_at=None)
+    at_ms = clock.elapsed_ms(
+        started_at=game.started_at, now=now, paused_ms=game.paused_ms, paused_at=None, ended_at=None
+    )
     game.seq += 1
     game.last_action_at = now
     _finish(game, board, now=now, at_ms=at_ms, reason=reason)
     game.board = board.encode()
     game.save()
     Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
-    events.game_on_commit(game.id, {"type": "move", "seq": game.seq, "action": action, "changes": [],
-                                     "state": game.state, "mines_left": game.mines_left, "elapsed_ms": at_ms})
+    events.game_on_commit(
+        game.id,
+        {
+            "type": "move",
+            "seq": game.seq,
+            "action": action,
+            "changes": [],
+            "state": game.state,
+            "mines_left": game.mines_left,
+            "elapsed_ms": at_ms,
+        },
+    )
     _publish_end(game, board, player_name=player_name)
 
 
@@ -393,8 +520,13 @@ def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
     if game.state == GameState.NEW:
         game.delete()
     elif game.state in (GameState.PLAYING, GameState.PAUSED):
-        _end_without_mine(game, player_name=player_name, now=now, action=Action.ABANDON,
-                          reason=EndReason.ABANDONED)
+        _end_without_mine(
+            game,
+            player_name=player_name,
+            now=now,
+            action=Action.ABANDON,
+            reason=EndReason.ABANDONED,
+        )
 
 
 def games_close_idle(*, now: datetime | None = None, player: User | None = None) -> int:
@@ -411,7 +543,12 @@ def games_close_idle(*, now: datetime | None = None, player: User | None = None)
         qs = qs.filter(player=player)
     for game_id in qs.values_list("id", flat=True).iterator():
         with transaction.atomic():
-            game = Game.objects.select_for_update(of=("self",)).select_related("player").filter(pk=game_id).first()
+            game = (
+                Game.objects.select_for_update(of=("self",))
+                .select_related("player")
+                .filter(pk=game_id)
+                .first()
+            )
             if game is None or game.last_action_at > cutoff or game.state in ENDED_STATES:
                 continue
             _abandon_or_discard(game, player_name=game.player.username, now=now)

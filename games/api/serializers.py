@@ -50,7 +50,9 @@ class GameCreateIn(serializers.Serializer[Any]):
 class MoveIn(serializers.Serializer[Any]):
     x = StrictIntegerField(min_value=-(2**31), max_value=2**31)
     y = StrictIntegerField(min_value=-(2**31), max_value=2**31)
-    client_move_id = StrictCharField(required=False, max_length=64, min_length=1, trim_whitespace=False)
+    client_move_id = StrictCharField(
+        required=False, max_length=64, min_length=1, trim_whitespace=False
+    )
 
 
 class FlagIn(MoveIn):

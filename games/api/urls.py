@@ -15,5 +15,7 @@ urlpatterns = [
     re_path(rf"^games/{UUIDISH}/resign/?$", views.ResignView.as_view(), name="api-resign"),
     re_path(rf"^games/{UUIDISH}/moves/?$", views.MoveListView.as_view(), name="api-moves"),
     re_path(r"^me/?$", views.MeView.as_view(), name="api-me"),
-    re_path(r"^users/(?P<username>[^/]{1,150})/?$", views.UserProfileView.as_view(), name="api-user"),
+    re_path(
+        r"^users/(?P<username>[^/]{1,150})/?$", views.UserProfileView.as_view(), name="api-user"
+    ),
 ]

@@ -36,7 +36,7 @@ ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: Error
 def _signed_in(request: Request) -> User:
     if not request.user.is_authenticated:
         raise ApiError(401, "not_authenticated", "Sign in or send `Authorization: Token <key>`.")
-    return request.user  # type: ignore[return-value]
+    return request.user
 
 
 def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
@@ -63,7 +63,9 @@ class GameListView(APIView):
     )
     def get(self, request: Request) -> Response:
         params = request.query_params
-        qs = selectors.game_list(state=params.get("state"), level=params.get("level"), user=params.get("user"))
+        qs = selectors.game_list(
+            state=params.get("state"), level=params.get("level"), user=params.get("user")
+        )
         paginator = Pagination()
         page = paginator.paginate_queryset(qs, request, view=self)
         rows = [game_dict(g, player_name=g.player.username) for g in page or []]

@@ -1,0 +1,109 @@
+// The one door to the server: JSON over fetch with the session cookie and the CSRF header
+// (API.md, Conventions). Every failure becomes an ApiError carrying the API's error code.
+
+export const t = (s) => (globalThis.gettext ? globalThis.gettext(s) : s);
+export const fmt = (s, obj) =>
+  globalThis.interpolate ? globalThis.interpolate(t(s), obj, true) : t(s).replace(/%\((\w+)\)s/g, (_, k) => obj[k]);
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+    this.details = details || {};
+  }
+}
+
+export function cookie(name) {
+  const hit = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
+  return hit ? decodeURIComponent(hit.slice(name.length + 1)) : "";
+}
+
+export async function api(method, path, body, { keepalive = false } = {}) {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRFToken"] = cookie("csrftoken"); // read each time: login rotates it
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+      keepalive,
+    });
+  } catch (err) {
+    throw new ApiError(0, "network", t("The server cannot be reached. Check your connection."));
+  }
+  if (response.status === 204) return null;
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (err) {
+    data = null;
+  }
+  if (!response.ok) {
+    const e = (data && data.error) || {};
+    throw new ApiError(response.status, e.code || "http_" + response.status, e.message || response.statusText, e.details);
+  }
+  return data;
+}
+
+export const me = () => document.body.dataset.user || "";
+
+export function fmtTime(ms) {
+  if (ms === null || ms === undefined) return "—";
+  return (ms / 1000).toFixed(3) + " s";
+}
+
+export function fmtClock(ms) {
+  // The running clock: whole seconds and tenths, like a stopwatch.
+  const s = Math.max(0, ms) / 1000;
+  return s < 1000 ? s.toFixed(1) : Math.floor(s).toString();
+}
+
+export function levelLabel(level) {
+  const names = {
+    beginner: t("Beginner"),
+    intermediate: t("Intermediate"),
+    hard: t("Hard"),
+    expert: t("Expert"),
+    extreme: t("Extreme"),
+    marathon: t("Marathon"),
+    custom: t("Custom"),
+  };
+  return names[level] || level;
+}
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+export function wsUrl(path) {
+  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
+}
+
+export function fmtDate(iso) {
+  if (!iso) return "—";
+  try {
+    return new Date(iso).toLocaleString(document.documentElement.lang || undefined, {
+      dateStyle: "medium",
+      timeStyle: "short",
+    });
+  } catch (err) {
+    return iso;
+  }
+}
+
+export function signInUrl() {
+  return "/signin?next=" + encodeURIComponent(location.pathname + location.search);
+}
