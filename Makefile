@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 HOST ?= 127.0.0.1
 # Django 6 needs Python >= 3.12; fall back to the newest python3 found (Django 5.2 then).
-PYTHON ?= $(shell for p in python3.13 python3.12 $$HOME/.pyenv/versions/3.13*/bin/python3 $$HOME/.pyenv/versions/3.12*/bin/python3 python3; do \
+PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
 .PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live clean
@@ -28,13 +28,15 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
+# Development defaults: DEBUG on (the placeholder SECRET_KEY is refused with DEBUG off).
+run migrate: export DEBUG := $(or $(DEBUG),1)
+
 migrate: venv
 	$(PY) manage.py migrate --noinput
 
 # One command, one address: uvicorn serves the ASGI application (HTTP and WebSockets).
 run: migrate
-	DEBUG=$${DEBUG:-1} $(PY) manage.py compilemessages --ignore=.venv >/dev/null 2>&1 || true
-	DEBUG=$${DEBUG:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+	$(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
 
 test: venv
 	$(PY) -m pytest -q

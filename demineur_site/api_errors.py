@@ -91,6 +91,10 @@ def _json_error(status_code: int, code: str, message: str) -> JsonResponse:
     return JsonResponse(error_body(code, message), status=status_code)
 
 
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    return _json_error(404, "not_found", "Not found.")
+
+
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if request.path.startswith("/api/"):
         return _json_error(404, "not_found", "Not found.")

@@ -11,6 +11,8 @@ urlpatterns = [
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
     path("api/", include("games.api.leaderboard_urls")),
+    # Any other /api/ path is a JSON 404, in DEBUG too (Django's debug 404 page is HTML).
+    re_path(r"^api/", api_errors.api_not_found),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]
