@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from .models import ApiToken, User, hash_token_key
+
+# last_used_at is refreshed at most this often, so that a bot's moves cost no extra write.
+LAST_USED_RESOLUTION = timedelta(hours=1)
 
 
 def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
@@ -16,6 +21,10 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     token = ApiToken.objects.select_related("user").filter(key_hash=hash_token_key(key)).first()
     if token is None or not token.user.is_active:
         return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
     return token.user, token
 
 

@@ -139,3 +139,15 @@ def test_the_web_page_signs_in_with_a_session_and_csrf(alice):
     assert created.status_code == 201
     assert browser.delete("/api/auth/session", HTTP_X_CSRFTOKEN=csrf.value).status_code == 204
     assert_error(browser.get("/api/auth/session"), 401, "not_authenticated")
+
+
+def test_a_token_records_when_it_was_last_used(alice_api):
+    token = ApiToken.objects.get()
+    assert token.last_used_at is None
+    alice_api.get("/api/me")
+    token.refresh_from_db()
+    first = token.last_used_at
+    assert first is not None
+    alice_api.get("/api/me")  # within the hour: no extra write
+    token.refresh_from_db()
+    assert token.last_used_at == first
