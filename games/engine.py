@@ -200,7 +200,7 @@ _UNFLAGGED_MINE = ord("*")
 _WRONG_FLAG = ord("!")
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)  # a 100x100 table is about 1 MB: keep a few sizes only
 def _neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
     """The neighbour indexes of every cell, in reading order (row above, same row, row
     below; left to right): chord opens neighbours in this order."""
@@ -288,11 +288,14 @@ class Board:
     _mine_cells: list[int]
     _safe_closed: int
     _nbrs: tuple[tuple[int, ...], ...]
+    _clicks_cache: tuple[list[list[int]], list[int]] | None
 
     def __init__(self, width: int, height: int, mines: int) -> None:
         """A NEW board (no mines yet); validated like :meth:`new`."""
         if not (1 <= width <= 0xFFFF and 1 <= height <= 0xFFFF):
-            raise EngineError("invalid_board", f"board sides must be at least 1: {width}x{height}")
+            raise EngineError(
+                "invalid_board", f"board sides must be 1 to 65535 cells, not {width}x{height}"
+            )
         if not 1 <= mines <= custom_mines_max(width, height):
             raise EngineError(
                 "invalid_board",
@@ -309,6 +312,7 @@ class Board:
         self._view = bytearray([_CLOSED]) * (width * height)
         self._sol = bytearray()
         self._mine_cells = []
+        self._clicks_cache = None
         self._safe_closed = width * height - mines
         self._nbrs = _neighbours(width, height)
 
@@ -463,11 +467,15 @@ class Board:
 
     # ----------------------------------------------------------------------- 3BV
 
-    def _openings(self) -> list[list[int]]:
-        """The zero regions (8-connected) of the layout, each as its list of zero cells."""
+    def _clicks(self) -> tuple[list[list[int]], list[int]]:
+        """The openings of the layout (8-connected zero regions, each as its zero cells)
+        and its lone numbers (safe numbered cells touching no zero), computed once."""
+        if self._clicks_cache is not None:
+            return self._clicks_cache
         sol, nbrs = self._sol, self._nbrs
+        # 0 unseen, 1 a zero already in a region, 2 a number bordering some zero.
         seen = bytearray(len(sol))
-        regions: list[list[int]] = []
+        openings: list[list[int]] = []
         i = sol.find(_ZERO)
         while i != -1:
             if not seen[i]:
@@ -475,21 +483,23 @@ class Board:
                 region = [i]
                 for cell in region:  # grows while iterated: an iterative flood fill
                     for j in nbrs[cell]:
-                        if sol[j] == _ZERO and not seen[j]:
-                            seen[j] = 1
-                            region.append(j)
-                regions.append(region)
+                        if not seen[j]:
+                            if sol[j] == _ZERO:
+                                seen[j] = 1
+                                region.append(j)
+                            else:
+                                seen[j] = 2  # never a mine: it touches a zero
+                openings.append(region)
             i = sol.find(_ZERO, i + 1)
-        return regions
-
-    def _isolated_numbers(self) -> list[int]:
-        """Safe numbered cells with no zero neighbour: each needs its own click."""
-        sol, nbrs = self._sol, self._nbrs
-        return [
-            i
-            for i, c in enumerate(sol)
-            if _ZERO < c < _MINE and not any(sol[j] == _ZERO for j in nbrs[i])
-        ]
+        # Unseen cells are now the mines and the numbers touching no zero.
+        lone: list[int] = []
+        i = seen.find(0)
+        while i != -1:
+            if sol[i] != _MINE:
+                lone.append(i)
+            i = seen.find(0, i + 1)
+        self._clicks_cache = (openings, lone)
+        return self._clicks_cache
 
     def bbbv(self) -> int:
         """The 3BV of the layout: the fewest clicks that clear it without flags. Each
@@ -501,7 +511,8 @@ class Board:
         1
         """
         self._require_mines()
-        return len(self._openings()) + len(self._isolated_numbers())
+        openings, lone = self._clicks()
+        return len(openings) + len(lone)
 
     def bbbv_solved(self) -> int:
         """The part of the 3BV the player completed: openings whose zero cells are all
@@ -515,9 +526,10 @@ class Board:
         1
         """
         self._require_mines()
-        view = self._view
-        done = sum(1 for region in self._openings() if all(view[i] == _ZERO for i in region))
-        return done + sum(1 for i in self._isolated_numbers() if view[i] != _CLOSED)
+        openings, lone = self._clicks()
+        view, sol = self._view, self._sol
+        done = sum(1 for region in openings if all(view[i] == _ZERO for i in region))
+        return done + sum(1 for i in lone if view[i] == sol[i])  # opened, not flagged
 
     # ----------------------------------------------------------------------- moves
 
@@ -568,7 +580,7 @@ class Board:
         i = self._index(x, y)
         self._require_running()
         c = self._view[i]
-        if c != _CLOSED and c != _FLAG:
+        if c not in (_CLOSED, _FLAG):
             raise EngineError("cell_open", "an opened cell cannot be flagged")
         now = c == _FLAG
         target = (not now) if flagged is None else flagged
@@ -645,6 +657,7 @@ class Board:
             sol[m] = _MINE
         self._sol = sol
         self._mine_cells = mine_cells
+        self._clicks_cache = None
 
     def _open(self, start: int, opened: list[int]) -> bool:
         """Open the closed, unflagged cell ``start`` and cascade from it, appending every

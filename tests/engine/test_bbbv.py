@@ -107,6 +107,18 @@ def test_an_opening_with_a_flagged_zero_is_not_solved() -> None:
     assert board.bbbv_solved() == 1
 
 
+def test_a_flagged_lone_number_is_not_solved() -> None:
+    # Numbers:  * 2 *
+    #           1 2 1
+    # No zero: four lone numbers. (0,1) is open; the 2 at (1,0) is flagged.
+    board = Board.from_ascii(["*F*", "o.."])
+    assert board.bbbv() == 4
+    assert board.bbbv_solved() == 1  # only the opened (0,1), not the flagged (1,0)
+    board.flag(1, 0)
+    board.reveal(1, 0)
+    assert board.bbbv_solved() == 2
+
+
 def test_a_border_number_opened_alone_does_not_solve_its_opening() -> None:
     board = Board.from_ascii(["...", "...", "..*"])
     board.reveal(1, 1)  # a 1 on the border of the opening

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from games.engine import LOST, NEW, PLAYING, WON, Board, EngineError, Outcome
 
-SETTINGS = settings(max_examples=120, deadline=None)
+SETTINGS = settings(max_examples=200, deadline=None)
 DIGITS = set("012345678")
 Cell = tuple[int, int]
 
@@ -264,3 +264,43 @@ def test_codec_round_trip_of_new_boards(width: int, height: int, data: st.DataOb
 def test_status_after_the_first_tap_is_playing_or_won(start: tuple[Board, Cell]) -> None:
     board, _ = start
     assert board.status in (PLAYING, WON)
+
+
+def reference_bbbv(board: Board) -> int:
+    """3BV from its definition: zero regions (8-connected) + numbers touching no zero."""
+    width, height = board.width, board.height
+    mines = mines_of(board)
+    everything = {(x, y) for y in range(height) for x in range(width)}
+    zeros = {c for c in everything - mines if number(c, mines, width, height) == 0}
+    regions, seen = 0, set[Cell]()
+    for start in sorted(zeros):
+        if start in seen:
+            continue
+        regions += 1
+        seen.add(start)
+        stack = [start]
+        while stack:
+            for n in around(*stack.pop(), width, height):
+                if n in zeros and n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+    lone = {
+        c
+        for c in everything - mines - zeros
+        if not any(n in zeros for n in around(*c, width, height))
+    }
+    return regions + len(lone)
+
+
+@SETTINGS
+@given(started_boards(), moves)
+def test_bbbv_matches_its_definition(
+    start: tuple[Board, Cell], script: list[tuple[str, int, int]]
+) -> None:
+    board, _ = start
+    for _ in play(board, script):
+        pass
+    assert board.bbbv() == reference_bbbv(board)
+    assert 0 <= board.bbbv_solved() <= board.bbbv()
+    if board.status == WON:
+        assert board.bbbv_solved() == board.bbbv()
