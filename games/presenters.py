@@ -91,4 +91,7 @@ def move_dict(move: Any) -> dict[str, Any]:
         "x": move.x,
         "y": move.y,
         "at_ms": move.at_ms,
+        # An extension of API.md: the explicit `flagged` of a flag move (null for a toggle),
+        # so that a replay can re-apply it exactly.
+        "flagged": move.flagged,
     }

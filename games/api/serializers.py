@@ -110,6 +110,7 @@ class MoveOut(serializers.Serializer[Any]):
     x = serializers.IntegerField(allow_null=True)
     y = serializers.IntegerField(allow_null=True)
     at_ms = serializers.IntegerField()
+    flagged = serializers.BooleanField(allow_null=True)
 
 
 class ErrorDetailOut(serializers.Serializer[Any]):

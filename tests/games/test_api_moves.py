@@ -309,7 +309,8 @@ def test_moves_are_listed_in_order_with_the_game_clock(alice_api, anon_api):
     assert (rows[2]["x"], rows[2]["y"], rows[3]["x"]) == (None, None, None)
     assert rows[0]["at_ms"] == 0
     assert all(a["at_ms"] <= b["at_ms"] for a, b in itertools.pairwise(rows))
-    assert set(rows[0]) == {"seq", "action", "x", "y", "at_ms"}
+    assert set(rows[0]) == {"seq", "action", "x", "y", "at_ms", "flagged"}
+    assert rows[1]["flagged"] is None  # a toggle
 
 
 def test_the_hidden_layout_does_not_change_between_moves(alice_api):

@@ -1,9 +1,12 @@
 // The one door to the server: JSON over fetch with the session cookie and the CSRF header
 // (API.md, Conventions). Every failure becomes an ApiError carrying the API's error code.
 
-export const t = (s) => (globalThis.gettext ? globalThis.gettext(s) : s);
-export const fmt = (s, obj) =>
-  globalThis.interpolate ? globalThis.interpolate(t(s), obj, true) : t(s).replace(/%\((\w+)\)s/g, (_, k) => obj[k]);
+// Strings come from Django's JavaScript catalog (/jsi18n/), in the page's language. Calls are
+// written gettext("...") so that `makemessages -d djangojs` finds them.
+export const gettext = (s) => (globalThis.gettext ? globalThis.gettext(s) : s);
+export const t = gettext;
+/** Fill %(name)s placeholders of an already translated string. */
+export const fmt = (s, obj) => s.replace(/%\((\w+)\)s/g, (_, k) => String(obj[k]));
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -33,7 +36,7 @@ export async function api(method, path, body, { keepalive = false } = {}) {
       keepalive,
     });
   } catch (err) {
-    throw new ApiError(0, "network", t("The server cannot be reached. Check your connection."));
+    throw new ApiError(0, "network", gettext("The server cannot be reached. Check your connection."));
   }
   if (response.status === 204) return null;
   let data = null;
@@ -64,13 +67,13 @@ export function fmtClock(ms) {
 
 export function levelLabel(level) {
   const names = {
-    beginner: t("Beginner"),
-    intermediate: t("Intermediate"),
-    hard: t("Hard"),
-    expert: t("Expert"),
-    extreme: t("Extreme"),
-    marathon: t("Marathon"),
-    custom: t("Custom"),
+    beginner: gettext("Beginner"),
+    intermediate: gettext("Intermediate"),
+    hard: gettext("Hard"),
+    expert: gettext("Expert"),
+    extreme: gettext("Extreme"),
+    marathon: gettext("Marathon"),
+    custom: gettext("Custom"),
   };
   return names[level] || level;
 }

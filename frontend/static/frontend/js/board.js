@@ -5,19 +5,19 @@
 // keyboard input into three intentions (tap, flag, chord) and hands them to its owner.
 //   tap:  click, tap, Enter or Space        flag: right-click, long press or F
 //   chord: tapping an opened number (the owner decides), or D
-import { t, fmt } from "./api.js";
+import { gettext, fmt } from "./api.js";
 
 const LONG_PRESS_MS = 450;
 const MOVE_TOLERANCE_PX = 10;
 
 function cellLabel(v) {
   switch (v) {
-    case "#": return t("closed");
-    case "F": return t("flag");
-    case "0": return t("empty");
-    case "*": return t("mine");
-    case "X": return t("exploded mine");
-    case "!": return t("wrong flag");
+    case "#": return gettext("closed");
+    case "F": return gettext("flag");
+    case "0": return gettext("empty");
+    case "*": return gettext("mine");
+    case "X": return gettext("exploded mine");
+    case "!": return gettext("wrong flag");
     default: return v;
   }
 }
@@ -44,11 +44,11 @@ export class BoardView {
     root.replaceChildren();
     root.classList.add("board");
     root.setAttribute("role", "grid");
-    root.setAttribute("aria-label", this.opts.label || t("Board"));
+    root.setAttribute("aria-label", this.opts.label || gettext("Board"));
     root.setAttribute("aria-rowcount", String(height));
     root.setAttribute("aria-colcount", String(width));
     root.style.setProperty("--cols", String(width));
-    const closed = t("closed");
+    const closed = gettext("closed");
     const frag = document.createDocumentFragment();
     for (let y = 0; y < height; y++) {
       const row = document.createElement("div");
@@ -64,7 +64,7 @@ export class BoardView {
         c.dataset.x = String(x);
         c.dataset.y = String(y);
         c.dataset.v = "#";
-        c.setAttribute("aria-label", fmt("%(state)s, column %(x)s, row %(y)s", { state: closed, x: x + 1, y: y + 1 }));
+        c.setAttribute("aria-label", fmt(gettext("%(state)s, column %(x)s, row %(y)s"), { state: closed, x: x + 1, y: y + 1 }));
         row.append(c);
         this.cells.push(c);
       }
@@ -94,7 +94,7 @@ export class BoardView {
     if (this.marks && this.marks[i]) cls += " " + this.marks[i];
     c.className = cls;
     c.textContent = text;
-    c.setAttribute("aria-label", fmt("%(state)s, column %(x)s, row %(y)s", { state: cellLabel(v), x: x + 1, y: y + 1 }));
+    c.setAttribute("aria-label", fmt(gettext("%(state)s, column %(x)s, row %(y)s"), { state: cellLabel(v), x: x + 1, y: y + 1 }));
   }
 
   get(x, y) {

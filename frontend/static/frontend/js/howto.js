@@ -1,0 +1,75 @@
+// The three small live boards of "How to play" (RULES.md, The "How to play" page).
+// Their layouts are fixed here, so they play locally with the same rules as the server.
+import { gettext, fmt } from "./api.js";
+import { BoardView } from "./board.js";
+import { LocalBoard } from "./engine.js";
+
+const DEMOS = {
+  // A first tap whose protected square is ringed by numbers: it opens exactly 9 cells.
+  square: { width: 7, height: 7, mines: [[2, 1], [4, 1], [1, 3], [5, 3], [3, 5], [1, 5], [6, 0], [0, 6]], start: [3, 3] },
+  // A first tap in a corner: the clipped square opens 4 cells.
+  corner: { width: 6, height: 6, mines: [[2, 1], [0, 2], [4, 4], [5, 1], [1, 5]], start: [0, 0] },
+  // A chord: the 2 in column 4, row 3 has its 2 flags; its last closed neighbour is safe.
+  chord: {
+    width: 6, height: 5, mines: [[2, 1], [4, 3], [5, 0]],
+    flags: [[2, 1], [4, 3]], closed: [[4, 1], [5, 0]], used: [3, 2], safe: [4, 1],
+  },
+};
+
+function setUp(section) {
+  const spec = DEMOS[section.dataset.demo];
+  const idx = ([x, y]) => y * spec.width + x;
+  const out = section.querySelector(".demo-out");
+  let local, view, started;
+
+  const reset = () => {
+    local = new LocalBoard(spec.width, spec.height, new Set(spec.mines.map(idx)));
+    started = !spec.start;
+    const fresh = document.createElement("div"); // a new element: no listeners left from before
+    fresh.className = "demo-board";
+    section.querySelector(".demo-board").replaceWith(fresh);
+    view = new BoardView(fresh, {
+      width: spec.width,
+      height: spec.height,
+      label: gettext("Example board"),
+      onTap: (x, y) => {
+        if (!started && (x !== spec.start[0] || y !== spec.start[1])) return (out.textContent = gettext("Tap the framed cell."));
+        started = true;
+        const v = local.view[y * spec.width + x];
+        const changes = v >= "1" && v <= "8" ? local.chord(x, y) : local.reveal(x, y);
+        show(changes);
+      },
+      onFlag: (x, y) => started && show(local.flag(x, y), true),
+      onChord: (x, y) => show(local.chord(x, y)),
+      canLongPress: () => started,
+    });
+    if (spec.closed) {
+      // The chord example starts mid-game: everything open but a few cells, two flags placed.
+      const keepClosed = new Set([...spec.closed, ...spec.flags].map(idx));
+      for (let i = 0; i < local.view.length; i++) if (!keepClosed.has(i)) local.view[i] = String(local.numbers[i]);
+      for (const f of spec.flags) local.view[idx(f)] = "F";
+      const marks = { [idx(spec.used)]: "m-used", [idx(spec.safe)]: "m-safe" };
+      for (const f of spec.flags) marks[idx(f)] = "m-mine";
+      view.setRows(local.rows());
+      view.setMarks(marks);
+    } else {
+      view.setMarks({ [idx(spec.start)]: "m-start" });
+    }
+    out.textContent = "";
+  };
+
+  const show = (changes, flagOnly = false) => {
+    view.apply(changes);
+    if (flagOnly) return;
+    const opened = changes.filter((c) => c.v >= "0" && c.v <= "8").length;
+    let text = fmt(gettext("Opened: %(n)s"), { n: opened });
+    if (local.state === "lost") text = gettext("A mine: the game is lost.");
+    else if (local.state === "won") text += " · " + gettext("Every safe cell is open: won!");
+    out.textContent = text;
+  };
+
+  section.querySelector(".demo-reset").addEventListener("click", reset);
+  reset();
+}
+
+document.querySelectorAll(".demo").forEach(setUp);

@@ -1,0 +1,115 @@
+// Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s and streaks,
+// rolling periods, pages, and "jump to my row" (?around=me).
+import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtDate, signInUrl } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const level = $("board-section").dataset.level;
+const params = new URLSearchParams(location.search);
+const view = {
+  kind: ["times", "speed", "streaks"].includes(params.get("kind")) ? params.get("kind") : "times",
+  period: params.get("period") || "all",
+  sort: params.get("sort") || "best",
+  page: Number(params.get("page")) || 1,
+  around: false,
+};
+
+function url() {
+  const q = new URLSearchParams();
+  if (view.kind !== "streaks") q.set("period", view.period);
+  else q.set("sort", view.sort);
+  if (view.around) q.set("around", "me");
+  else q.set("page", String(view.page));
+  return `/api/leaderboards/${level}/${view.kind}?${q}`;
+}
+
+function remember() {
+  const q = new URLSearchParams({ kind: view.kind });
+  if (view.kind === "streaks") q.set("sort", view.sort);
+  else q.set("period", view.period);
+  if (view.page > 1) q.set("page", String(view.page));
+  history.replaceState(null, "", `${location.pathname}?${q}`);
+}
+
+function head() {
+  const cols = [gettext("Rank"), gettext("Player")];
+  if (view.kind === "times") cols.push(gettext("Time"), gettext("When"));
+  else if (view.kind === "speed") cols.push(gettext("3BV/s"), gettext("When"));
+  else cols.push(gettext("Best streak"), gettext("Current streak"));
+  return el("tr", {}, ...cols.map((c, i) => el("th", { scope: "col", class: i === 0 || i === 2 || (view.kind === "streaks" && i === 3) ? "num" : null, text: c })));
+}
+
+function row(r) {
+  const mine = r.player === me();
+  const player = el("td", {}, el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }));
+  const cells = [el("td", { class: "num", text: String(r.rank) }), player];
+  const game = (text) => (r.game_id ? el("a", { href: `/games/${r.game_id}/replay`, title: gettext("Replay"), text }) : text);
+  if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), el("td", { text: fmtDate(r.achieved_at) }));
+  else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(Number(r.bbbv_per_s).toFixed(2))), el("td", { text: fmtDate(r.achieved_at) }));
+  else cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
+  return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null }, ...cells);
+}
+
+let last = null;
+
+// The page number of an answer, read from its neighbours' links (around=me picks the page).
+function pageOf(data) {
+  const num = (link) => Number(new URL(link, location.href).searchParams.get("page") || 1);
+  if (data.next) return num(data.next) - 1;
+  if (data.previous) return num(data.previous) + 1;
+  return 1;
+}
+
+async function load() {
+  $("lb-error").textContent = "";
+  for (const b of document.querySelectorAll("[data-kind]")) b.setAttribute("aria-selected", String(b.dataset.kind === view.kind));
+  $("period-label").hidden = view.kind === "streaks";
+  $("sort-label").hidden = view.kind !== "streaks";
+  $("period").value = view.period;
+  $("sort").value = view.sort;
+  let data;
+  try {
+    data = await api("GET", url());
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return (location.href = signInUrl());
+    $("lb-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("Leaderboards are not available yet.") : err.message;
+    $("ranking").tHead.replaceChildren(head());
+    $("ranking").tBodies[0].replaceChildren();
+    return;
+  }
+  last = data;
+  const results = data.results || [];
+  if (view.around) view.page = pageOf(data);
+  $("ranking").tHead.replaceChildren(head());
+  const rows = results.map(row);
+  // Your own row stays in sight: after the page when you rank elsewhere (API.md: `me`).
+  if (data.me && !results.some((r) => r.player === data.me.player)) {
+    rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: "4", text: "⋯" })), row(data.me));
+  }
+  $("ranking").tBodies[0].replaceChildren(...rows);
+  $("empty").hidden = results.length > 0;
+  $("prev").disabled = !data.previous;
+  $("next").disabled = !data.next;
+  $("page-no").textContent = results.length ? fmt(gettext("Ranks %(a)s–%(b)s of %(n)s"), { a: results[0].rank, b: results[results.length - 1].rank, n: data.count }) : "";
+  if (view.around) {
+    const mineRow = document.querySelector("#ranking tr.me");
+    if (mineRow) mineRow.scrollIntoView({ block: "center" });
+    else if (data.me === null) $("lb-error").textContent = gettext("You are not on this board yet.");
+    view.around = false;
+  }
+  remember();
+}
+
+for (const b of document.querySelectorAll("[data-kind]")) {
+  b.addEventListener("click", () => {
+    view.kind = b.dataset.kind;
+    view.page = 1;
+    load();
+  });
+}
+$("period").addEventListener("change", (e) => ((view.period = e.target.value), (view.page = 1), load()));
+$("sort").addEventListener("change", (e) => ((view.sort = e.target.value), (view.page = 1), load()));
+$("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));
+$("next").addEventListener("click", () => last && last.next && ((view.page += 1), load()));
+const jump = $("jump-me");
+if (jump) jump.addEventListener("click", () => ((view.around = true), load()));
+load();

@@ -1,0 +1,103 @@
+// A player's profile (API.md, profiles): stats per level, a chart of recent winning times
+// (inline SVG, no library) and the newest ended games with links to their replays.
+import { api, ApiError, gettext, fmt, el, fmtTime, fmtDate, levelLabel } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const username = $("profile").dataset.username;
+const ORDER = ["beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom"];
+let profile = null;
+
+function pct(x) {
+  return x === null || x === undefined ? "—" : Math.round(x * 100) + " %";
+}
+
+function statsRows(stats) {
+  return ORDER.filter((lv) => stats[lv]).map((lv) => {
+    const s = stats[lv];
+    const best = s.best_time_game_id ? el("a", { href: `/games/${s.best_time_game_id}/replay`, text: fmtTime(s.best_time_ms) }) : fmtTime(s.best_time_ms);
+    return el(
+      "tr",
+      { "data-level": lv },
+      el("th", { scope: "row", text: levelLabel(lv) }),
+      el("td", { class: "num", text: String(s.played) }),
+      el("td", { class: "num", text: String(s.won) }),
+      el("td", { class: "num", text: pct(s.win_rate) }),
+      el("td", { class: "num" }, best),
+      el("td", { class: "num", text: fmtTime(s.average_win_ms) }),
+      el("td", { class: "num", text: s.best_bbbv_per_s ? Number(s.best_bbbv_per_s).toFixed(2) : "—" }),
+      el("td", { class: "num", text: `${s.current_streak} / ${s.best_streak}` }),
+    );
+  });
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs, text) {
+  const n = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+/** A line chart of the winning times at one level, oldest to newest. */
+function drawChart(level) {
+  const games = (profile.recent_games || [])
+    .filter((g) => g.level === level && g.state === "won" && g.elapsed_ms !== null)
+    .sort((a, b) => (a.ended_at < b.ended_at ? -1 : 1));
+  const box = $("chart");
+  if (!games.length) {
+    box.replaceChildren(el("p", { class: "muted", text: gettext("No won game at this level among the recent games.") }));
+    return;
+  }
+  const W = 640, H = 240, L = 56, R = 16, T = 16, B = 34;
+  const times = games.map((g) => g.elapsed_ms / 1000);
+  const max = Math.max(...times) * 1.1 || 1;
+  const x = (i) => (games.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (games.length - 1));
+  const y = (s) => T + (H - T - B) * (1 - s / max);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": fmt(gettext("Winning times at %(level)s, oldest to newest"), { level: levelLabel(level) }) });
+  for (let k = 0; k <= 4; k++) {
+    const v = (max * k) / 4;
+    chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }));
+    chart.append(svg("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(v < 10 ? 1 : 0) + " s"));
+  }
+  chart.append(svg("polyline", { points: times.map((s, i) => `${x(i)},${y(s)}`).join(" "), class: "line" }));
+  times.forEach((s, i) => {
+    const dot = svg("circle", { cx: x(i), cy: y(s), r: 4.5, class: "dot" });
+    dot.append(svg("title", {}, `${fmtTime(games[i].elapsed_ms)} · ${fmtDate(games[i].ended_at)}`));
+    chart.append(dot);
+  });
+  chart.append(svg("text", { x: L, y: H - 10 }, gettext("older")));
+  chart.append(svg("text", { x: W - R, y: H - 10, "text-anchor": "end" }, gettext("newer")));
+  box.replaceChildren(chart);
+}
+
+function recentRow(g) {
+  const outcome = g.state === "won" ? gettext("won") : gettext("lost");
+  return el(
+    "li",
+    {},
+    el("span", { class: "pill " + g.state, text: outcome }),
+    el("span", { class: "grow" }, levelLabel(g.level), " · ", g.elapsed_ms !== null ? fmtTime(g.elapsed_ms) : "—", el("span", { class: "muted", text: " · " + fmtDate(g.ended_at) })),
+    el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
+  );
+}
+
+(async function start() {
+  try {
+    profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
+  } catch (err) {
+    $("profile-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("No such player.") : err.message;
+    return;
+  }
+  $("joined").textContent = fmt(gettext("Playing since %(date)s"), { date: fmtDate(profile.date_joined) });
+  $("stats").tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
+  const select = $("chart-level");
+  // Start on the level with the most recent wins.
+  const counts = {};
+  for (const g of profile.recent_games || []) if (g.state === "won") counts[g.level] = (counts[g.level] || 0) + 1;
+  const top = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
+  if (top) select.value = top[0];
+  select.addEventListener("change", () => drawChart(select.value));
+  drawChart(select.value);
+  $("recent").replaceChildren(...(profile.recent_games || []).map(recentRow));
+  if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
+})();

@@ -1,0 +1,113 @@
+// Replay a finished game move by move. The layout is public once the game has ended, so the
+// page rebuilds every step locally from the final board and GET /api/games/{id}/moves.
+import { api, ApiError, gettext, fmt, el, fmtTime, levelLabel } from "./api.js";
+import { BoardView } from "./board.js";
+import { LocalBoard, minesFromFinalBoard } from "./engine.js";
+
+const $ = (id) => document.getElementById(id);
+const gameId = $("replay").dataset.gameId;
+const ACTION_NAMES = () => ({
+  reveal: gettext("open"), flag: gettext("flag"), chord: gettext("chord"), pause: gettext("pause"),
+  resume: gettext("resume"), resign: gettext("give up"), abandon: gettext("abandoned"),
+});
+
+let game, moves, frames, view, step = 0, timer = null;
+
+async function allMoves() {
+  const out = [];
+  let url = `/api/games/${gameId}/moves?page_size=200`;
+  while (url) {
+    const page = await api("GET", url);
+    out.push(...page.results);
+    url = page.next ? new URL(page.next, location.href).pathname + new URL(page.next, location.href).search : null;
+  }
+  return out;
+}
+
+function simulate() {
+  const local = new LocalBoard(game.width, game.height, minesFromFinalBoard(game.board));
+  frames = [local.rows()];
+  for (const m of moves) {
+    if (m.action === "reveal") local.reveal(m.x, m.y);
+    else if (m.action === "flag") local.flag(m.x, m.y);
+    else if (m.action === "chord") local.chord(m.x, m.y);
+    frames.push(local.rows());
+  }
+  frames[frames.length - 1] = game.board; // the server's own end picture: mines, wrong flags
+}
+
+function show(k) {
+  step = Math.max(0, Math.min(frames.length - 1, k));
+  view.setRows(frames[step]);
+  $("scrub").value = String(step);
+  const m = moves[step - 1];
+  const names = ACTION_NAMES();
+  $("step-info").textContent =
+    step === 0
+      ? fmt(gettext("Move 0 of %(n)s"), { n: moves.length })
+      : fmt(gettext("Move %(k)s of %(n)s: %(action)s %(cell)s at %(time)s"), {
+          k: step,
+          n: moves.length,
+          action: names[m.action] || m.action,
+          cell: m.x === null ? "" : `(${m.x + 1}, ${m.y + 1})`,
+          time: fmtTime(m.at_ms),
+        });
+  if (m && m.x !== null) view.setFocus(m.y * game.width + m.x, false);
+}
+
+function stop() {
+  clearTimeout(timer);
+  timer = null;
+  $("play").textContent = gettext("Play");
+}
+
+function play() {
+  if (timer) return stop();
+  if (step >= frames.length - 1) show(0);
+  $("play").textContent = gettext("Pause");
+  const tick = () => {
+    if (step >= frames.length - 1) return stop();
+    const here = step === 0 ? 0 : moves[step - 1].at_ms;
+    const wait = Math.min(1500, Math.max(60, (moves[step].at_ms - here) / Number($("speed").value)));
+    timer = setTimeout(() => {
+      show(step + 1);
+      tick();
+    }, wait);
+  };
+  tick();
+}
+
+(async function start() {
+  try {
+    game = await api("GET", `/api/games/${gameId}`);
+  } catch (err) {
+    $("replay-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("This game does not exist.") : err.message;
+    return;
+  }
+  $("replay-title").textContent = fmt(gettext("Replay: %(player)s · %(level)s"), { player: game.player, level: levelLabel(game.level) });
+  if (!["won", "lost"].includes(game.state)) {
+    $("replay-sub").replaceChildren(gettext("The replay opens once the game has ended. "), el("a", { href: `/games/${gameId}`, text: gettext("Watch it live") }));
+    return;
+  }
+  $("replay-sub").textContent =
+    (game.state === "won" ? fmt(gettext("Won in %(time)s"), { time: fmtTime(game.elapsed_ms) }) : gettext("Lost")) +
+    (game.result_stats ? " · 3BV " + game.result_stats.bbbv : "");
+  moves = (await allMoves()).filter((m) => m.action !== "pause" && m.action !== "resume");
+  simulate();
+  view = new BoardView($("board"), {
+    width: game.width,
+    height: game.height,
+    label: gettext("Replayed board"),
+    interactive: false,
+  });
+  const cell = Math.max(18, Math.min(34, Math.floor(($("board-wrap").clientWidth - 16) / game.width)));
+  $("board-wrap").style.setProperty("--cell", cell + "px");
+  $("scrub").max = String(frames.length - 1);
+  $("scrub").addEventListener("input", (e) => (stop(), show(Number(e.target.value))));
+  $("first").addEventListener("click", () => (stop(), show(0)));
+  $("back").addEventListener("click", () => (stop(), show(step - 1)));
+  $("forward").addEventListener("click", () => (stop(), show(step + 1)));
+  $("last").addEventListener("click", () => (stop(), show(frames.length - 1)));
+  $("play").addEventListener("click", play);
+  show(0);
+})();

@@ -1,0 +1,64 @@
+// API tokens: list, create (the key is shown once), revoke.
+import { api, gettext, el, fmtDate } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+async function load() {
+  try {
+    const data = await api("GET", "/api/tokens");
+    const rows = data.results || [];
+    $("tokens").tBodies[0].replaceChildren(
+      ...rows.map((tok) =>
+        el(
+          "tr",
+          { "data-token-id": String(tok.id) },
+          el("td", { text: tok.name }),
+          el("td", {}, el("code", { text: tok.prefix + "…" })),
+          el("td", { text: fmtDate(tok.created_at) }),
+          el("td", { text: tok.last_used_at ? fmtDate(tok.last_used_at) : gettext("never") }),
+          el("td", {}, el("button", { type: "button", class: "btn btn-quiet", onclick: () => revoke(tok), text: gettext("Revoke") })),
+        ),
+      ),
+    );
+    $("no-tokens").hidden = rows.length > 0;
+  } catch (err) {
+    $("token-error").textContent = err.message;
+  }
+}
+
+async function revoke(tok) {
+  if (!confirm(gettext("Revoke this token? Programs using it will stop working."))) return;
+  try {
+    await api("DELETE", `/api/tokens/${tok.id}`);
+    load();
+  } catch (err) {
+    $("token-error").textContent = err.message;
+  }
+}
+
+$("token-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  $("token-error").textContent = "";
+  const name = new FormData(e.target).get("name").trim();
+  if (!name) return;
+  try {
+    const created = await api("POST", "/api/tokens", { name });
+    $("new-key").textContent = created.token;
+    $("new-token").hidden = false;
+    e.target.reset();
+    load();
+  } catch (err) {
+    $("token-error").textContent = err.message;
+  }
+});
+
+$("copy-key").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText($("new-key").textContent);
+    $("copy-key").textContent = gettext("Copied");
+  } catch (err) {
+    /* the key stays on screen to copy by hand */
+  }
+});
+
+load();

@@ -1,0 +1,68 @@
+"""Signing in and out, API tokens and custom boards from the pages (issue 5, item 1)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import PASSWORD, sign_up_by_api
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_player_signs_in_creates_and_revokes_a_token_then_signs_out(
+    desktop: Any, live: str
+) -> None:
+    registered = desktop.request.post(
+        "/api/auth/register", data={"username": "ivan", "password": PASSWORD}
+    )
+    assert registered.status == 201
+    page = desktop.new_page()
+    page.on("dialog", lambda d: d.accept())
+    page.goto("/signin?next=/tokens")
+    page.fill("input[name=username]", "ivan")
+    page.fill("input[name=password]", "wrong password")
+    page.click("button[type=submit]")
+    expect(page.locator("#auth-error")).not_to_be_empty()
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/tokens")
+
+    page.fill("input[name=name]", "my solver")
+    page.click("#token-form button[type=submit]")
+    key = page.locator("#new-key")
+    expect(key).not_to_be_empty()
+    row = page.locator("#tokens tbody tr", has_text="my solver")
+    expect(row).to_have_count(1)
+    # The key shown once works for the API, without any cookie.
+    request = urllib.request.Request(
+        f"{live}/api/me", headers={"Authorization": f"Token {key.inner_text()}"}
+    )
+    with urllib.request.urlopen(request) as answer:
+        assert json.load(answer)["username"] == "ivan"
+    row.locator("button").click()
+    expect(row).to_have_count(0)
+
+    page.click("#signout")
+    page.wait_for_url("**/")
+    expect(page.locator("body")).to_have_attribute("data-user", "")
+    expect(page.locator("nav a[href='/signin']")).to_be_visible()
+
+
+def test_a_custom_board_starts_from_the_home_page(desktop: Any) -> None:
+    sign_up_by_api(desktop, "judy")
+    page = desktop.new_page()
+    page.goto("/")
+    page.fill("#custom input[name=width]", "12")
+    page.fill("#custom input[name=height]", "7")
+    page.fill("#custom input[name=mines]", "9")
+    page.click("#custom button[type=submit]")
+    page.wait_for_url("**/games/*")
+    expect(page.locator("#board .cell")).to_have_count(84)
+    expect(page.locator("#game-sub")).to_contain_text("12 \u00d7 7, 9")
+    page.goto("/")
+    expect(page.locator("#current-list li")).to_have_count(1)  # your current game

@@ -1,0 +1,264 @@
+"""A new player signs up, plays, wins and finds the win on the leaderboard and the profile
+(issue 5, "Done when"), in real Chromium. Rules cited from RULES.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import (
+    PASSWORD,
+    cell,
+    layout_after_first_tap,
+    mines_of,
+    screenshot,
+    sign_up_by_api,
+    start_game,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def neighbours(x: int, y: int, w: int, h: int) -> list[tuple[int, int]]:
+    return [
+        (x + dx, y + dy)
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if (dx or dy) and 0 <= x + dx < w and 0 <= y + dy < h
+    ]
+
+
+def chord_target(
+    board: Any, mines: set[tuple[int, int]]
+) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """An opened number with 1 to 3 mines around it and a closed safe neighbour: flag its
+    mines (one per way of flagging) and tapping it chords (RULES.md, Chord)."""
+    rows = board.render()
+    for y, row in enumerate(rows):
+        for x, v in enumerate(row):
+            if v in "123":
+                around = neighbours(x, y, board.width, board.height)
+                its_mines = [c for c in around if c in mines]
+                closed_safe = [c for c in around if c not in mines and rows[c[1]][c[0]] == "#"]
+                if len(its_mines) == int(v) and closed_safe:
+                    return (x, y), its_mines
+    raise AssertionError("no chord candidate on this layout")
+
+
+def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: Any) -> None:
+    page = desktop.new_page()
+    page.goto("/signup")
+    page.fill("input[name=username]", "carol")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/")
+    expect(page.locator("body")).to_have_attribute("data-user", "carol")
+
+    game_id = start_game(page, "beginner")
+    expect(page.locator("#board .cell")).to_have_count(81)
+    expect(page.locator("#mines-left")).to_have_text("10")
+
+    # Flagging before the first tap is refused (RULES.md, Flags): no request, a hint.
+    cell(page, 0, 0).click(button="right")
+    expect(page.locator("#status")).to_contain_text("open a cell first")
+    expect(cell(page, 0, 0)).to_have_attribute("data-v", "#")
+
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")  # the protected first tap
+    board = layout_after_first_tap(9, 9, 10, 4, 4)
+    mines = mines_of(board)
+    for y, row in enumerate(board.render()):
+        for x, v in enumerate(row):
+            expect(cell(page, x, y)).to_have_attribute("data-v", v)
+
+    number, its_mines = chord_target(board, mines)
+    ways = ["right-click", "long-press", "flag-mode"]
+    for i, (mx, my) in enumerate(its_mines):
+        way = ways[i % 3]
+        if way == "right-click":
+            cell(page, mx, my).click(button="right")
+        elif way == "long-press":
+            box = cell(page, mx, my).bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            page.wait_for_timeout(650)
+            page.mouse.up()
+        else:
+            page.click("#flag-mode")
+            expect(page.locator("#flag-mode")).to_have_attribute("aria-pressed", "true")
+            cell(page, mx, my).click()
+            expect(cell(page, mx, my)).to_have_attribute("data-v", "F")
+            page.click("#flag-mode")
+            expect(page.locator("#flag-mode")).to_have_attribute("aria-pressed", "false")
+        expect(cell(page, mx, my)).to_have_attribute("data-v", "F")
+    expect(page.locator("#mines-left")).to_have_text(str(10 - len(its_mines)))
+    # A flagged cell does not open when tapped.
+    cell(page, *its_mines[0]).click()
+    expect(cell(page, *its_mines[0])).to_have_attribute("data-v", "F")
+
+    # The chord: tapping the number opens its closed unflagged neighbours.
+    cell(page, *number).click()
+    for c in neighbours(*number, 9, 9):
+        if c not in mines:
+            expect(cell(page, *c)).not_to_have_attribute("data-v", "#")
+
+    # Pause hides the board; resume shows it again.
+    page.click("#pause")
+    expect(page.locator("#board")).to_be_hidden()
+    expect(page.locator("#paused-cover")).to_be_visible()
+    page.click("#resume")
+    expect(page.locator("#board")).to_be_visible()
+
+    # Open every remaining safe cell.
+    for y in range(9):
+        for x in range(9):
+            if (x, y) in mines:
+                continue
+            if cell(page, x, y).get_attribute("data-v") == "#":
+                cell(page, x, y).click()
+                expect(cell(page, x, y)).not_to_have_attribute("data-v", "#")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#status")).to_contain_text("You won")
+    # The whole layout is shown at the end: unflagged mines appear.
+    for mx, my in mines:
+        expect(cell(page, mx, my)).to_have_attribute(
+            "data-v", "F" if (mx, my) in its_mines else "*"
+        )
+
+    page.goto("/leaderboards/beginner")
+    row = page.locator("#ranking tbody tr", has_text="carol")
+    expect(row).to_have_count(1)
+    expect(row).to_have_class("me")
+    page.click("#jump-me")
+    expect(page.locator("#ranking tr.me")).to_be_visible()
+    screenshot(page, "leaderboards")
+    page.click("[data-kind=speed]")
+    expect(page.locator("#ranking thead")).to_contain_text("3BV/s")
+    expect(page.locator("#ranking tr.me")).to_contain_text("carol")
+    page.click("[data-kind=streaks]")
+    expect(page.locator("#ranking tr.me td").nth(2)).to_have_text("1")  # best streak
+
+    page.goto("/players/carol")
+    beginner = page.locator('#stats tr[data-level="beginner"]')
+    expect(beginner.locator("td").nth(0)).to_have_text("1")  # played
+    expect(beginner.locator("td").nth(1)).to_have_text("1")  # won
+    expect(page.locator("#chart svg circle")).to_have_count(1)
+    expect(page.locator(f"#recent a[href*='{game_id}']")).to_have_count(1)
+    screenshot(page, "profile")
+
+    # The replay steps through the finished game back to its final picture.
+    page.goto(f"/games/{game_id}/replay")
+    expect(page.locator("#board .cell")).to_have_count(81)
+    page.click("#last")
+    for mx, my in mines:
+        expect(cell(page, mx, my)).to_have_attribute(
+            "data-v", "F" if (mx, my) in its_mines else "*"
+        )
+    page.click("#first")
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "#")
+    page.click("#forward")
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+
+
+def test_a_lost_game_shows_the_mine_hit_and_offers_a_new_game_in_one_click(desktop: Any) -> None:
+    sign_up_by_api(desktop, "dave")
+    page = desktop.new_page()
+    start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    board = layout_after_first_tap(9, 9, 10, 4, 4)
+    mines = sorted(mines_of(board))
+    safe_closed = next(
+        (x, y)
+        for y, row in enumerate(board.render())
+        for x, v in enumerate(row)
+        if v == "#" and (x, y) not in mines
+    )
+    cell(page, *safe_closed).click(button="right")  # a wrong flag
+    expect(cell(page, *safe_closed)).to_have_attribute("data-v", "F")
+    cell(page, *mines[0]).click()
+    expect(cell(page, *mines[0])).to_have_attribute("data-v", "X")
+    expect(cell(page, *safe_closed)).to_have_attribute("data-v", "!")
+    expect(cell(page, *mines[1])).to_have_attribute("data-v", "*")
+    expect(page.locator("#status")).to_contain_text("opened a mine")
+    old = page.url
+    page.locator("#result button", has_text="New game").click()
+    page.wait_for_url(lambda url: url != old and "/games/" in url)
+    expect(page.locator("#mines-left")).to_have_text("10")
+
+
+def test_keyboard_play_moves_opens_flags_and_chords(desktop: Any) -> None:
+    sign_up_by_api(desktop, "erin")
+    page = desktop.new_page()
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    start_game(page, "beginner")
+    expect(page.locator("#game")).to_have_attribute("data-live", "socket")
+    posts.clear()
+    expect(page.locator("#keys-help")).to_contain_text("Arrow keys")
+    page.locator("#board .cell[tabindex='0']").focus()
+    focused = page.locator("#board .cell:focus")
+    expect(focused).to_have_attribute("data-x", "4")
+    page.keyboard.press("Enter")
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    board = layout_after_first_tap(9, 9, 10, 4, 4)
+    mines = mines_of(board)
+    number, its_mines = chord_target(board, mines)
+
+    def go(x: int, y: int) -> None:
+        cx, cy = int(focused.get_attribute("data-x")), int(focused.get_attribute("data-y"))
+        for _ in range(abs(x - cx)):
+            page.keyboard.press("ArrowRight" if x > cx else "ArrowLeft")
+        for _ in range(abs(y - cy)):
+            page.keyboard.press("ArrowDown" if y > cy else "ArrowUp")
+        expect(focused).to_have_attribute("data-x", str(x))
+        expect(focused).to_have_attribute("data-y", str(y))
+
+    for m in its_mines:
+        go(*m)
+        page.keyboard.press("f")
+        expect(cell(page, *m)).to_have_attribute("data-v", "F")
+        expect(cell(page, *m)).to_have_attribute(
+            "aria-label", f"flag, column {m[0] + 1}, row {m[1] + 1}"
+        )
+    go(*number)
+    page.keyboard.press("d")
+    for c in neighbours(*number, 9, 9):
+        if c not in mines:
+            expect(cell(page, *c)).not_to_have_attribute("data-v", "#")
+    expect(page.locator("#board")).to_have_attribute("role", "grid")
+    # With the socket open, no move went over REST (issue 5: fast and live).
+    assert not [url for url in posts if url.rsplit("/", 1)[-1] in ("reveal", "flag", "chord")]
+    page.keyboard.press("p")
+    expect(page.locator("#board")).to_be_hidden()
+
+
+def test_the_mine_counter_goes_below_zero_and_the_clock_ticks_without_sending_time(
+    desktop: Any,
+) -> None:
+    sign_up_by_api(desktop, "mallory")
+    page = desktop.new_page()
+    bodies: list[str] = []
+    page.on("request", lambda r: bodies.append(r.post_data or "") if r.method == "POST" else None)
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: bodies.append(str(payload))))
+    start_game(page, "beginner")
+    expect(page.locator("#game")).to_have_attribute("data-live", "socket")
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    closed = [
+        (x, y)
+        for y, row in enumerate(layout_after_first_tap(9, 9, 10, 4, 4).render())
+        for x, v in enumerate(row)
+        if v == "#"
+    ]
+    for c in closed[:11]:  # more flags than mines (RULES.md, Flags: unlimited)
+        cell(page, *c).click(button="right")
+        expect(cell(page, *c)).to_have_attribute("data-v", "F")
+    expect(page.locator("#mines-left")).to_have_text("-1")
+    # The clock runs on between answers from the server's time; no time is ever sent.
+    first = float(page.locator("#clock").inner_text())
+    page.wait_for_timeout(1200)
+    assert float(page.locator("#clock").inner_text()) >= first + 1
+    assert bodies and not [b for b in bodies if "elapsed" in b or "time" in b]
