@@ -50,7 +50,11 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
 
 
 def game_moves(*, game: Game) -> QuerySet[Move]:
-    return Move.objects.filter(game=game).order_by("seq").only("seq", "action", "x", "y", "at_ms", "flagged")
+    return (
+        Move.objects.filter(game=game)
+        .order_by("seq")
+        .only("seq", "action", "x", "y", "at_ms", "flagged")
+    )
 
 
 def user_get(*, username: str) -> User:

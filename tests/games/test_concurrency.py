@@ -28,8 +28,12 @@ def test_concurrent_moves_on_one_game_get_consecutive_seqs():
     def worker(row: int) -> None:
         try:
             for x in range(20):
-                services.game_move(game_id=game.id, player=alice, action="flag", x=x, y=row, flagged=True)
-                services.game_move(game_id=game.id, player=alice, action="flag", x=x, y=row, flagged=False)
+                services.game_move(
+                    game_id=game.id, player=alice, action="flag", x=x, y=row, flagged=True
+                )
+                services.game_move(
+                    game_id=game.id, player=alice, action="flag", x=x, y=row, flagged=False
+                )
         except BaseException as exc:  # pragma: no cover - reported below
             if getattr(exc, "code", "") not in ("cell_open",):
                 errors.append(exc)
