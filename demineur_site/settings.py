@@ -87,7 +87,7 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     # Covering indexes (INCLUDE) are a PostgreSQL feature; SQLite, for development only,
     # simply builds them without the extra columns.
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
