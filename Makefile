@@ -36,7 +36,7 @@ migrate: venv
 
 # One command, one address: uvicorn serves the ASGI application (HTTP and WebSockets).
 run: migrate
-	$(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
 
 test: venv
 	$(PY) -m pytest -q

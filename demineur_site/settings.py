@@ -8,6 +8,7 @@ site refuses to start on the placeholder SECRET_KEY.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -95,6 +96,13 @@ if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
 
 # --- Channels -----------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
+
+
+def _redis_prefix() -> str:
+    db = urlparse(REDIS_URL).path.strip("/") or "0"
+    return f"demineur{db}"
+
+
 if REDIS_URL:
     # The PubSub layer: one PUBLISH per event and local fan-out in each server process
     # (shared/perf: -3% throughput instead of -20% for the core layer). Live events are
@@ -102,7 +110,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("CHANNELS_PREFIX", "demineur")},
+            # Pub/Sub channels ignore the Redis database number: fold it into the prefix so
+            # that two deployments (or test runs) on one Redis never hear each other.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("CHANNELS_PREFIX", _redis_prefix())},
         }
     }
 else:

@@ -264,7 +264,13 @@ def game_move(
             outcome=outcome,
         )
         _publish_move(
-            game, board, player_name=player.username, action=action, changes=changes, at_ms=at_ms
+            game,
+            board,
+            player_name=player.username,
+            action=action,
+            changes=changes,
+            at_ms=at_ms,
+            client_move_id=client_move_id,
         )
         return MoveResult(game=game, board=board, changes=changes, seq=game.seq)
 
@@ -333,7 +339,7 @@ def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str)
         game.bbbv = board.bbbv()
     game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
     game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
-    stats.record_game_end(
+    record = stats.record_game_end(
         user_id=game.player_id,
         level=game.level,
         won=won,
@@ -342,6 +348,15 @@ def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str)
         bbbv_per_s=game.bbbv_per_s,
         ended_at=now,
     )
+    if record and game.ranked:
+        # A new personal best on a ranked board is news for the lobby (after the commit).
+        base = {"player": game.player.username, "level": game.level, "game_id": str(game.id)}
+        if record.best_time:
+            events.lobby_on_commit("record", {**base, "kind": "time", "time_ms": at_ms})
+        if record.best_speed and game.bbbv_per_s is not None:
+            events.lobby_on_commit(
+                "record", {**base, "kind": "speed", "bbbv_per_s": round(game.bbbv_per_s, 3)}
+            )
 
 
 def _publish_move(
@@ -352,19 +367,20 @@ def _publish_move(
     action: str,
     changes: list[dict[str, Any]],
     at_ms: int,
+    client_move_id: str | None = None,
 ) -> None:
-    events.game_on_commit(
-        game.id,
-        {
-            "type": "move",
-            "seq": game.seq,
-            "action": action,
-            "changes": changes,
-            "state": game.state,
-            "mines_left": game.mines_left,
-            "elapsed_ms": at_ms,
-        },
-    )
+    event: dict[str, Any] = {
+        "type": "move",
+        "seq": game.seq,
+        "action": action,
+        "changes": changes,
+        "state": game.state,
+        "mines_left": game.mines_left,
+        "elapsed_ms": at_ms,
+    }
+    if client_move_id is not None:
+        event["client_move_id"] = client_move_id  # lets a socket client match its answer
+    events.game_on_commit(game.id, event)
     if game.state in ENDED_STATES:
         _publish_end(game, board, player_name=player_name)
 
