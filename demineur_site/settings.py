@@ -170,6 +170,9 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # --- Game service -------------------------------------------------------------------------
 # Hours after which an untouched started game is closed as abandoned (RULES.md, Statistics).
 GAME_IDLE_HOURS = env_int("GAME_IDLE_HOURS", 24)
+# Messages a player may send over one game socket: a second on average, and in a burst.
+WS_MESSAGES_PER_SECOND = env_int("WS_MESSAGES_PER_SECOND", 50)
+WS_MESSAGES_BURST = env_int("WS_MESSAGES_BURST", 100)
 # Test-only: a fixed seed makes mine layouts deterministic. Never set in production.
 GAME_TEST_SEED = env_str("GAME_TEST_SEED", "")
 

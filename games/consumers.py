@@ -27,6 +27,7 @@ import contextlib
 import functools
 import json
 import logging
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -35,6 +36,7 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
+from django.conf import settings
 from rest_framework import serializers
 
 from demineur_site.api_errors import ApiError, error_body
@@ -191,6 +193,25 @@ def _act(*, game_id: Any, player: Any, action: str) -> tuple[int, dict[str, Any]
     return game.seq, game_dict(game, player_name=player.username)
 
 
+class TokenBucket:
+    """Moves over one socket are throttled like REST moves (429 `throttled`): `rate` a second
+    on average, bursts of up to `burst`. Time comes from the server's monotonic clock."""
+
+    def __init__(self, *, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self, now: float | None = None) -> float:
+        """Spend one token; returns 0 when allowed, else the seconds to wait."""
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
 class GameConsumer(_LeanConsumer):
     """One socket watching (and, for its player, playing) one game."""
 
@@ -205,6 +226,9 @@ class GameConsumer(_LeanConsumer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.held: dict[int, list[dict[str, Any]]] = {}  # events waiting for an earlier seq
+        self.bucket = TokenBucket(
+            rate=settings.WS_MESSAGES_PER_SECOND, burst=settings.WS_MESSAGES_BURST
+        )
 
     # --- connection ---------------------------------------------------------------------
 
@@ -328,6 +352,12 @@ class GameConsumer(_LeanConsumer):
     # --- client -> server ---------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        wait = self.bucket.take()
+        if wait:
+            await self._send_error(
+                ApiError(429, "throttled", "Too many messages.", {"retry_after": round(wait, 3)})
+            )
+            return
         if text_data is None:
             await self._send_error(GameError("invalid", "Send JSON text frames."))
             return

@@ -420,3 +420,25 @@ async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(
     assert fresh["seq"] == 1 and fresh["game"]["state"] == "playing"
     assert await player.receive_nothing(timeout=0.2)
     await player.disconnect()
+
+
+def test_the_socket_token_bucket_allows_bursts_then_asks_to_wait():
+    bucket = consumers.TokenBucket(rate=2, burst=3)
+    t0 = bucket.stamp
+    assert [bucket.take(t0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert bucket.take(t0) == pytest.approx(0.5)
+    assert bucket.take(t0 + 0.5) == 0.0  # half a second buys one message at 2/s
+
+
+async def test_a_player_flooding_the_socket_is_throttled(alice, alice_token, new_game, settings):
+    settings.WS_MESSAGES_PER_SECOND = 1
+    settings.WS_MESSAGES_BURST = 2
+    game = await new_game(alice)
+    player = socket(game_path(game), token=alice_token)
+    await connected(player)
+    for _ in range(3):
+        await player.send_json_to({"action": "flag", "x": 0, "y": 0})
+    codes = [(await next_of(player, "error"))["error"] for _ in range(3)]
+    assert [c["code"] for c in codes] == ["game_not_started", "game_not_started", "throttled"]
+    assert codes[2]["details"]["retry_after"] > 0
+    await player.disconnect()
