@@ -92,6 +92,21 @@ class PlayerStats(models.Model):
     # Kept here so a profile is one indexed read.
     best_times = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(null=True, blank=True)
+    # Sort keys of the streak boards (see Meta.indexes), kept by PostgreSQL itself.
+    best_streak_key = models.GeneratedField(
+        expression=models.ExpressionWrapper(
+            models.Value(0) - models.F("best_streak"), output_field=models.IntegerField()
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    current_streak_key = models.GeneratedField(
+        expression=models.ExpressionWrapper(
+            models.Value(0) - models.F("current_streak"), output_field=models.IntegerField()
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
 
     class Meta:
         db_table = "accounts_player_stats"
@@ -99,20 +114,19 @@ class PlayerStats(models.Model):
             models.UniqueConstraint(fields=["user", "level"], name="player_stats_user_level"),
         ]
         indexes = [
-            # Streak boards: best (or current) streak first, then who got there first.
+            # Streak boards: longest first, then who got there first. The negated length is
+            # a stored column so one ascending row comparison orders a page and counts the
+            # rows ahead of a player, all from the index (an expression index could not
+            # serve index-only scans).
             models.Index(
-                "level",
-                models.F("best_streak").desc(),
-                "best_streak_at",
-                "user",
+                fields=["level", "best_streak_key", "best_streak_at", "user"],
+                include=["id"],
                 name="stats_best_streak_board",
                 condition=models.Q(best_streak__gt=0),
             ),
             models.Index(
-                "level",
-                models.F("current_streak").desc(),
-                "current_streak_at",
-                "user",
+                fields=["level", "current_streak_key", "current_streak_at", "user"],
+                include=["id"],
                 name="stats_current_streak_board",
                 condition=models.Q(current_streak__gt=0),
             ),
@@ -139,7 +153,10 @@ class PersonalRecord(models.Model):
     grouping -- and the all-time board is the chain heads (prev_at = CHAIN_START).
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # db_index=False: the record_chain index starts with the user.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     level = models.CharField(max_length=16)
     kind = models.CharField(max_length=5, choices=RecordKind.choices)
     score = models.FloatField()
@@ -154,23 +171,31 @@ class PersonalRecord(models.Model):
         indexes = [
             # The player's own chain, in time order (writes and the `me` row).
             models.Index(fields=["user", "level", "kind", "achieved_at"], name="record_chain"),
+            # The board indexes cover every column a count, a rank or an OFFSET walk reads
+            # (the id included), so those run as index-only scans; only the 50 rows of a
+            # page are read from the table.
             # All time: chain heads in rank order.
             models.Index(
                 fields=["level", "kind", "score", "achieved_at", "user"],
                 name="record_all_time",
+                include=["id"],
                 condition=models.Q(prev_at=CHAIN_START),
             ),
             # Long periods: walk in rank order, filtering on the period.
             models.Index(
                 fields=["level", "kind", "score", "achieved_at", "user"],
                 name="record_rank",
-                include=["prev_at"],
+                include=["prev_at", "id"],
             ),
+            # Counting a long period: (links with prev_at < start) - (links with achieved_at <
+            # start). No INCLUDE, so btree deduplication packs the many equal prev_at of the
+            # chain heads: the cheapest index to walk.
+            models.Index(fields=["level", "kind", "prev_at"], name="record_prev"),
             # Short periods: the few links newer than the start, sorted afterwards.
             models.Index(
                 fields=["level", "kind", "achieved_at"],
                 name="record_recent",
-                include=["prev_at", "score", "user"],
+                include=["prev_at", "score", "user", "id"],
             ),
         ]
 

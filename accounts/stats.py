@@ -88,7 +88,9 @@ def streaks_after(s: Streaks, *, won: bool, game_id: UUID, ended_at: datetime) -
         return replace(s, current=0, current_first=None, current_last=None, current_at=None)
     current = s.current + 1
     first = game_id if s.current == 0 else s.current_first
-    out = replace(s, current=current, current_first=first, current_last=game_id, current_at=ended_at)
+    out = replace(
+        s, current=current, current_first=first, current_last=game_id, current_at=ended_at
+    )
     if current > s.best:
         # Equal length does not replace the best: the earlier run got there first.
         out = replace(out, best=current, best_first=first, best_last=game_id, best_at=ended_at)
@@ -282,46 +284,55 @@ def _lock_stats_row(*, user_id: int, bucket: str) -> PlayerStats:
     return row
 
 
-def _update_chain(*, user_id: int, level: str, kind: str, new: Link, now: datetime) -> None:
-    """Apply chain_after to the stored chain; the stats row lock serializes this per level."""
+def _update_chains(*, user_id: int, level: str, new: dict[str, Link], now: datetime) -> None:
+    """Apply chain_after to the player's stored chains of one level (one per kind in `new`),
+    in one read, one delete and one insert; the stats row lock serializes this per level."""
     stored = list(
-        PersonalRecord.objects.filter(user_id=user_id, level=level, kind=kind).order_by(
+        PersonalRecord.objects.filter(user_id=user_id, level=level, kind__in=list(new)).order_by(
             "achieved_at", "id"
         )
     )
-    old = [
-        Link(
-            score=r.score,
-            achieved_at=r.achieved_at,
-            game_id=r.game_id,
-            prev_at=r.prev_at,
-            time_ms=r.time_ms,
-            bbbv_per_s=r.bbbv_per_s,
-        )
-        for r in stored
-    ]
-    after = chain_after(old, new, now=now)
-    by_game = {r.game_id: r for r in stored}
-    keep = {link.game_id for link in after}
-    gone = [r.pk for r in stored if r.game_id not in keep]
+    gone: list[int] = []
+    added: list[PersonalRecord] = []
+    for kind, link in new.items():
+        rows = [r for r in stored if r.kind == kind]
+        old = [
+            Link(
+                score=r.score,
+                achieved_at=r.achieved_at,
+                game_id=r.game_id,
+                prev_at=r.prev_at,
+                time_ms=r.time_ms,
+                bbbv_per_s=r.bbbv_per_s,
+            )
+            for r in rows
+        ]
+        after = chain_after(old, link, now=now)
+        by_game = {r.game_id: r for r in rows}
+        keep = {ln.game_id for ln in after}
+        gone += [r.pk for r in rows if r.game_id not in keep]
+        for ln in after:
+            row = by_game.get(ln.game_id)
+            if row is None:
+                added.append(
+                    PersonalRecord(
+                        user_id=user_id,
+                        level=level,
+                        kind=kind,
+                        score=ln.score,
+                        time_ms=ln.time_ms,
+                        bbbv_per_s=ln.bbbv_per_s,
+                        game_id=ln.game_id,
+                        achieved_at=ln.achieved_at,
+                        prev_at=ln.prev_at,
+                    )
+                )
+            elif row.prev_at != ln.prev_at:  # only when games are recorded out of order
+                PersonalRecord.objects.filter(pk=row.pk).update(prev_at=ln.prev_at)
     if gone:
         PersonalRecord.objects.filter(pk__in=gone).delete()
-    for link in after:
-        row = by_game.get(link.game_id)
-        if row is None:
-            PersonalRecord.objects.create(
-                user_id=user_id,
-                level=level,
-                kind=kind,
-                score=link.score,
-                time_ms=link.time_ms,
-                bbbv_per_s=link.bbbv_per_s,
-                game_id=link.game_id,
-                achieved_at=link.achieved_at,
-                prev_at=link.prev_at,
-            )
-        elif row.prev_at != link.prev_at:
-            PersonalRecord.objects.filter(pk=row.pk).update(prev_at=link.prev_at)
+    if added:
+        PersonalRecord.objects.bulk_create(added)
 
 
 def record_game_end(
@@ -339,7 +350,9 @@ def record_game_end(
     bucket = bucket_for(level)
     gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
     speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
-    end = GameEnd(won=won, game_id=gid, elapsed_ms=int(elapsed_ms), bbbv_per_s=speed, ended_at=ended_at)
+    end = GameEnd(
+        won=won, game_id=gid, elapsed_ms=int(elapsed_ms), bbbv_per_s=speed, ended_at=ended_at
+    )
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         after, result = stats_after(_summary(row), end)
@@ -348,23 +361,17 @@ def record_game_end(
         row.updated_at = ended_at
         row.save()
         if won and bucket != "custom":  # custom boards are never ranked
-            _update_chain(
-                user_id=user_id,
-                level=bucket,
-                kind=RecordKind.TIME,
-                new=Link(score=float(end.elapsed_ms), achieved_at=ended_at, game_id=gid,
-                         time_ms=end.elapsed_ms, bbbv_per_s=speed),
-                now=ended_at,
+            link = Link(
+                score=float(end.elapsed_ms),
+                achieved_at=ended_at,
+                game_id=gid,
+                time_ms=end.elapsed_ms,
+                bbbv_per_s=speed,
             )
+            chains = {RecordKind.TIME.value: link}
             if speed is not None:
-                _update_chain(
-                    user_id=user_id,
-                    level=bucket,
-                    kind=RecordKind.SPEED,
-                    new=Link(score=-speed, achieved_at=ended_at, game_id=gid,
-                             time_ms=end.elapsed_ms, bbbv_per_s=speed),
-                    now=ended_at,
-                )
+                chains[RecordKind.SPEED.value] = replace(link, score=-speed)
+            _update_chains(user_id=user_id, level=bucket, new=chains, now=ended_at)
     return result or None
 
 
@@ -392,7 +399,9 @@ def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
         "best_streak": row.best_streak,
         "best_time_ms": row.best_time_ms,
         "best_time_game_id": _str(row.best_time_game),
-        "best_bbbv_per_s": round(row.best_bbbv_per_s, 3) if row.best_bbbv_per_s is not None else None,
+        "best_bbbv_per_s": round(row.best_bbbv_per_s, 3)
+        if row.best_bbbv_per_s is not None
+        else None,
         "best_bbbv_per_s_game_id": _str(row.best_bbbv_per_s_game),
         "average_win_ms": round(row.total_win_ms / row.won) if row.won else None,
         "best_times": list(row.best_times or []),

@@ -20,6 +20,7 @@ CONTRACT_PATHS = [
     "/api/games/{game_id}/resume",
     "/api/games/{game_id}/resign",
     "/api/games/{game_id}/moves",
+    "/api/leaderboards/{level}/{board}",
 ]
 
 

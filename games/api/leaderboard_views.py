@@ -1,0 +1,78 @@
+"""Leaderboard endpoints (API.md, Leaderboards and statistics). Thin: validate the address and
+the paging, call games.leaderboards, shape `{count, next, previous, results, me}`."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+from rest_framework.views import APIView
+
+from accounts.models import User
+from demineur_site.api_errors import ApiError
+from demineur_site.pagination import Pagination
+
+from .. import leaderboards
+from .serializers import ErrorOut
+
+
+def _page_number(request: Request) -> int:
+    raw = request.query_params.get("page")
+    if raw is None:
+        return 1
+    try:
+        page = int(raw)
+    except ValueError:
+        page = 0
+    if page < 1:
+        raise ApiError(400, "invalid_page", "page must be a positive integer.")
+    return page
+
+
+def _link(request: Request, page: int) -> str:
+    url = remove_query_param(request.build_absolute_uri(), "around")
+    return replace_query_param(url, "page", page) if page > 1 else remove_query_param(url, "page")
+
+
+class LeaderboardView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("period", str, enum=list(leaderboards.PERIODS)),
+            OpenApiParameter("sort", str, enum=list(leaderboards.STREAK_SORTS)),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int),
+            OpenApiParameter("around", str, enum=["me"]),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        tags=["leaderboards"],
+    )
+    def get(self, request: Request, level: str, board: str) -> Response:
+        params = request.query_params
+        spec = leaderboards.board_spec(
+            level=level, board=board, period=params.get("period"), sort=params.get("sort")
+        )
+        around = params.get("around")
+        if around not in (None, "me"):
+            raise ApiError(400, "invalid_around", "around accepts only `me`.")
+        viewer = request.user if request.user.is_authenticated else None
+        if around == "me" and viewer is None:
+            raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+        page_size = Pagination().get_page_size(request)
+        page = leaderboards.leaderboard_page(
+            spec=spec,
+            page=_page_number(request),
+            page_size=page_size,
+            viewer=viewer if isinstance(viewer, User) else None,
+            around_me=around == "me",
+        )
+        return Response(
+            {
+                "count": page.count,
+                "next": _link(request, page.page + 1) if page.page < page.last_page else None,
+                "previous": _link(request, page.page - 1) if page.page > 1 else None,
+                "results": page.results,
+                "me": page.me,
+            }
+        )

@@ -1,0 +1,377 @@
+"""Leaderboards per level (API.md, Leaderboards and statistics): best times, best 3BV/s, best
+and current streaks. Reads only; the tables are kept by accounts.stats.record_game_end.
+
+* times and speed read the record chains (accounts.models.PersonalRecord): a rolling period
+  starting at `c` is `achieved_at >= c AND prev_at < c` -- one row per player, their best in
+  the period, with no grouping -- and the all-time board is the chain heads;
+* streaks read PlayerStats.
+
+Every board is ordered by a 3-part key (score, when it was achieved, user id): ties go to
+who got there first. Pages are OFFSET reads of a covering index; `around=me` counts the rows
+ahead of the player and reads the page around them by keyset, so it never walks an offset.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from accounts.models import (
+    CHAIN_START,
+    RANKED_LEVELS,
+    PersonalRecord,
+    PlayerStats,
+    RecordKind,
+    User,
+)
+from accounts.stats import iso
+from demineur_site.api_errors import ApiError
+
+BOARDS = ("times", "speed", "streaks")
+# Rolling periods (RULES.md, Statistics); None is "all".
+PERIODS: dict[str, timedelta | None] = {
+    "all": None,
+    "year": timedelta(days=365),
+    "month": timedelta(days=30),
+    "week": timedelta(days=7),
+    "day": timedelta(days=1),
+}
+STREAK_SORTS = ("best", "current")
+# Periods at least this long are counted by difference (see _sql): most links are inside.
+LONG_PERIOD = timedelta(days=180)
+
+_RECORDS = PersonalRecord._meta.db_table
+_STATS = PlayerStats._meta.db_table
+_USERS = User._meta.db_table
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    level: str
+    board: str  # times | speed | streaks
+    period: str = "all"
+    sort: str = "best"  # streaks only
+
+
+def board_spec(*, level: str, board: str, period: str | None, sort: str | None) -> BoardSpec:
+    """Validate a board address: unknown level or board 404, unknown period or sort 400.
+    Custom boards are never ranked, so `custom` is not a leaderboard level."""
+    if level not in RANKED_LEVELS:
+        raise ApiError(
+            404,
+            "not_found",
+            "No leaderboard for this level: only the six ranked levels have one.",
+            {"levels": list(RANKED_LEVELS)},
+        )
+    if board not in BOARDS:
+        raise ApiError(404, "not_found", "No such leaderboard.", {"boards": list(BOARDS)})
+    if board == "streaks":
+        if period not in (None, "all"):
+            raise ApiError(
+                400, "invalid_period", "Streak boards have no period.", {"periods": ["all"]}
+            )
+        if sort is not None and sort not in STREAK_SORTS:
+            raise ApiError(
+                400, "invalid_sort", f"Unknown sort {sort!r}.", {"sorts": list(STREAK_SORTS)}
+            )
+        return BoardSpec(level=level, board=board, sort=sort or "best")
+    if period is not None and period not in PERIODS:
+        raise ApiError(
+            400, "invalid_period", f"Unknown period {period!r}.", {"periods": list(PERIODS)}
+        )
+    if sort is not None:
+        raise ApiError(400, "invalid_sort", "Only streak boards take `sort`.", {})
+    return BoardSpec(level=level, board=board, period=period or "all")
+
+
+# --- the SQL of each board ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Sql:
+    table: str
+    where: str  # over alias t
+    params: list[Any]
+    key: tuple[str, str, str]  # ascending = better first
+    columns: str  # what a row shows, over alias t
+    count: tuple[str, list[Any]] | None = None  # a cheaper way to count the rows, if any
+    # ... and to count the rows ahead of a key (the key's 3 values are appended 2 times)
+    ahead: tuple[str, list[Any]] | None = None
+
+
+def _sql(spec: BoardSpec, now: datetime) -> _Sql:
+    if spec.board == "streaks":
+        col = "best_streak" if spec.sort == "best" else "current_streak"
+        # `<col>_key` is the negated length (a stored column): longest first, then who got
+        # there first, all ascending, so one row comparison orders and ranks.
+        return _Sql(
+            table=_STATS,
+            where=f"t.level = %s AND t.{col} > 0",
+            params=[spec.level],
+            key=(f"t.{col}_key", f"t.{col}_at", "t.user_id"),
+            columns=(
+                f"t.best_streak, t.current_streak, t.{col}_first_game, t.{col}_last_game,"
+                f" t.{col}_at"
+            ),
+        )
+    kind = RecordKind.TIME if spec.board == "times" else RecordKind.SPEED
+    span = PERIODS[spec.period]
+    if span is None:
+        where, params = (
+            "t.level = %s AND t.kind = %s AND t.prev_at = %s",
+            [spec.level, kind, CHAIN_START],
+        )
+    else:
+        cutoff = now - span
+        where = "t.level = %s AND t.kind = %s AND t.achieved_at >= %s AND t.prev_at < %s"
+        params = [spec.level, kind, cutoff, cutoff]
+    count = ahead = None
+    if span is not None and span >= LONG_PERIOD:
+        # Every link has prev_at < achieved_at, so the links with prev_at < c <= achieved_at
+        # are those with prev_at < c minus those with achieved_at < c: plain range counts
+        # (the second one small, most links being inside a long period) instead of walking
+        # the whole period through a two-sided filter.
+        base = f"SELECT count(*) FROM {_RECORDS} t WHERE t.level = %s AND t.kind = %s"
+        count = (
+            f"SELECT ({base} AND t.prev_at < %s) - ({base} AND t.achieved_at < %s)",
+            [spec.level, kind, cutoff, spec.level, kind, cutoff],
+        )
+        cmp = " AND (t.score, t.achieved_at, t.user_id) < (%s, %s, %s)"
+        ahead = (
+            f"SELECT ({base} AND t.prev_at < %s{cmp}) - ({base} AND t.achieved_at < %s{cmp})",
+            [spec.level, kind, cutoff, spec.level, kind, cutoff],
+        )
+    return _Sql(
+        table=_RECORDS,
+        where=where,
+        params=params,
+        key=("t.score", "t.achieved_at", "t.user_id"),
+        columns="t.time_ms, t.bbbv_per_s, t.game_id, t.achieved_at",
+        count=count,
+        ahead=ahead,
+    )
+
+
+def _uuid(value: Any) -> str | None:
+    """Raw SQL gives a UUID on PostgreSQL and 32 hex digits on SQLite (dev): one spelling."""
+    return None if value is None else str(value if isinstance(value, UUID) else UUID(str(value)))
+
+
+def _at(value: Any) -> str | None:
+    if isinstance(value, str):  # SQLite (dev) returns timestamps as text
+        value = parse_datetime(value)
+        if value is not None and timezone.is_naive(value):
+            value = timezone.make_aware(value, UTC)
+    return iso(value)
+
+
+def _row(spec: BoardSpec, rank: int, username: str, values: tuple[Any, ...]) -> dict[str, Any]:
+    if spec.board == "streaks":
+        best, current, first, last, at = values
+        return {
+            "rank": rank,
+            "player": username,
+            "best_streak": best,
+            "current_streak": current,
+            # The game that set the row: the last win of the ranked streak.
+            "game_id": _uuid(last),
+            "streak_first_game_id": _uuid(first),
+            "streak_last_game_id": _uuid(last),
+            "achieved_at": _at(at),
+        }
+    time_ms, speed, game_id, at = values
+    row: dict[str, Any] = {"rank": rank, "player": username}
+    if spec.board == "times":
+        row["time_ms"] = time_ms
+    else:
+        row["bbbv_per_s"] = round(speed, 3) if speed is not None else None
+        row["time_ms"] = time_ms
+    row["game_id"] = _uuid(game_id)
+    row["achieved_at"] = _at(at)
+    return row
+
+
+def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    # Timestamps as the backend stores them (SQLite, in dev, compares them as text).
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [adapt(p) if isinstance(p, datetime) else p for p in params]
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return list(cur.fetchall())
+
+
+def _count(q: _Sql) -> int:
+    sql, params = q.count or (f"SELECT count(*) FROM {q.table} t WHERE {q.where}", q.params)
+    return int(_fetch(sql, params)[0][0])
+
+
+def _rows(
+    q: _Sql,
+    *,
+    extra: str = "",
+    extra_params: list[Any] | None = None,
+    descending: bool = False,
+    limit: int,
+    offset: int = 0,
+) -> list[tuple[Any, ...]]:
+    """(key..., user id, columns..., username) in board order. The inner query reads only
+    what the board's index covers (an index-only scan, however deep the OFFSET); the table
+    and the user are read for the returned rows only."""
+    return _fetch(
+        _rows_sql(q, extra, descending), [*q.params, *(extra_params or []), limit, offset]
+    )
+
+
+def _rows_sql(q: _Sql, extra: str = "", descending: bool = False) -> str:
+    direction = " DESC" if descending else ""
+    order = ", ".join(f"{k}{direction}" for k in q.key)
+    keys = ", ".join(f"{k} AS k{i}" for i, k in enumerate(q.key))
+    inner = (
+        f"SELECT {keys}, t.id AS rid FROM {q.table} t WHERE {q.where}{extra}"
+        f" ORDER BY {order} LIMIT %s OFFSET %s"
+    )
+    outer_order = ", ".join(f"p.k{i}{direction}" for i in range(3))
+    return (
+        f"SELECT p.k0, p.k1, p.k2, t.user_id, {q.columns}, u.username FROM ({inner}) p"
+        f" JOIN {q.table} t ON t.id = p.rid JOIN {_USERS} u ON u.id = t.user_id"
+        f" ORDER BY {outer_order}"
+    )
+
+
+def _key_cmp(q: _Sql, op: str) -> str:
+    return f" AND ({', '.join(q.key)}) {op} (%s, %s, %s)"
+
+
+def _mine(q: _Sql, user_id: int) -> tuple[Any, ...] | None:
+    """The viewer's (key..., columns...) on the board, or None. No ORDER BY: at most one row
+    per player matches, found through the player's own index."""
+    found = _fetch(
+        f"SELECT {', '.join(q.key)}, {q.columns} FROM {q.table} t WHERE {q.where} AND t.user_id = %s",
+        [*q.params, user_id],
+    )
+    return found[0] if found else None
+
+
+def _count_and_rank(q: _Sql, key: tuple[Any, Any, Any]) -> tuple[int, int]:
+    """The board's size and the viewer's rank: by difference for a long period, else from
+    one walk of the board's index (measured faster than a count and a rank apart)."""
+    if q.count is not None and q.ahead is not None:
+        sql, params = q.ahead
+        l1, k1, c1, l2, k2, c2 = params
+        ahead = _fetch(sql, [l1, k1, c1, *key, l2, k2, c2, *key])[0][0]
+        return _count(q), int(ahead) + 1
+    rows = _fetch(
+        f"SELECT count(*), count(*) FILTER (WHERE ({', '.join(q.key)}) < (%s, %s, %s))"
+        f" FROM {q.table} t WHERE {q.where}",
+        [*key, *q.params],
+    )
+    return int(rows[0][0]), int(rows[0][1]) + 1
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    count: int
+    page: int
+    page_size: int
+    results: list[dict[str, Any]]
+    me: dict[str, Any] | None
+
+    @property
+    def last_page(self) -> int:
+        return max(1, math.ceil(self.count / self.page_size))
+
+
+def _page_rows(q: _Sql, *, count: int, offset: int, size: int) -> list[tuple[Any, ...]]:
+    """Rows offset+1 .. offset+size. A page past the middle is read backwards from the end,
+    so the OFFSET an index walk skips is never more than half the board."""
+    wanted = max(0, min(size, count - offset))
+    from_end = count - offset - wanted
+    if wanted and from_end < offset:
+        return list(reversed(_rows(q, descending=True, limit=wanted, offset=from_end)))
+    return _rows(q, limit=size, offset=offset)
+
+
+def leaderboard_page(
+    *,
+    spec: BoardSpec,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool = False,
+    now: datetime | None = None,
+) -> BoardPage:
+    """One page of a board, with `me` (the viewer's row, or None). With `around_me` the page is
+    the one holding the viewer's row; a viewer with no row gets the first page. A page past
+    the last is 404; page 1 of an empty board is an empty page."""
+    with transaction.atomic():
+        # A parallel plan costs more in worker start-up than it saves on scans of this size,
+        # and makes the latency spiky on a small machine: these reads run serially.
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cur:
+                cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        return _leaderboard_page(
+            spec=spec, page=page, page_size=page_size, viewer=viewer, around_me=around_me, now=now
+        )
+
+
+def _leaderboard_page(
+    *,
+    spec: BoardSpec,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool,
+    now: datetime | None,
+) -> BoardPage:
+    q = _sql(spec, now or timezone.now())
+    mine = _mine(q, viewer.pk) if viewer is not None else None
+    me: dict[str, Any] | None = None
+    if mine is not None and viewer is not None:
+        key = (mine[0], mine[1], mine[2])
+        count, rank = _count_and_rank(q, key)
+        me = _row(spec, rank, viewer.username, tuple(mine[3:]))
+    else:
+        count = _count(q)
+    if around_me and mine is not None:
+        page = (rank - 1) // page_size + 1
+        ahead = (rank - 1) % page_size  # rows of this page before the viewer's
+        before = (
+            _rows(q, extra=_key_cmp(q, "<"), extra_params=list(key), descending=True, limit=ahead)
+            if ahead
+            else []
+        )
+        after = _rows(q, extra=_key_cmp(q, ">="), extra_params=list(key), limit=page_size - ahead)
+        raw = [*reversed(before), *after]
+    else:
+        if around_me:
+            page = 1
+        if page > max(1, math.ceil(count / page_size)):
+            raise ApiError(404, "not_found", "Invalid page: past the last one.", {"count": count})
+        raw = _page_rows(q, count=count, offset=(page - 1) * page_size, size=page_size)
+    first_rank = (page - 1) * page_size + 1
+    results = [
+        _row(spec, first_rank + i, values[-1], tuple(values[4:-1])) for i, values in enumerate(raw)
+    ]
+    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+
+
+def explain(*, spec: BoardSpec, now: datetime | None = None) -> dict[str, tuple[str, list[Any]]]:
+    """The hot queries of a board as (sql, params), for EXPLAIN ANALYZE in the benchmark."""
+    q = _sql(spec, now or timezone.now())
+    return {
+        "count": q.count or (f"SELECT count(*) FROM {q.table} t WHERE {q.where}", q.params),
+        "page": (_rows_sql(q), [*q.params]),
+        "rank (long period)": q.ahead or ("", []),
+        "count and rank": (
+            f"SELECT count(*), count(*) FILTER (WHERE ({', '.join(q.key)}) < (%s, %s, %s))"
+            f" FROM {q.table} t WHERE {q.where}",
+            q.params,
+        ),
+    }
