@@ -25,6 +25,20 @@ from .serializers import (
 )
 
 
+def _user_from_credentials(request: Request) -> User:
+    """The user named by `{username, password}` in the body, or 401 invalid_credentials."""
+    data = CredentialsSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    user = authenticate(
+        request._request,
+        username=data.validated_data["username"],
+        password=data.validated_data["password"],
+    )
+    if user is None:
+        raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+    return user
+
+
 class RegisterView(APIView):
     authentication_classes: list[type] = []
     throttle_classes = [ScopedRateThrottle]
@@ -59,15 +73,7 @@ class TokenView(APIView):
         request=CredentialsSerializer, responses={200: TokenSerializer}, tags=["accounts"]
     )
     def post(self, request: Request) -> Response:
-        data = CredentialsSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = authenticate(
-            request._request,
-            username=data.validated_data["username"],
-            password=data.validated_data["password"],
-        )
-        if user is None:
-            raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        user = _user_from_credentials(request)
         _, key = services.token_issue(user=user, name="api")
         return Response({"token": key})
 
@@ -147,15 +153,7 @@ class SessionView(APIView):
         request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"]
     )
     def post(self, request: Request) -> Response:
-        data = CredentialsSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = authenticate(
-            request._request,
-            username=data.validated_data["username"],
-            password=data.validated_data["password"],
-        )
-        if user is None:
-            raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        user = _user_from_credentials(request)
         login(request._request, user)
         return Response({"id": user.pk, "username": user.get_username()})
 

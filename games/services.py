@@ -283,12 +283,12 @@ def _record(
     *,
     now: datetime,
     action: str,
-    x: int | None,
-    y: int | None,
-    flagged: bool | None,
-    client_move_id: str | None,
-    changes: list[dict[str, Any]] | None,
-    outcome: Outcome | None,
+    x: int | None = None,
+    y: int | None = None,
+    flagged: bool | None = None,
+    client_move_id: str | None = None,
+    changes: list[dict[str, Any]] | None = None,
+    outcome: Outcome | None = None,
 ) -> int:
     """Store the move and the game's new state; returns the game clock at the move."""
     at_ms = clock.elapsed_ms(
@@ -410,18 +410,7 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
         game.paused_at = now  # the clock stops here; _record reads it as the move's time
-        at_ms = _record(
-            game,
-            board,
-            now=now,
-            action=Action.PAUSE,
-            x=None,
-            y=None,
-            flagged=None,
-            client_move_id=None,
-            changes=None,
-            outcome=None,
-        )
+        at_ms = _record(game, board, now=now, action=Action.PAUSE)
         events.game_on_commit(
             game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state}
         )
@@ -444,18 +433,7 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         game.paused_at = None
         game.state = GameState.PLAYING
         board = Board.decode(bytes(game.board))
-        at_ms = _record(
-            game,
-            board,
-            now=now,
-            action=Action.RESUME,
-            x=None,
-            y=None,
-            flagged=None,
-            client_move_id=None,
-            changes=None,
-            outcome=None,
-        )
+        at_ms = _record(game, board, now=now, action=Action.RESUME)
         snapshot = game_dict(game, player_name=player.username, board=board, now=now)
         events.game_on_commit(
             game.id,
