@@ -1,13 +1,11 @@
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import api_errors
+from .schema_views import DocsView, SchemaView
 
 urlpatterns = [
-    re_path(r"^api/schema/?$", SpectacularAPIView.as_view(), name="api-schema"),
-    re_path(
-        r"^api/docs/?$", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"
-    ),
+    re_path(r"^api/schema/?$", SchemaView.as_view(), name="api-schema"),
+    re_path(r"^api/docs/?$", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
     path("api/", include("games.api.leaderboard_urls")),

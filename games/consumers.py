@@ -289,6 +289,13 @@ class GameConsumer(_LeanConsumer):
         event = message["event"]
         if self.ended:
             return
+        if event["type"] == "discarded":
+            # An untapped game replaced or left a day no longer exists: answer as for an
+            # unknown game (one 404 error, close 4404) rather than leave the socket silent.
+            self.ended = True
+            await self._send_error(GameError("not_found", "No such game: it was discarded."))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
         seq = event["seq"]
         if seq < self.last_seq or (seq == self.last_seq and event["type"] != "ended"):
             return  # already in the snapshot or already sent

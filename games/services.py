@@ -99,6 +99,10 @@ def game_create(
     level_name, w, h, m = resolve_board_spec(level=level, width=width, height=height, mines=mines)
     now = timezone.now()
     with transaction.atomic():
+        # Two creations by one player at once (two tabs, a retry) would each miss the other's
+        # new game and leave two unfinished games of one level: the player's row lock makes
+        # them one after the other. Moves never take this lock, so no lock order can cross.
+        User.objects.select_for_update().filter(pk=player.pk).first()
         games_close_idle(now=now, player=player)
         previous = Game.objects.select_for_update().filter(
             player=player,
@@ -172,9 +176,10 @@ def _check_playable(game: Game) -> None:
 
 
 def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
-    """The server closes a player's idle game when that player next acts on it."""
+    """The server closes a player's idle game when that player next acts on it, as
+    games_close_idle would have: a started one is abandoned, an untapped one discarded."""
     if (
-        game.state in (GameState.PLAYING, GameState.PAUSED)
+        game.state in (GameState.NEW, GameState.PLAYING, GameState.PAUSED)
         and now - game.last_action_at >= _idle_limit()
     ):
         _abandon_or_discard(game, player_name=player_name, now=now)
@@ -192,15 +197,19 @@ def _locked_action(
     """Run `act` on the player's game inside one transaction holding the row lock.
 
     A game idle for GAME_IDLE_HOURS is closed first, and that closing is committed even
-    though the action itself is then refused as `game_over`."""
+    though the action itself is then refused: `game_over` for a started game (now abandoned),
+    `not_found` for an untapped one (discarded: it no longer exists, API.md Fine points)."""
     with transaction.atomic():
         game = _lock_own_game(game_id=game_id, player=player)
         replayed = replay(game) if replay is not None else None
         if replayed is not None:
             return replayed
         now = timezone.now()
+        untapped = game.state == GameState.NEW
         if not _close_if_idle(game, player_name=player.username, now=now):
             return act(game, now)
+    if untapped:
+        raise GameError("not_found", "No such game: it was discarded after a day untapped.")
     raise GameError("game_over", "The game was closed as abandoned after a day without a move.")
 
 
@@ -512,6 +521,11 @@ def _end_without_mine(
 def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
     """A started unfinished game becomes a loss (`abandoned`); an untapped one is deleted."""
     if game.state == GameState.NEW:
+        # The lobby heard of the game when it was created: without this it would list a game
+        # that no longer exists. `game_ended` is what a lobby client drops a game on.
+        events.lobby_on_commit("game_ended", {**_lobby_game(game, player_name), "discarded": True})
+        # Its watchers are told it is gone, as a socket opened on an unknown game is.
+        events.game_on_commit(game.id, {"type": "discarded", "seq": game.seq})
         game.delete()
     elif game.state in (GameState.PLAYING, GameState.PAUSED):
         _end_without_mine(

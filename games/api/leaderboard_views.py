@@ -3,7 +3,6 @@ the paging, call games.leaderboards, shape `{count, next, previous, results, me}
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +14,7 @@ from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
 from .. import leaderboards
-from .serializers import ErrorOut
+from .serializers import ErrorOut, LeaderboardPageOut
 
 
 def _page_number(request: Request) -> int:
@@ -45,7 +44,7 @@ class LeaderboardView(APIView):
             OpenApiParameter("page_size", int),
             OpenApiParameter("around", str, enum=["me"]),
         ],
-        responses={200: OpenApiTypes.OBJECT, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        responses={200: LeaderboardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         tags=["leaderboards"],
     )
     def get(self, request: Request, level: str, board: str) -> Response:

@@ -113,6 +113,88 @@ class MoveOut(serializers.Serializer[Any]):
     flagged = serializers.BooleanField(allow_null=True)
 
 
+class _PageOut(serializers.Serializer[Any]):
+    """API.md, Lists: `{count, next, previous, results}`."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+
+
+class GamePageOut(_PageOut):
+    results = GameOut(many=True)
+
+
+class MovePageOut(_PageOut):
+    results = MoveOut(many=True)
+
+
+class LeaderboardRowOut(serializers.Serializer[Any]):
+    """One row of a board: times rows carry `time_ms`, speed rows `bbbv_per_s` (and
+    `time_ms`), streak rows `best_streak` and `current_streak`."""
+
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    time_ms = serializers.IntegerField(required=False)
+    bbbv_per_s = serializers.FloatField(required=False, allow_null=True)
+    best_streak = serializers.IntegerField(required=False)
+    current_streak = serializers.IntegerField(required=False)
+    game_id = serializers.UUIDField(allow_null=True)
+    achieved_at = serializers.DateTimeField(allow_null=True)
+
+
+class LeaderboardPageOut(_PageOut):
+    results = LeaderboardRowOut(many=True)
+    me = LeaderboardRowOut(allow_null=True)
+
+
+class BestTimeOut(serializers.Serializer[Any]):
+    time_ms = serializers.IntegerField()
+    game_id = serializers.UUIDField()
+    achieved_at = serializers.DateTimeField()
+
+
+class LevelStatsOut(serializers.Serializer[Any]):
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField(help_text="A fraction from 0 to 1; 0 at 0 games.")
+    current_streak = serializers.IntegerField()
+    best_streak = serializers.IntegerField()
+    best_time_ms = serializers.IntegerField(allow_null=True)
+    best_time_game_id = serializers.UUIDField(allow_null=True)
+    best_bbbv_per_s = serializers.FloatField(allow_null=True)
+    best_bbbv_per_s_game_id = serializers.UUIDField(allow_null=True)
+    average_win_ms = serializers.IntegerField(allow_null=True)
+    best_times = BestTimeOut(many=True)
+
+
+class ProfileStatsOut(serializers.Serializer[Any]):
+    beginner = LevelStatsOut()
+    intermediate = LevelStatsOut()
+    hard = LevelStatsOut()
+    expert = LevelStatsOut()
+    extreme = LevelStatsOut()
+    marathon = LevelStatsOut()
+    custom = LevelStatsOut()
+
+
+class RecentGameOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    level = serializers.CharField()
+    state = serializers.ChoiceField(choices=["won", "lost"])
+    end_reason = serializers.ChoiceField(choices=["cleared", "mine", "resigned", "abandoned"])
+    elapsed_ms = serializers.IntegerField()
+    result_stats = ResultStatsOut()
+    ended_at = serializers.DateTimeField()
+
+
+class ProfileOut(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    date_joined = serializers.DateTimeField()
+    stats = ProfileStatsOut()
+    recent_games = RecentGameOut(many=True, help_text="The 20 newest ended games.")
+
+
 class ErrorDetailOut(serializers.Serializer[Any]):
     code = serializers.CharField()
     message = serializers.CharField()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -25,9 +24,11 @@ from .serializers import (
     FlagIn,
     GameCreateIn,
     GameOut,
+    GamePageOut,
     MoveIn,
-    MoveOut,
+    MovePageOut,
     MoveResultOut,
+    ProfileOut,
 )
 
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
@@ -58,7 +59,8 @@ class GameListView(APIView):
             OpenApiParameter("page", int),
             OpenApiParameter("page_size", int),
         ],
-        responses={200: GameOut(many=True), 400: ErrorOut},
+        responses={200: GamePageOut, 400: ErrorOut, 404: ErrorOut},
+        operation_id="games_list",
         tags=["games"],
     )
     def get(self, request: Request) -> Response:
@@ -170,7 +172,8 @@ class ResignView(_StateView):
 class MoveListView(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
-        responses={200: MoveOut(many=True), 404: ErrorOut},
+        responses={200: MovePageOut, 400: ErrorOut, 404: ErrorOut},
+        operation_id="games_moves_list",
         tags=["games"],
     )
     def get(self, request: Request, game_id: str) -> Response:
@@ -181,13 +184,13 @@ class MoveListView(APIView):
 
 
 class MeView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 401: ErrorOut}, tags=["accounts"])
+    @extend_schema(responses={200: ProfileOut, 401: ErrorOut}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         user = _signed_in(request)
         return Response(profile_dict(user))
 
 
 class UserProfileView(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: ErrorOut}, tags=["accounts"])
+    @extend_schema(responses={200: ProfileOut, 404: ErrorOut}, tags=["accounts"])
     def get(self, request: Request, username: str) -> Response:
         return Response(profile_dict(selectors.user_get(username=username)))
