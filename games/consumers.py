@@ -85,9 +85,14 @@ def encode_event(game_id: str, event: dict[str, Any]) -> str:
     return text
 
 
-def _error_frame(exc: ApiError, client_move_id: Any = None) -> dict[str, Any]:
+def _error_frame(
+    exc: ApiError, client_move_id: Any = None, seq: int | None = None
+) -> dict[str, Any]:
+    """An error to the sender alone. `seq` is the last one this socket was sent (null before
+    any game state), so that every game message carries one as API.md says."""
     return {
         "type": "error",
+        "seq": seq,
         "client_move_id": client_move_id,
         **error_body(exc.code, exc.message, exc.details),
     }
@@ -390,7 +395,8 @@ class GameConsumer(_LeanConsumer):
             )
 
     async def _send_error(self, exc: ApiError, client_move_id: Any = None) -> None:
-        await self.send(text_data=_dumps(_error_frame(exc, client_move_id)))
+        seq = self.last_seq if self.last_seq >= 0 else None
+        await self.send(text_data=_dumps(_error_frame(exc, client_move_id, seq)))
 
     async def _handle(self, content: dict[str, Any]) -> None:
         action = content.get("action")

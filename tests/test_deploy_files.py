@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_compose_file_starts_the_wsgi_and_asgi_entry_points_that_exist():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = compose["services"]
-    assert {"db", "redis", "web", "live", "migrate", "proxy"} <= set(services)
+    assert {"db", "redis", "web", "live", "migrate", "proxy", "scheduler"} <= set(services)
+    assert "close_idle_games" in " ".join(services["scheduler"]["command"])
     web, live = " ".join(services["web"]["command"]), " ".join(services["live"]["command"])
     assert "demineur_site.wsgi:application" in web
     assert "demineur_site.asgi:application" in live

@@ -52,6 +52,7 @@ async def test_an_unknown_game_is_a_404_error_and_close_4404(game_id, db):
     message = await connected(visitor)
     assert message == {
         "type": "error",
+        "seq": None,
         "client_move_id": None,
         "error": {"code": "not_found", "message": "No such game.", "details": {}},
     }
@@ -206,6 +207,7 @@ async def test_a_watcher_cannot_move_and_an_anonymous_visitor_must_sign_in(
     refused = await next_of(bob_socket, "error")
     assert refused == {
         "type": "error",
+        "seq": 0,
         "client_move_id": "b1",
         "error": {
             "code": "not_your_game",
