@@ -5,8 +5,15 @@ application serves /ws/ (and may serve everything); docs/LIVE.md describes the s
 """
 
 import os
+import warnings
 
 from django.core.asgi import get_asgi_application
+
+# WhiteNoise streams static files from a sync iterator; under ASGI (make run) Django warns on
+# every file. Production serves static files from the WSGI workers, where it does not apply.
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators"
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
 django_http = get_asgi_application()  # sets Django up before the consumers are imported
