@@ -126,10 +126,34 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def live(site: str, transactional_db: Any, settings: Any) -> str:
+def live(site: str, transactional_db: Any, settings: Any) -> Iterator[str]:
     """The site with a clean database and deterministic mine layouts."""
     settings.GAME_TEST_SEED = SEED
-    return site
+    yield site
+    _wait_for_server_transactions()
+
+
+def _wait_for_server_transactions(timeout: float = 10.0) -> None:
+    """Closing a page pauses its game (RULES.md, Time), so the server may still be in a
+    transaction when the test ends. pytest-django's flush (TRUNCATE) must not race it: the two
+    can deadlock and PostgreSQL would abort the flush. Wait until no other session of the test
+    database is active or inside a transaction."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    time.sleep(0.2)  # let a request the closing page sent reach the server
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            (busy,) = cursor.fetchone()
+        if not busy:
+            return
+        time.sleep(0.05)
 
 
 @pytest.fixture

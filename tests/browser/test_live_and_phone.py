@@ -152,10 +152,18 @@ def test_expert_and_marathon_boards_play_and_zoom(desktop: Any) -> None:
 def test_how_to_play_boards_open_nine_cells_four_cells_and_one_cell_by_chord(desktop: Any) -> None:
     page = desktop.new_page()
     page.goto("/how-to-play")
+    # The page opens on the pictures the rules describe: each first tap made, its square open.
     square = page.locator('[data-demo="square"]')
+    expect(square.locator('.cell:not([data-v="#"])')).to_have_count(9)
+    expect(square.locator(".demo-out")).to_have_text("Opened: 9")
+    corner = page.locator('[data-demo="corner"]')
+    expect(corner.locator('.cell:not([data-v="#"])')).to_have_count(4)
+    # "Start again" closes a board, and the reader makes the tap.
+    square.locator(".demo-reset").click()
+    expect(square.locator('.cell:not([data-v="#"])')).to_have_count(0)
     square.locator('.cell[data-x="3"][data-y="3"]').click()
     expect(square.locator('.cell:not([data-v="#"])')).to_have_count(9)
-    corner = page.locator('[data-demo="corner"]')
+    corner.locator(".demo-reset").click()
     corner.locator('.cell[data-x="0"][data-y="0"]').click()
     expect(corner.locator('.cell:not([data-v="#"])')).to_have_count(4)
     chord = page.locator('[data-demo="chord"]')
@@ -163,6 +171,8 @@ def test_how_to_play_boards_open_nine_cells_four_cells_and_one_cell_by_chord(des
     chord.locator('.cell[data-x="3"][data-y="2"]').click()  # column 4, row 3
     expect(chord.locator('.cell[data-v="#"]')).to_have_count(closed_before - 1)
     expect(chord.locator(".demo-out")).to_contain_text("1")
+    chord.locator(".legend").scroll_into_view_if_needed()
+    screenshot(page, "how-to-play")
 
 
 def test_leaving_the_page_pauses_the_game_by_itself(desktop: Any) -> None:

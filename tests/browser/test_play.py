@@ -183,6 +183,7 @@ def test_a_lost_game_shows_the_mine_hit_and_offers_a_new_game_in_one_click(deskt
     expect(cell(page, *safe_closed)).to_have_attribute("data-v", "!")
     expect(cell(page, *mines[1])).to_have_attribute("data-v", "*")
     expect(page.locator("#status")).to_contain_text("opened a mine")
+    screenshot(page, "lost")  # the mine hit, the wrong flag, the other mines
     old = page.url
     page.locator("#result button", has_text="New game").click()
     page.wait_for_url(lambda url: url != old and "/games/" in url)

@@ -8,9 +8,32 @@ export const t = gettext;
 /** Fill %(name)s placeholders of an already translated string. */
 export const fmt = (s, obj) => s.replace(/%\((\w+)\)s/g, (_, k) => String(obj[k]));
 
+// The server's messages are in English; the codes are stable (API.md), so the ones a player can
+// meet are said here in the page's language. Unknown codes keep the server's message.
+function messageFor(code) {
+  switch (code) {
+    case "game_not_started": return gettext("The game has not started: open a cell first.");
+    case "game_paused": return gettext("The game is paused: resume it first.");
+    case "game_over": return gettext("The game has ended.");
+    case "cell_open": return gettext("This cell is already open.");
+    case "not_your_game": return gettext("This game belongs to another player.");
+    case "invalid_credentials": return gettext("Wrong username or password.");
+    case "not_authenticated": return gettext("Sign in first.");
+    case "throttled": return gettext("Too many requests: wait a moment and try again.");
+    case "server_error": return gettext("Something went wrong on the server. Try again.");
+    default: return "";
+  }
+}
+
+/** A server field message in the page's language when it is one the site knows. */
+export function serverText(message) {
+  const known = { "This username is taken.": gettext("This username is taken.") };
+  return known[message] || message;
+}
+
 export class ApiError extends Error {
   constructor(status, code, message, details) {
-    super(message || code);
+    super(messageFor(code) || message || code);
     this.status = status;
     this.code = code;
     this.details = details || {};
@@ -54,15 +77,29 @@ export async function api(method, path, body, { keepalive = false } = {}) {
 
 export const me = () => document.body.dataset.user || "";
 
+const formats = new Map();
+/** A number with `digits` decimals in the page's language (12.345 in English, 12,345 in Polish). */
+export function fmtNum(n, digits) {
+  if (!formats.has(digits)) {
+    const opts = { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false };
+    try {
+      formats.set(digits, new Intl.NumberFormat(document.documentElement.lang || undefined, opts));
+    } catch (err) {
+      formats.set(digits, new Intl.NumberFormat(undefined, opts));
+    }
+  }
+  return formats.get(digits).format(n);
+}
+
 export function fmtTime(ms) {
   if (ms === null || ms === undefined) return "—";
-  return (ms / 1000).toFixed(3) + " s";
+  return fmtNum(ms / 1000, 3) + "\u00a0s"; // a no-break space: "12.345 s" never wraps before "s"
 }
 
 export function fmtClock(ms) {
   // The running clock: whole seconds and tenths, like a stopwatch.
   const s = Math.max(0, ms) / 1000;
-  return s < 1000 ? s.toFixed(1) : Math.floor(s).toString();
+  return s < 1000 ? fmtNum(Math.floor(s * 10) / 10, 1) : fmtNum(Math.floor(s), 0);
 }
 
 export function levelLabel(level) {
@@ -95,12 +132,12 @@ export function wsUrl(path) {
   return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
 }
 
-export function fmtDate(iso) {
+export function fmtDate(iso, withTime = true) {
   if (!iso) return "—";
   try {
     return new Date(iso).toLocaleString(document.documentElement.lang || undefined, {
       dateStyle: "medium",
-      timeStyle: "short",
+      timeStyle: withTime ? "short" : undefined,
     });
   } catch (err) {
     return iso;

@@ -1,5 +1,5 @@
 // Sign up and sign in: the account API, then a session cookie for the pages (API.md, Accounts).
-import { api, ApiError, gettext } from "./api.js";
+import { api, ApiError, gettext, serverText } from "./api.js";
 
 const form = document.getElementById("auth-form");
 const error = document.getElementById("auth-error");
@@ -14,13 +14,17 @@ function explain(err) {
   // Validation errors arrive as details.fields.{field: [messages]}: show the messages.
   const lines = [];
   const walk = (v) => {
-    if (typeof v === "string") lines.push(v);
+    if (typeof v === "string") lines.push(serverText(v));
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === "object") Object.values(v).forEach(walk);
   };
   walk(err.details);
   return lines.length ? lines.join(" ") : err.message;
 }
+
+// Switching between sign in and sign up keeps where the visitor was going.
+const next = new URLSearchParams(location.search).get("next");
+if (next) for (const a of document.querySelectorAll("a.auth-switch")) a.href += "?next=" + encodeURIComponent(next);
 
 form.addEventListener("submit", async (e) => {
   e.preventDefault();

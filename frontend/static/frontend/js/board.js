@@ -4,7 +4,7 @@
 // (`#` closed, `F` flag, `0`-`8` opened, and after the end `*`, `X`, `!`), turns pointer and
 // keyboard input into three intentions (tap, flag, chord) and hands them to its owner.
 //   tap:  click, tap, Enter or Space        flag: right-click, long press or F
-//   chord: tapping an opened number (the owner decides), or D
+//   chord: tapping an opened number (the owner decides), the middle button, or D
 import { gettext, fmt } from "./api.js";
 
 const LONG_PRESS_MS = 450;
@@ -116,11 +116,12 @@ export class BoardView {
 
   /** Extra classes for some cells (how-to-play legend), e.g. {index: "m-used"}. */
   setMarks(marks) {
+    const touched = new Set([...Object.keys(this.marks || {}), ...Object.keys(marks)].map(Number));
     this.marks = marks;
-    for (const [i, _] of Object.entries(marks)) {
-      const c = this.cells[Number(i)];
-      const v = this.values[Number(i)];
-      this.values[Number(i)] = null; // force a redraw with the mark
+    for (const i of touched) {
+      const c = this.cells[i];
+      const v = this.values[i];
+      this.values[i] = null; // force a redraw with (or without) the mark
       this.set(Number(c.dataset.x), Number(c.dataset.y), v);
     }
   }
@@ -167,6 +168,13 @@ export class BoardView {
   listen() {
     const root = this.root;
     root.addEventListener("pointerdown", (e) => {
+      if (e.button === 1) {
+        // The middle button chords, as on the classic desktop game (and never autoscrolls).
+        e.preventDefault();
+        const cell = this.cellOf(e.target);
+        if (cell && this.opts.onChord) this.opts.onChord(cell.x, cell.y);
+        return;
+      }
       if (e.button !== 0) return; // right button: see contextmenu
       const cell = this.cellOf(e.target);
       if (!cell) return;

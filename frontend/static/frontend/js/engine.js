@@ -53,12 +53,15 @@ export class LocalBoard {
     }
   }
 
-  flag(x, y) {
+  /** Place or remove a flag; `flagged` true or false sets it (API.md), null or omitted toggles. */
+  flag(x, y, flagged = null) {
     const i = y * this.width + x;
     if (this.state !== "playing") return [];
-    if (this.view[i] === "#") this.view[i] = "F";
-    else if (this.view[i] === "F") this.view[i] = "#";
-    else return [];
+    const v = this.view[i];
+    if (v !== "#" && v !== "F") return [];
+    const next = flagged === null || flagged === undefined ? (v === "#" ? "F" : "#") : flagged ? "F" : "#";
+    if (next === v) return []; // an accepted no-op: the flag was already as asked
+    this.view[i] = next;
     return [this.change(i)];
   }
 

@@ -5,7 +5,7 @@
 // otherwise; every answer carries the game's `seq`, so each move is applied exactly once,
 // a gap makes the page re-read the game, and a move sent on a socket that dies is re-sent
 // over REST with the same client_move_id (the server applies it once).
-import { api, ApiError, gettext, fmt, me, fmtClock, fmtTime, levelLabel, el, wsUrl, signInUrl } from "./api.js";
+import { api, ApiError, gettext, fmt, me, fmtClock, fmtTime, fmtNum, levelLabel, el, wsUrl, signInUrl } from "./api.js";
 import { BoardView } from "./board.js";
 
 const root = document.getElementById("game");
@@ -65,7 +65,8 @@ function drawHud() {
   $("pause").textContent = paused ? gettext("Resume") : gettext("Pause");
   $("resign").hidden = !player || game.state === "new";
   $("resume").hidden = !player;
-  $("flag-mode").hidden = !player;
+  $("flag-mode").hidden = !player || paused; // nothing to flag on a hidden board
+  $("keys-help").hidden = !isPlayer(); // a watcher has no keys to learn
   $("live-badge").hidden = isPlayer() || ENDED.has(game.state);
 }
 
@@ -89,6 +90,7 @@ function buildBoard() {
     canLongPress: () => canPlay() && game.state !== "new",
   });
   wrap.classList.toggle("board-big", game.width * game.height > 900);
+  sizeFrame();
   applyZoom(defaultZoom());
 }
 
@@ -104,6 +106,7 @@ function setGame(g) {
   document.title = title + " · Démineur";
   setClock(g.elapsed_ms, g.state === "playing");
   drawHud();
+  if (first) sizeFrame(); // now that the toolbar shows what this visitor may use
   if (ENDED.has(g.state)) showResult();
   else $("result").hidden = true;
 }
@@ -119,7 +122,7 @@ function showResult() {
   else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: g.player, time: fmtTime(g.elapsed_ms) }) : lostText(g, false);
   const stats = [];
   if (rs.bbbv !== undefined && rs.bbbv !== null) stats.push(fmt(gettext("3BV %(n)s"), { n: rs.bbbv }));
-  if (rs.bbbv_per_s) stats.push(fmt(gettext("%(n)s 3BV/s"), { n: rs.bbbv_per_s.toFixed(2) }));
+  if (rs.bbbv_per_s) stats.push(fmt(gettext("%(n)s 3BV/s"), { n: fmtNum(rs.bbbv_per_s, 2) }));
   if (rs.efficiency) stats.push(fmt(gettext("efficiency %(n)s"), { n: Math.round(rs.efficiency * 100) + " %" }));
   const box = $("result");
   box.replaceChildren(
@@ -136,6 +139,9 @@ function showResult() {
   box.hidden = false;
   box.className = "result " + (won ? "result-win" : "result-loss");
   say(headline);
+  // A big board fills the screen: bring the result (and New game) into sight below it.
+  const r = box.getBoundingClientRect();
+  if (r.bottom > window.innerHeight) box.scrollIntoView({ block: "nearest" });
 }
 
 function lostText(g, mine) {
@@ -153,14 +159,39 @@ function zoomKey() {
   return "zoom:" + game.width + "x" + game.height;
 }
 
+// The height the board frame may take: from its top to the bottom of the screen, so the
+// counters, the tools and the whole frame are seen at once (no page scroll fighting the
+// board's own scroll on a phone). On a very short screen, the screen under the top bar.
+function frameRoom() {
+  const wrap = $("board-wrap");
+  const top = wrap.getBoundingClientRect().top + window.scrollY;
+  const bar = document.querySelector(".topbar").offsetHeight;
+  // On a phone the flag toggle floats over the bottom corner: the frame stops above it, so
+  // no cell can hide under the toggle.
+  const toggle = $("flag-mode");
+  // (It is hidden while paused, so its height is then taken as the CSS gives it: 52 px.)
+  const floating = canPlay() && getComputedStyle(toggle).position === "fixed";
+  const below = window.innerHeight - top - 12 - (floating ? (toggle.offsetHeight || 52) + 12 : 0);
+  return below >= 240 ? below : window.innerHeight - bar - 16;
+}
+
+function sizeFrame() {
+  const wrap = $("board-wrap");
+  wrap.style.maxHeight = Math.round(frameRoom()) + "px"; // a board that fits is not affected
+}
+window.addEventListener("resize", () => game && sizeFrame());
+
 function defaultZoom() {
   const saved = Number(localStorage.getItem(zoomKey()));
   if (saved) return saved;
   const coarse = window.matchMedia("(pointer: coarse)").matches;
-  const avail = Math.max(280, $("board-wrap").clientWidth - 16);
-  const fit = Math.floor(avail / game.width);
-  // Fit the width when the cells stay usable; otherwise scroll (a phone on Marathon).
-  return Math.max(coarse ? 30 : 18, Math.min(36, fit));
+  const pad = 16;
+  const fitW = Math.floor((Math.max(280, $("board-wrap").parentElement.clientWidth) - pad) / game.width);
+  if (coarse) return Math.max(30, Math.min(36, fitW)); // a finger needs ~30 px; big boards scroll
+  // With a mouse, fit the whole board on the screen when the cells stay readable (15 px:
+  // Marathon on a laptop), else scroll.
+  const fitH = Math.floor((frameRoom() - pad) / game.height);
+  return Math.max(15, Math.min(36, fitW, fitH));
 }
 
 function applyZoom(px) {
@@ -170,8 +201,14 @@ function applyZoom(px) {
 }
 
 function zoom(step) {
-  const current = parseFloat(getComputedStyle($("board-wrap")).getPropertyValue("--cell")) || 28;
+  const wrap = $("board-wrap");
+  const current = parseFloat(wrap.style.getPropertyValue("--cell")) || 28;
+  // Keep the cell at the centre of the frame where it is, so zooming never loses your place.
+  const cx = (wrap.scrollLeft + wrap.clientWidth / 2) / current;
+  const cy = (wrap.scrollTop + wrap.clientHeight / 2) / current;
   const size = applyZoom(current + step);
+  wrap.scrollLeft = cx * size - wrap.clientWidth / 2;
+  wrap.scrollTop = cy * size - wrap.clientHeight / 2;
   localStorage.setItem(zoomKey(), String(size));
 }
 $("zoom-in").addEventListener("click", () => zoom(4));

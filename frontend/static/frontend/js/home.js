@@ -1,18 +1,30 @@
 // Home: start a game (a level or a custom board), find your current game, watch live games.
 // Live games come from the lobby socket /ws/live; without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, fmt, me, el, levelLabel, wsUrl, signInUrl, fmtClock } from "./api.js";
+import { api, ApiError, gettext, me, el, levelLabel, wsUrl } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const live = new Map(); // id -> lobby game
 
+// A visitor who picks a level before signing in comes back here with ?play=<level> (the
+// sign-in's `next`), and the game starts at once: one click, as for a signed-in player.
+function signInThenPlay(body) {
+  const back = body.level ? `/?play=${encodeURIComponent(body.level)}` : "/";
+  location.href = "/signin?next=" + encodeURIComponent(back);
+}
+
 async function start(body) {
-  if (!me()) return (location.href = signInUrl());
+  if (!me()) return signInThenPlay(body);
+  // A new game of the same level ends a started one as a loss (RULES.md, Statistics): ask,
+  // as the game page does, instead of losing a streak to a click on the wrong card.
+  const level = body.level || "custom";
+  const started = (await current).find((g) => g.level === level && ["playing", "paused"].includes(g.state));
+  if (started && !confirm(gettext("Start a new game? The current one will count as a loss."))) return;
   $("home-error").textContent = "";
   try {
     const g = await api("POST", "/api/games", body);
     location.href = `/games/${g.id}`;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return (location.href = signInUrl());
+    if (err instanceof ApiError && err.status === 401) return signInThenPlay(body);
     $("home-error").textContent = err.message;
   }
 }
@@ -20,6 +32,15 @@ async function start(body) {
 for (const card of document.querySelectorAll(".level-card")) {
   card.addEventListener("click", () => start({ level: card.dataset.level }));
 }
+// At most width × height − 9 mines (RULES.md, Levels): the browser then explains a wrong
+// count itself, in its own language, before anything is sent.
+const customForm = $("custom");
+function limitMines() {
+  const w = Number(customForm.elements.width.value), h = Number(customForm.elements.height.value);
+  if (w >= 5 && h >= 5) customForm.elements.mines.max = String(w * h - 9);
+}
+customForm.addEventListener("input", limitMines);
+limitMines();
 $("custom").addEventListener("submit", (e) => {
   e.preventDefault();
   const f = new FormData(e.target);
@@ -91,20 +112,30 @@ function connectLobby() {
   });
 }
 
+/** The player's unfinished games (at most one per level), however old they are. */
 async function loadCurrent() {
-  if (!me()) return;
+  if (!me()) return [];
   try {
-    const page = await api("GET", `/api/games?user=${encodeURIComponent(me())}&page_size=20`);
-    const running = page.results.filter((g) => ["new", "playing", "paused"].includes(g.state));
-    if (!running.length) return;
-    $("current-list").replaceChildren(...running.map((g) => gameLine(g, gettext("Continue"))));
-    $("current").hidden = false;
+    const user = encodeURIComponent(me());
+    const pages = await Promise.all(["playing", "paused", "new"].map((state) => api("GET", `/api/games?user=${user}&state=${state}&page_size=20`)));
+    const running = pages.flatMap((page) => page.results);
+    if (running.length) {
+      $("current-list").replaceChildren(...running.map((g) => gameLine(g, gettext("Continue"))));
+      $("current").hidden = false;
+    }
+    return running;
   } catch (err) {
-    /* nothing to show */
+    return []; // nothing to show, nothing to warn about
   }
 }
+const current = loadCurrent();
 
-loadCurrent();
+const wanted = new URLSearchParams(location.search).get("play");
+if (wanted && me() && document.querySelector(`.level-card[data-level="${CSS.escape(wanted)}"]`)) {
+  history.replaceState(null, "", "/"); // a reload must not start another game
+  start({ level: wanted });
+}
+
 loadLiveByRest().then(connectLobby);
 setInterval(() => {
   // The lobby socket keeps the list fresh; without it, read it again now and then.

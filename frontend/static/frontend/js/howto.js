@@ -22,7 +22,9 @@ function setUp(section) {
   const out = section.querySelector(".demo-out");
   let local, view, started;
 
-  const reset = () => {
+  // The page opens on the picture the rules describe (the first tap made, its square open);
+  // "Start again" closes the board so the reader can make that tap.
+  const reset = (tapped) => {
     local = new LocalBoard(spec.width, spec.height, new Set(spec.mines.map(idx)));
     started = !spec.start;
     const fresh = document.createElement("div"); // a new element: no listeners left from before
@@ -55,7 +57,11 @@ function setUp(section) {
     } else {
       view.setMarks({ [idx(spec.start)]: "m-start" });
     }
-    out.textContent = "";
+    out.textContent = spec.start ? gettext("Tap the framed cell.") : "";
+    if (tapped && spec.start) {
+      started = true;
+      show(local.reveal(spec.start[0], spec.start[1]));
+    }
   };
 
   const show = (changes, flagOnly = false) => {
@@ -68,8 +74,8 @@ function setUp(section) {
     out.textContent = text;
   };
 
-  section.querySelector(".demo-reset").addEventListener("click", reset);
-  reset();
+  section.querySelector(".demo-reset").addEventListener("click", () => reset(false));
+  reset(true);
 }
 
 document.querySelectorAll(".demo").forEach(setUp);

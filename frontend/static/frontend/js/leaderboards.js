@@ -1,6 +1,6 @@
 // Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s and streaks,
 // rolling periods, pages, and "jump to my row" (?around=me).
-import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtDate, signInUrl } from "./api.js";
+import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const level = $("board-section").dataset.level;
@@ -38,13 +38,16 @@ function head() {
   return el("tr", {}, ...cols.map((c, i) => el("th", { scope: "col", class: i === 0 || i === 2 || (view.kind === "streaks" && i === 3) ? "num" : null, text: c })));
 }
 
+// The day fits a phone's width; the hour is in the tooltip.
+const when = (r) => el("td", { text: fmtDate(r.achieved_at, false), title: fmtDate(r.achieved_at) });
+
 function row(r) {
   const mine = r.player === me();
   const player = el("td", {}, el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }));
   const cells = [el("td", { class: "num", text: String(r.rank) }), player];
   const game = (text) => (r.game_id ? el("a", { href: `/games/${r.game_id}/replay`, title: gettext("Replay"), text }) : text);
-  if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), el("td", { text: fmtDate(r.achieved_at) }));
-  else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(Number(r.bbbv_per_s).toFixed(2))), el("td", { text: fmtDate(r.achieved_at) }));
+  if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), when(r));
+  else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(fmtNum(Number(r.bbbv_per_s), 2))), when(r));
   else cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null }, ...cells);
 }
@@ -61,7 +64,11 @@ function pageOf(data) {
 
 async function load() {
   $("lb-error").textContent = "";
-  for (const b of document.querySelectorAll("[data-kind]")) b.setAttribute("aria-selected", String(b.dataset.kind === view.kind));
+  for (const b of document.querySelectorAll("[data-kind]")) {
+    b.setAttribute("aria-selected", String(b.dataset.kind === view.kind));
+    b.tabIndex = b.dataset.kind === view.kind ? 0 : -1; // a tab list is one Tab stop
+  }
+  $("ranking-panel").setAttribute("aria-labelledby", "tab-" + view.kind);
   $("period-label").hidden = view.kind === "streaks";
   $("sort-label").hidden = view.kind !== "streaks";
   $("period").value = view.period;
@@ -106,6 +113,16 @@ for (const b of document.querySelectorAll("[data-kind]")) {
     load();
   });
 }
+// Arrow keys move between the ranking tabs (the ARIA tabs pattern).
+document.querySelector("[role=tablist]").addEventListener("keydown", (e) => {
+  const tabs = [...document.querySelectorAll("[data-kind]")];
+  const i = tabs.indexOf(document.activeElement);
+  if (i < 0 || !["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
+  e.preventDefault();
+  const j = e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : (i + (e.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length;
+  tabs[j].focus();
+  tabs[j].click();
+});
 $("period").addEventListener("change", (e) => ((view.period = e.target.value), (view.page = 1), load()));
 $("sort").addEventListener("change", (e) => ((view.sort = e.target.value), (view.page = 1), load()));
 $("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));

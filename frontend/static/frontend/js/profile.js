@@ -1,6 +1,6 @@
 // A player's profile (API.md, profiles): stats per level, a chart of recent winning times
 // (inline SVG, no library) and the newest ended games with links to their replays.
-import { api, ApiError, gettext, fmt, el, fmtTime, fmtDate, levelLabel } from "./api.js";
+import { api, ApiError, gettext, fmt, el, fmtTime, fmtNum, fmtDate, levelLabel } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const username = $("profile").dataset.username;
@@ -24,7 +24,7 @@ function statsRows(stats) {
       el("td", { class: "num", text: pct(s.win_rate) }),
       el("td", { class: "num" }, best),
       el("td", { class: "num", text: fmtTime(s.average_win_ms) }),
-      el("td", { class: "num", text: s.best_bbbv_per_s ? Number(s.best_bbbv_per_s).toFixed(2) : "—" }),
+      el("td", { class: "num", text: s.best_bbbv_per_s ? fmtNum(Number(s.best_bbbv_per_s), 2) : "—" }),
       el("td", { class: "num", text: `${s.current_streak} / ${s.best_streak}` }),
     );
   });
@@ -48,16 +48,21 @@ function drawChart(level) {
     box.replaceChildren(el("p", { class: "muted", text: gettext("No won game at this level among the recent games.") }));
     return;
   }
-  const W = 640, H = 240, L = 56, R = 16, T = 16, B = 34;
+  // As wide as its box, so the labels keep their size on a phone (no shrunken text).
+  const W = Math.max(300, Math.min(900, box.clientWidth || 640)), H = 240, L = 56, R = 16, T = 16, B = 34;
   const times = games.map((g) => g.elapsed_ms / 1000);
-  const max = Math.max(...times) * 1.1 || 1;
+  // Round steps for the grid (1, 2 or 5 times a power of ten): 0 s, 10 s, 20 s…
+  const raw = (Math.max(...times) * 1.05) / 4 || 1;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw);
+  const max = step * 4;
   const x = (i) => (games.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (games.length - 1));
   const y = (s) => T + (H - T - B) * (1 - s / max);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": fmt(gettext("Winning times at %(level)s, oldest to newest"), { level: levelLabel(level) }) });
   for (let k = 0; k <= 4; k++) {
-    const v = (max * k) / 4;
+    const v = step * k;
     chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }));
-    chart.append(svg("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(v < 10 ? 1 : 0) + " s"));
+    chart.append(svg("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, fmtNum(v, step < 1 ? 1 : 0) + "\u00a0s"));
   }
   chart.append(svg("polyline", { points: times.map((s, i) => `${x(i)},${y(s)}`).join(" "), class: "line" }));
   times.forEach((s, i) => {
@@ -76,7 +81,7 @@ function recentRow(g) {
     "li",
     {},
     el("span", { class: "pill " + g.state, text: outcome }),
-    el("span", { class: "grow" }, levelLabel(g.level), " · ", g.elapsed_ms !== null ? fmtTime(g.elapsed_ms) : "—", el("span", { class: "muted", text: " · " + fmtDate(g.ended_at) })),
+    el("span", { class: "grow" }, levelLabel(g.level), " · ", g.elapsed_ms !== null ? fmtTime(g.elapsed_ms) : "—", el("small", { class: "muted when", text: fmtDate(g.ended_at) })),
     el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
   );
 }

@@ -29,8 +29,13 @@ function simulate() {
   frames = [local.rows()];
   for (const m of moves) {
     if (m.action === "reveal") local.reveal(m.x, m.y);
-    else if (m.action === "flag") local.flag(m.x, m.y);
     else if (m.action === "chord") local.chord(m.x, m.y);
+    else if (m.action === "flag") {
+      // `flagged` (true/false) is what the move asked for; null was a toggle (API.md, flag).
+      const before = local.view[m.y * game.width + m.x];
+      local.flag(m.x, m.y, m.flagged === undefined ? null : m.flagged);
+      m.unflag = before === "F" && local.view[m.y * game.width + m.x] === "#";
+    }
     frames.push(local.rows());
   }
   frames[frames.length - 1] = game.board; // the server's own end picture: mines, wrong flags
@@ -42,13 +47,15 @@ function show(k) {
   $("scrub").value = String(step);
   const m = moves[step - 1];
   const names = ACTION_NAMES();
+  // The cell of the move just shown is framed, so each step is easy to follow.
+  view.setMarks(m && m.x !== null ? { [m.y * game.width + m.x]: "m-last" } : {});
   $("step-info").textContent =
     step === 0
       ? fmt(gettext("Move 0 of %(n)s"), { n: moves.length })
       : fmt(gettext("Move %(k)s of %(n)s: %(action)s %(cell)s at %(time)s"), {
           k: step,
           n: moves.length,
-          action: names[m.action] || m.action,
+          action: m.unflag ? gettext("remove the flag") : names[m.action] || m.action,
           cell: m.x === null ? "" : `(${m.x + 1}, ${m.y + 1})`,
           time: fmtTime(m.at_ms),
         });
@@ -93,6 +100,8 @@ function play() {
     (game.state === "won" ? fmt(gettext("Won in %(time)s"), { time: fmtTime(game.elapsed_ms) }) : gettext("Lost")) +
     (game.result_stats ? " · 3BV " + game.result_stats.bbbv : "");
   moves = (await allMoves()).filter((m) => m.action !== "pause" && m.action !== "resume");
+  // The controls and the board appear only for a game that can be replayed.
+  for (const node of [document.querySelector(".replay-controls"), $("scrub"), $("board-wrap")]) node.hidden = false;
   simulate();
   view = new BoardView($("board"), {
     width: game.width,
@@ -109,5 +118,20 @@ function play() {
   $("forward").addEventListener("click", () => (stop(), show(step + 1)));
   $("last").addEventListener("click", () => (stop(), show(frames.length - 1)));
   $("play").addEventListener("click", play);
+  // Arrow keys step through the moves when the focus is not on a control that uses them.
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest("select, input, [role=grid]")) return;
+    if (e.key === "ArrowLeft") (stop(), show(step - 1));
+    else if (e.key === "ArrowRight") (stop(), show(step + 1));
+    else return;
+    e.preventDefault();
+  });
+  if (!moves.length) {
+    // Games imported without their moves (demo data) can still show how they ended.
+    for (const id of ["first", "back", "play", "forward", "last", "scrub", "speed"]) $(id).disabled = true;
+    view.setRows(game.board);
+    $("step-info").textContent = gettext("No moves were recorded for this game: here is how it ended.");
+    return;
+  }
   show(0);
 })();
