@@ -75,7 +75,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
     code = _DEFAULT_CODES.get(type(exc), "error")
     if isinstance(exc, exceptions.ValidationError):
-        details = {"fields": _flatten(exc.detail)}
+        # `codes` gives each field's stable machine-readable reasons (e.g. "username_taken").
+        details = {"fields": _flatten(exc.detail), "codes": _flatten(exc.get_codes())}
         message = "The request is malformed."
     else:
         details = {}

@@ -37,9 +37,14 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
 
     qs = Game.objects.select_related("player").order_by("-created_at", "-id")
     if state is not None:
-        if state not in LIST_STATES:
-            raise GameError("invalid", f"Unknown state {state!r}.", {"states": sorted(LIST_STATES)})
-        qs = qs.filter(state=state)
+        # An extension of API.md: several states separated by commas (`state=playing,paused`).
+        states = state.split(",")
+        unknown = [s for s in states if s not in LIST_STATES]
+        if unknown:
+            raise GameError(
+                "invalid", f"Unknown state {unknown[0]!r}.", {"states": sorted(LIST_STATES)}
+            )
+        qs = qs.filter(state__in=states)
     if level is not None:
         if level not in LEVELS and level != "custom":
             raise GameError("invalid", f"Unknown level {level!r}.")

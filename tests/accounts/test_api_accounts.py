@@ -151,3 +151,11 @@ def test_a_token_records_when_it_was_last_used(alice_api):
     alice_api.get("/api/me")  # within the hour: no extra write
     token.refresh_from_db()
     assert token.last_used_at == first
+
+
+def test_a_taken_username_has_a_stable_code(alice, anon_api):
+    response = anon_api.post(
+        "/api/auth/register", {"username": "alice", "password": PASSWORD}, format="json"
+    )
+    error = assert_error(response, 400, "invalid")
+    assert error["error"]["details"]["codes"]["username"] == ["username_taken"]

@@ -211,3 +211,13 @@ def test_a_new_custom_game_abandons_a_started_custom_game_of_any_size(alice_api)
     )
     alice_api.post("/api/games", {"width": 20, "height": 9, "mines": 30}, format="json")
     assert alice_api.get(f"/api/games/{first['id']}").json()["end_reason"] == "abandoned"
+
+
+def test_the_games_list_accepts_several_states(alice_api, bob_api, anon_api):
+    start(alice_api, "expert")
+    paused = start(bob_api, "expert")
+    post(bob_api, paused["id"], "pause")
+    new_game(alice_api, "beginner")
+    both = anon_api.get("/api/games?state=playing,paused").json()
+    assert sorted(g["state"] for g in both["results"]) == ["paused", "playing"]
+    assert_error(anon_api.get("/api/games?state=playing,sleeping"), 400, "invalid")
