@@ -33,7 +33,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+from bench.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -285,17 +286,7 @@ class Ports:
         self.taken: set[int] = set()
 
     def take(self) -> int:
-        for port in PORTS:
-            if port in self.taken:
-                continue
-            with socket.socket() as probe:
-                try:
-                    probe.bind((HOST, port))
-                except OSError:
-                    continue
-            self.taken.add(port)
-            return port
-        raise SystemExit("no free port in 18400-18449")
+        return free_port(PORTS, self.taken)
 
 
 class Server:

@@ -30,7 +30,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+from bench.ports import free_port
 
 from .wsclient import Frame, RawSocket, http_post, open_socket
 
@@ -127,17 +128,7 @@ class Env:
         return env
 
     def port(self) -> int:
-        for port in PORTS:
-            if port in self.taken_ports:
-                continue
-            with socket.socket() as probe:
-                try:
-                    probe.bind((HOST, port))
-                except OSError:
-                    continue
-            self.taken_ports.add(port)
-            return port
-        raise SystemExit("no free port in 18150-18199")
+        return free_port(PORTS, self.taken_ports)
 
 
 class Server:
