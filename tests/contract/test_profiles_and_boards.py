@@ -13,24 +13,10 @@ from accounts.models import User
 from accounts.stats import record_game_end
 from tests.conftest import client_for
 from tests.games.helpers import assert_error, mines, new_game, post, start
+from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
 
 pytestmark = pytest.mark.django_db
 
-BUCKETS = ["beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom"]
-STATS_KEYS = {
-    "played",
-    "won",
-    "win_rate",
-    "current_streak",
-    "best_streak",
-    "best_time_ms",
-    "best_time_game_id",
-    "best_bbbv_per_s",
-    "best_bbbv_per_s_game_id",
-    "average_win_ms",
-    "best_times",
-}
-RECENT_KEYS = {"id", "level", "state", "end_reason", "elapsed_ms", "result_stats", "ended_at"}
 ROW_KEYS = {
     "times": {"rank", "player", "time_ms", "game_id", "achieved_at"},
     "speed": {"rank", "player", "bbbv_per_s", "game_id", "achieved_at"},

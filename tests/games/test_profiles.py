@@ -5,25 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
+
 from .helpers import assert_error, new_game, post, start, win
 
 pytestmark = pytest.mark.django_db
-
-BUCKETS = ["beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom"]
-STATS_KEYS = {
-    "played",
-    "won",
-    "win_rate",
-    "current_streak",
-    "best_streak",
-    "best_time_ms",
-    "best_time_game_id",
-    "best_bbbv_per_s",
-    "best_bbbv_per_s_game_id",
-    "average_win_ms",
-    "best_times",
-}
-RECENT_KEYS = {"id", "level", "state", "end_reason", "elapsed_ms", "result_stats", "ended_at"}
 
 
 def test_a_new_players_profile_lists_every_bucket_with_zeros_and_nulls(alice, anon_api):
