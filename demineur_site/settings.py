@@ -176,6 +176,10 @@ WS_MESSAGES_PER_SECOND = env_int("WS_MESSAGES_PER_SECOND", 50)
 WS_MESSAGES_BURST = env_int("WS_MESSAGES_BURST", 100)
 # Test-only: a fixed seed makes mine layouts deterministic. Never set in production.
 GAME_TEST_SEED = env_str("GAME_TEST_SEED", "")
+if GAME_TEST_SEED and not DEBUG:
+    raise ImproperlyConfigured(
+        "GAME_TEST_SEED makes mine layouts predictable: it is refused with DEBUG off."
+    )
 
 # --- i18n ---------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
