@@ -44,8 +44,8 @@ from demineur_site.api_errors import ApiError, error_body
 from . import events, selectors, services
 from .api.serializers import FlagIn, MoveIn
 from .errors import GameError
-from .models import ENDED_STATES, Game, GameState
-from .presenters import game_dict, game_elapsed_ms
+from .models import ENDED_STATES, Game
+from .presenters import game_dict, game_elapsed_ms, lobby_game_dict
 
 log = logging.getLogger(__name__)
 
@@ -477,24 +477,8 @@ def _plain(detail: Any) -> Any:
 
 def _live_games(limit: int = LOBBY_SNAPSHOT_SIZE) -> list[dict[str, Any]]:
     """The newest running games, in the shape of the lobby's game_started events."""
-    games = (
-        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED))
-        .select_related("player")
-        .defer("board")
-        .order_by("-created_at", "-id")[:limit]
-    )
     return [
-        {
-            "id": str(g.id),
-            "player": g.player.username,
-            "level": g.level,
-            "width": g.width,
-            "height": g.height,
-            "state": g.state,
-            "end_reason": g.end_reason,
-            "elapsed_ms": game_elapsed_ms(g),
-        }
-        for g in games
+        lobby_game_dict(g, player_name=g.player.username) for g in selectors.live_games(limit=limit)
     ]
 
 

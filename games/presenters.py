@@ -80,6 +80,20 @@ def game_dict(
     }
 
 
+def lobby_game_dict(game: Game, *, player_name: str) -> dict[str, Any]:
+    """A game as the lobby (/ws/live) lists it: who plays what, and how it stands. No board."""
+    return {
+        "id": str(game.id),
+        "player": player_name,
+        "level": game.level,
+        "width": game.width,
+        "height": game.height,
+        "state": game.state,
+        "end_reason": game.end_reason,
+        "elapsed_ms": game_elapsed_ms(game),
+    }
+
+
 def changes_list(changes: tuple[Change, ...] | list[Change]) -> list[dict[str, Any]]:
     return [{"x": c.x, "y": c.y, "v": c.v} for c in changes]
 

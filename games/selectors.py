@@ -76,3 +76,13 @@ def recent_games(*, user: User, limit: int = 20) -> list[Game]:
         .order_by("-ended_at")
         .defer("board")[:limit]
     )
+
+
+def live_games(*, limit: int) -> list[Game]:
+    """The newest running (playing or paused) games, for the lobby's snapshot."""
+    return list(
+        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED))
+        .select_related("player")
+        .defer("board")
+        .order_by("-created_at", "-id")[:limit]
+    )

@@ -24,7 +24,7 @@ from . import clock, engine, events
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move
-from .presenters import changes_list, game_dict
+from .presenters import changes_list, game_dict, lobby_game_dict
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
@@ -124,21 +124,8 @@ def game_create(
             created_at=now,
             last_action_at=now,
         )
-        events.lobby_on_commit("game_started", _lobby_game(game, player.username))
+        events.lobby_on_commit("game_started", lobby_game_dict(game, player_name=player.username))
     return game
-
-
-def _lobby_game(game: Game, player_name: str) -> dict[str, Any]:
-    return {
-        "id": str(game.id),
-        "player": player_name,
-        "level": game.level,
-        "width": game.width,
-        "height": game.height,
-        "state": game.state,
-        "end_reason": game.end_reason,
-        "elapsed_ms": game.elapsed_ms,
-    }
 
 
 # --- moves --------------------------------------------------------------------------------
@@ -263,6 +250,7 @@ def game_move(
         at_ms = _record(
             game,
             board,
+            player_name=player.username,
             now=now,
             action=action,
             x=x,
@@ -290,6 +278,7 @@ def _record(
     game: Game,
     board: Board,
     *,
+    player_name: str,
     now: datetime,
     action: str,
     x: int | None = None,
@@ -314,6 +303,7 @@ def _record(
         _finish(
             game,
             board,
+            player_name=player_name,
             now=now,
             at_ms=at_ms,
             reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
@@ -335,7 +325,9 @@ def _record(
     return at_ms
 
 
-def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str) -> None:
+def _finish(
+    game: Game, board: Board, *, player_name: str, now: datetime, at_ms: int, reason: str
+) -> None:
     """End the game: fix its time and result stats, and update the player's statistics in
     the same transaction (accounts.stats)."""
     won = reason == EndReason.CLEARED
@@ -359,7 +351,7 @@ def _finish(game: Game, board: Board, *, now: datetime, at_ms: int, reason: str)
     )
     if record and game.ranked:
         # A new personal best on a ranked board is news for the lobby (after the commit).
-        base = {"player": game.player.username, "level": game.level, "game_id": str(game.id)}
+        base = {"player": player_name, "level": game.level, "game_id": str(game.id)}
         if record.best_time:
             events.lobby_on_commit("record", {**base, "kind": "time", "time_ms": at_ms})
         if record.best_speed and game.bbbv_per_s is not None:
@@ -403,7 +395,7 @@ def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
             "game": game_dict(game, player_name=player_name, board=board),
         },
     )
-    events.lobby_on_commit("game_ended", _lobby_game(game, player_name))
+    events.lobby_on_commit("game_ended", lobby_game_dict(game, player_name=player_name))
 
 
 # --- pause, resume, resign, abandon ---------------------------------------------------------
@@ -419,7 +411,7 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
         game.paused_at = now  # the clock stops here; _record reads it as the move's time
-        at_ms = _record(game, board, now=now, action=Action.PAUSE)
+        at_ms = _record(game, board, player_name=player.username, now=now, action=Action.PAUSE)
         events.game_on_commit(
             game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state}
         )
@@ -442,7 +434,7 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         game.paused_at = None
         game.state = GameState.PLAYING
         board = Board.decode(bytes(game.board))
-        at_ms = _record(game, board, now=now, action=Action.RESUME)
+        at_ms = _record(game, board, player_name=player.username, now=now, action=Action.RESUME)
         snapshot = game_dict(game, player_name=player.username, board=board, now=now)
         events.game_on_commit(
             game.id,
@@ -499,7 +491,7 @@ def _end_without_mine(
     )
     game.seq += 1
     game.last_action_at = now
-    _finish(game, board, now=now, at_ms=at_ms, reason=reason)
+    _finish(game, board, player_name=player_name, now=now, at_ms=at_ms, reason=reason)
     game.board = board.encode()
     game.save()
     Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
@@ -523,7 +515,9 @@ def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
     if game.state == GameState.NEW:
         # The lobby heard of the game when it was created: without this it would list a game
         # that no longer exists. `game_ended` is what a lobby client drops a game on.
-        events.lobby_on_commit("game_ended", {**_lobby_game(game, player_name), "discarded": True})
+        events.lobby_on_commit(
+            "game_ended", {**lobby_game_dict(game, player_name=player_name), "discarded": True}
+        )
         # Its watchers are told it is gone, as a socket opened on an unknown game is.
         events.game_on_commit(game.id, {"type": "discarded", "seq": game.seq})
         game.delete()
