@@ -36,7 +36,7 @@ migrate: venv
 
 # One command, one address: uvicorn serves the ASGI application (HTTP and WebSockets).
 run: migrate
-	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
 
 test: venv
 	$(PY) -m pytest -q

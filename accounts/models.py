@@ -11,11 +11,40 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 
 
+class AccountKind(models.TextChoices):
+    """RULES.md, Fair play: humans and bots rank on separate boards; guests never rank."""
+
+    HUMAN = "human"
+    BOT = "bot"
+    GUEST = "guest"
+
+
+class BoardPool(models.TextChoices):
+    """Which boards an account's ranked games enter. `none`: no board at all (a flagged
+    account, or a guest). Stored on the board rows themselves, so a board is one filter."""
+
+    HUMAN = "human"
+    BOT = "bot"
+    NONE = "none"
+
+
 class User(AbstractUser):
     """A player. The username is public: it names the player on boards and in URLs."""
 
+    kind = models.CharField(max_length=5, choices=AccountKind.choices, default=AccountKind.HUMAN)
+    # Set when staff confirm a superhuman game (docs/FAIRPLAY.md): none of the account's games
+    # rank again. Statistics are kept.
+    flagged = models.BooleanField(default=False)
+    flagged_at = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         db_table = "accounts_user"
+
+    @property
+    def board_pool(self) -> str:
+        if self.flagged or self.kind == AccountKind.GUEST:
+            return BoardPool.NONE
+        return BoardPool.BOT if self.kind == AccountKind.BOT else BoardPool.HUMAN
 
 
 def hash_token_key(key: str) -> str:
@@ -69,6 +98,9 @@ class PlayerStats(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stats"
     )
     level = models.CharField(max_length=16)
+    # The streak boards this row ranks on (BoardPool): the owner's pool at their last game end,
+    # `none` once the account is flagged.
+    pool = models.CharField(max_length=5, choices=BoardPool.choices, default=BoardPool.HUMAN)
     played = models.PositiveIntegerField(default=0)
     won = models.PositiveIntegerField(default=0)
     total_win_ms = models.BigIntegerField(default=0)  # for the average time of wins
@@ -119,13 +151,13 @@ class PlayerStats(models.Model):
             # rows ahead of a player, all from the index (an expression index could not
             # serve index-only scans).
             models.Index(
-                fields=["level", "best_streak_key", "best_streak_at", "user"],
+                fields=["level", "pool", "best_streak_key", "best_streak_at", "user"],
                 include=["id"],
                 name="stats_best_streak_board",
                 condition=models.Q(best_streak__gt=0),
             ),
             models.Index(
-                fields=["level", "current_streak_key", "current_streak_at", "user"],
+                fields=["level", "pool", "current_streak_key", "current_streak_at", "user"],
                 include=["id"],
                 name="stats_current_streak_board",
                 condition=models.Q(current_streak__gt=0),
@@ -158,6 +190,7 @@ class PersonalRecord(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     level = models.CharField(max_length=16)
+    pool = models.CharField(max_length=5, choices=BoardPool.choices, default=BoardPool.HUMAN)
     kind = models.CharField(max_length=5, choices=RecordKind.choices)
     score = models.FloatField()
     time_ms = models.BigIntegerField()
@@ -176,24 +209,24 @@ class PersonalRecord(models.Model):
             # page are read from the table.
             # All time: chain heads in rank order.
             models.Index(
-                fields=["level", "kind", "score", "achieved_at", "user"],
+                fields=["level", "pool", "kind", "score", "achieved_at", "user"],
                 name="record_all_time",
                 include=["id"],
                 condition=models.Q(prev_at=CHAIN_START),
             ),
             # Long periods: walk in rank order, filtering on the period.
             models.Index(
-                fields=["level", "kind", "score", "achieved_at", "user"],
+                fields=["level", "pool", "kind", "score", "achieved_at", "user"],
                 name="record_rank",
                 include=["prev_at", "id"],
             ),
             # Counting a long period: (links with prev_at < start) - (links with achieved_at <
             # start). No INCLUDE, so btree deduplication packs the many equal prev_at of the
             # chain heads: the cheapest index to walk.
-            models.Index(fields=["level", "kind", "prev_at"], name="record_prev"),
+            models.Index(fields=["level", "pool", "kind", "prev_at"], name="record_prev"),
             # Short periods: the few links newer than the start, sorted afterwards.
             models.Index(
-                fields=["level", "kind", "achieved_at"],
+                fields=["level", "pool", "kind", "achieved_at"],
                 name="record_recent",
                 include=["prev_at", "score", "user", "id"],
             ),

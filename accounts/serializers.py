@@ -24,6 +24,8 @@ class RegisterSerializer(serializers.Serializer[User]):
     username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     email = serializers.EmailField(required=False, allow_blank=True)
+    # RULES.md, Fair play: bots are declared; guests come from the web page, never from here.
+    kind = serializers.ChoiceField(choices=["human", "bot"], required=False, default="human")
 
     def validate_username(self, value: str) -> str:
         if User.objects.filter(username__iexact=value).exists():
@@ -48,6 +50,7 @@ class CredentialsSerializer(serializers.Serializer[User]):
 class RegisteredSerializer(serializers.Serializer[User]):
     id = serializers.IntegerField()
     username = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
 
 
 class TokenSerializer(serializers.Serializer[Any]):

@@ -28,6 +28,7 @@ from .models import (
     CHAIN_START,
     RANKED_LEVELS,
     STATS_BUCKETS,
+    BoardPool,
     PersonalRecord,
     PlayerStats,
     RecordKind,
@@ -131,6 +132,9 @@ class GameEnd:
     elapsed_ms: int
     bbbv_per_s: float | None
     ended_at: datetime
+    # Whether the game may enter the boards (RULES.md, Fair play): an unranked game counts in
+    # played, won, streaks and the average, but sets no best time and no best 3BV/s.
+    ranked: bool = True
 
 
 @dataclass(frozen=True)
@@ -151,10 +155,17 @@ def stats_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
     out = replace(s, played=s.played + 1, streaks=streaks)
     if not end.won:
         return out, GameEndResult()
+    out = replace(out, won=s.won + 1, total_win_ms=s.total_win_ms + end.elapsed_ms)
+    if not end.ranked:
+        return out, GameEndResult()
+    return ranked_win_after(out, end)
+
+
+def ranked_win_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
+    """The best times and 3BV/s after a ranked win: at its end, or when staff clear a game
+    held for review (then possibly out of order: the five best are sorted, not appended)."""
     out = replace(
-        out,
-        won=s.won + 1,
-        total_win_ms=s.total_win_ms + end.elapsed_ms,
+        s,
         best_times=tuple(
             best_times_after(
                 s.best_times, time_ms=end.elapsed_ms, game_id=end.game_id, achieved_at=end.ended_at
@@ -284,13 +295,15 @@ def _lock_stats_row(*, user_id: int, bucket: str) -> PlayerStats:
     return row
 
 
-def _update_chains(*, user_id: int, level: str, new: dict[str, Link], now: datetime) -> None:
+def _update_chains(
+    *, user_id: int, level: str, pool: str, new: dict[str, Link], now: datetime
+) -> None:
     """Apply chain_after to the player's stored chains of one level (one per kind in `new`),
     in one read, one delete and one insert; the stats row lock serializes this per level."""
     stored = list(
-        PersonalRecord.objects.filter(user_id=user_id, level=level, kind__in=list(new)).order_by(
-            "achieved_at", "id"
-        )
+        PersonalRecord.objects.filter(
+            user_id=user_id, level=level, pool=pool, kind__in=list(new)
+        ).order_by("achieved_at", "id")
     )
     gone: list[int] = []
     added: list[PersonalRecord] = []
@@ -318,6 +331,7 @@ def _update_chains(*, user_id: int, level: str, new: dict[str, Link], now: datet
                     PersonalRecord(
                         user_id=user_id,
                         level=level,
+                        pool=pool,
                         kind=kind,
                         score=ln.score,
                         time_ms=ln.time_ms,
@@ -335,6 +349,52 @@ def _update_chains(*, user_id: int, level: str, new: dict[str, Link], now: datet
         PersonalRecord.objects.bulk_create(added)
 
 
+def _game_end(
+    *,
+    won: bool,
+    game_id: Any,
+    elapsed_ms: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+    ranked: bool,
+) -> GameEnd:
+    gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
+    speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
+    return GameEnd(
+        won=won,
+        game_id=gid,
+        elapsed_ms=int(elapsed_ms),
+        bbbv_per_s=speed,
+        ended_at=ended_at,
+        ranked=ranked,
+    )
+
+
+def _save_summary(row: PlayerStats, after: Summary, *, pool: str, at: datetime) -> None:
+    for name, value in summary_fields(after).items():
+        setattr(row, name, value)
+    row.pool = pool
+    row.updated_at = at
+    row.save()
+
+
+def _enter_boards(*, user_id: int, bucket: str, pool: str, end: GameEnd) -> None:
+    """A ranked win joins the player's record chains of its pool (time, and 3BV/s if any)."""
+    if bucket == "custom" or pool == BoardPool.NONE:  # custom boards are never ranked
+        return
+    link = Link(
+        score=float(end.elapsed_ms),
+        achieved_at=end.ended_at,
+        game_id=end.game_id,
+        time_ms=end.elapsed_ms,
+        bbbv_per_s=end.bbbv_per_s,
+    )
+    chains = {RecordKind.TIME.value: link}
+    if end.bbbv_per_s is not None:
+        chains[RecordKind.SPEED.value] = replace(link, score=-end.bbbv_per_s)
+    _update_chains(user_id=user_id, level=bucket, pool=pool, new=chains, now=end.ended_at)
+
+
 def record_game_end(
     *,
     user_id: int,
@@ -344,35 +404,65 @@ def record_game_end(
     elapsed_ms: int,
     bbbv_per_s: float | None,
     ended_at: datetime,
+    ranked: bool = True,
+    pool: str = BoardPool.HUMAN,
 ) -> GameEndResult | None:
-    """Called by the games service inside the transaction that ends a game. Returns what
+    """Called by the games service inside the transaction that ends a game. `pool` is the
+    player's BoardPool; `ranked` whether the game may enter the boards. Returns what
     personal bests the game set, or None when it set none."""
     bucket = bucket_for(level)
-    gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
-    speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
-    end = GameEnd(
-        won=won, game_id=gid, elapsed_ms=int(elapsed_ms), bbbv_per_s=speed, ended_at=ended_at
+    end = _game_end(
+        won=won,
+        game_id=game_id,
+        elapsed_ms=elapsed_ms,
+        bbbv_per_s=bbbv_per_s,
+        ended_at=ended_at,
+        ranked=ranked and pool != BoardPool.NONE,
     )
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         after, result = stats_after(_summary(row), end)
-        for name, value in summary_fields(after).items():
-            setattr(row, name, value)
-        row.updated_at = ended_at
-        row.save()
-        if won and bucket != "custom":  # custom boards are never ranked
-            link = Link(
-                score=float(end.elapsed_ms),
-                achieved_at=ended_at,
-                game_id=gid,
-                time_ms=end.elapsed_ms,
-                bbbv_per_s=speed,
-            )
-            chains = {RecordKind.TIME.value: link}
-            if speed is not None:
-                chains[RecordKind.SPEED.value] = replace(link, score=-speed)
-            _update_chains(user_id=user_id, level=bucket, new=chains, now=ended_at)
+        _save_summary(row, after, pool=pool, at=ended_at)
+        if won and end.ranked:
+            _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
     return result or None
+
+
+def record_ranked_win(
+    *,
+    user_id: int,
+    level: str,
+    pool: str,
+    game_id: Any,
+    elapsed_ms: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+) -> GameEndResult | None:
+    """A won game held for review and then cleared by staff: it sets the bests it would have
+    set at its end, and joins the boards at the time it was won. Played, won and streaks
+    already counted it at the end."""
+    bucket = bucket_for(level)
+    end = _game_end(
+        won=True,
+        game_id=game_id,
+        elapsed_ms=elapsed_ms,
+        bbbv_per_s=bbbv_per_s,
+        ended_at=ended_at,
+        ranked=True,
+    )
+    with transaction.atomic():
+        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        after, result = ranked_win_after(_summary(row), end)
+        _save_summary(row, after, pool=pool, at=row.updated_at or ended_at)
+        _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
+    return result or None
+
+
+def remove_from_boards(*, user_id: int) -> None:
+    """A flagged account leaves every board: its record chains go, and its streak rows rank
+    nowhere. Its statistics stay as they are (RULES.md, Fair play)."""
+    PersonalRecord.objects.filter(user_id=user_id).delete()
+    PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
 
 
 # --- reads ------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from demineur_site.api_errors import ApiError
@@ -23,6 +22,7 @@ from .serializers import (
     RegisterSerializer,
     TokenSerializer,
 )
+from .throttles import AuthAddressThrottle, SignInUsernameThrottle
 
 
 def _user_from_credentials(request: Request) -> User:
@@ -41,7 +41,7 @@ def _user_from_credentials(request: Request) -> User:
 
 class RegisterView(APIView):
     authentication_classes: list[type] = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
     @extend_schema(
@@ -54,14 +54,18 @@ class RegisterView(APIView):
             username=data.validated_data["username"],
             password=data.validated_data["password"],
             email=data.validated_data.get("email", ""),
+            kind=data.validated_data["kind"],
         )
-        return Response({"id": user.pk, "username": user.username}, status=status.HTTP_201_CREATED)
+        return Response(
+            {"id": user.pk, "username": user.username, "kind": user.kind},
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class TokenView(APIView):
     """POST exchanges a username and password for a new token; DELETE revokes the token used."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [AuthAddressThrottle, SignInUsernameThrottle]
     throttle_scope = "auth"
 
     def get_authenticators(self):  # type: ignore[no-untyped-def]
@@ -140,14 +144,15 @@ class SessionView(APIView):
     """The web page signs in with a session cookie (API.md, Conventions): POST signs in,
     DELETE signs out, GET tells who is signed in. An extension of API.md for browsers."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [AuthAddressThrottle, SignInUsernameThrottle]
     throttle_scope = "auth"
 
     @extend_schema(request=None, responses={200: RegisteredSerializer}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError(401, "not_authenticated", "Not signed in.")
-        return Response({"id": request.user.pk, "username": request.user.get_username()})
+        user = request.user
+        return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
 
     @extend_schema(
         request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"]
@@ -155,9 +160,10 @@ class SessionView(APIView):
     def post(self, request: Request) -> Response:
         user = _user_from_credentials(request)
         login(request._request, user)
-        return Response({"id": user.pk, "username": user.get_username()})
+        return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
     def delete(self, request: Request) -> Response:
+        services.session_sockets_close(session_key=request.session.session_key)
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

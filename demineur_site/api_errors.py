@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -66,6 +67,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith("CSRF Failed"):
+        # DRF's SessionAuthentication refuses a session request without a valid CSRF token.
+        return Response(
+            error_body("csrf_failed", str(exc.detail)), status=status.HTTP_403_FORBIDDEN
+        )
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500
     wait = getattr(exc, "wait", None)
@@ -92,8 +98,27 @@ def _json_error(status_code: int, code: str, message: str) -> JsonResponse:
     return JsonResponse(error_body(code, message), status=status_code)
 
 
+@csrf_exempt  # an unknown path is 404 for every method: a CSRF refusal never comes first
 def api_not_found(request: HttpRequest) -> HttpResponse:
     return _json_error(404, "not_found", "Not found.")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: under /api/ the JSON error body, elsewhere Django's page."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            error_body(
+                "csrf_failed", f"CSRF check failed: {reason}" if reason else "CSRF check failed."
+            ),
+            status=403,
+        )
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    return django_csrf_failure(request, reason=reason)
+
+
+def server_error_response() -> JsonResponse:
+    return _json_error(500, "server_error", "Internal server error.")
 
 
 def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -20,12 +20,14 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import WebSocketAuthMiddleware  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_http,
+        # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
+        "http": BodySizeLimitASGI(django_http),
         # Token, or session cookie with this site's Origin, or anonymous read-only (games.ws_auth).
         "websocket": WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns)),
     }

@@ -37,6 +37,36 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from exc
 
 
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from exc
+
+
+def env_levels(name: str, default: dict[str, float]) -> dict[str, float]:
+    """Per-level numbers: the defaults, with `level:value,level:value` from the environment
+    replacing some of them (an unknown level fails at start-up).
+
+    >>> import os; os.environ["X_TEST_LEVELS"] = "expert:7.5"
+    >>> env_levels("X_TEST_LEVELS", {"beginner": 12.0, "expert": 9.0})
+    {'beginner': 12.0, 'expert': 7.5}
+    """
+    out = dict(default)
+    for item in env_list(name, []):
+        level, _, value = item.partition(":")
+        if level.strip() not in out:
+            raise ImproperlyConfigured(f"{name}: unknown level {level!r}")
+        try:
+            out[level.strip()] = float(value)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not level:number") from exc
+    return out
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

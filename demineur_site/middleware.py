@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import io
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
-from .api_errors import error_body
+from .api_errors import error_body, server_error_response
 
 
 class RejectNulCharactersMiddleware:
@@ -25,3 +31,225 @@ class RejectNulCharactersMiddleware:
                 status=400,
             )
         return self.get_response(request)
+
+
+# --- Unexpected errors under /api/ ---------------------------------------------------------
+
+logger = logging.getLogger("demineur_site.api")
+
+
+class ApiServerErrorMiddleware:
+    """Under /api/ an unexpected error is the API.md error body (500 `server_error`), also with
+    DEBUG on, where Django would answer its HTML debug page. The traceback goes to the log.
+
+    `process_exception` catches what a view raised; `__call__` (this middleware is the
+    outermost) replaces any other non-JSON 500 that a middleware below produced."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code >= 500
+            and request.path.startswith("/api/")
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return server_error_response()
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not request.path.startswith("/api/"):
+            return None
+        if isinstance(exception, _ANSWERED_BY_DJANGO):
+            return None  # 400/403/404 answered by the JSON handlers of demineur_site.urls
+        logger.error("Unexpected error on %s %s", request.method, request.path, exc_info=exception)
+        return server_error_response()
+
+
+_ANSWERED_BY_DJANGO = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
+
+
+# --- Content Security Policy -----------------------------------------------------------------
+
+
+class ContentSecurityPolicyMiddleware:
+    """A Content-Security-Policy header on every answer that has none.
+
+    Our own middleware rather than Django 6's `django.middleware.csp`: on Python 3.11 the
+    project runs Django 5.2, which has no CSP support, and one policy string needs no package.
+    The pages load scripts, styles and images from this site only (no inline script; a few
+    `style="…"` attributes, hence `style-src-attr 'unsafe-inline'` while `<style>` elements and
+    stylesheets stay `'self'`); the scripts call the API and open WebSockets on this host."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = content_security_policy(request)
+        return response
+
+
+def content_security_policy(request: HttpRequest) -> str:
+    connect = ["'self'"]
+    try:
+        host = request.get_host()
+    except Exception:  # a disallowed Host is refused elsewhere; the policy stays strict
+        host = ""
+    if host:
+        connect += [f"ws://{host}", f"wss://{host}"]  # 'self' misses ws: in older browsers
+    directives = {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": connect,
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+    return "; ".join(f"{name} {' '.join(values)}" for name, values in directives.items())
+
+
+# --- Request size, before Django reads the body -------------------------------------------
+
+
+def _max_request_bytes() -> int:
+    return int(getattr(settings, "MAX_REQUEST_BYTES", settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
+
+
+def _too_large_body(limit: int) -> bytes:
+    return json.dumps(
+        error_body(
+            "payload_too_large",
+            "The request body is too large.",
+            {"max_bytes": limit},
+        )
+    ).encode()
+
+
+def _declared_length(value: str | bytes | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None  # the server refuses a malformed Content-Length itself
+
+
+ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
+
+
+class BodySizeLimitASGI:
+    """Wraps the ASGI HTTP application: a request whose Content-Length is over
+    MAX_REQUEST_BYTES is answered 413 before any of its body is read; a body without one
+    (chunked) is counted as it arrives, and once it passes the limit the 413 goes out and the
+    application is told the client left, so Django never spools it to a temporary file."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = _max_request_bytes()
+        headers = dict(scope.get("headers") or [])
+        length = _declared_length(headers.get(b"content-length"))
+        if length is not None and length > limit:
+            await self._refuse(send, limit)
+            return
+
+        received = 0
+        refused = False
+        started = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal received, refused, started
+            if refused:
+                return {"type": "http.disconnect"}
+            message: dict[str, Any] = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = True
+                    if not started:
+                        started = True
+                        await self._refuse(send, limit)
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if refused:
+                return  # our 413 went out instead
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        await self.app(scope, limited_receive, guarded_send)
+
+    @staticmethod
+    async def _refuse(send: Any, limit: int) -> None:
+        body = _too_large_body(limit)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class BodySizeLimitWSGI:
+    """The same guard for WSGI (gunicorn in production): 413 on a Content-Length over the
+    limit without reading the body; a chunked body is read up to one byte past the limit, then
+    refused, or handed to Django as a plain body with its length."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        limit = _max_request_bytes()
+        length = _declared_length(environ.get("CONTENT_LENGTH") or None)
+        if length is not None and length > limit:
+            return self._refuse(start_response, limit)
+        if length is None and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+            stream = environ["wsgi.input"]
+            chunks: list[bytes] = []
+            size = 0
+            while size <= limit:
+                chunk = stream.read(min(64 * 1024, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > limit:
+                return self._refuse(start_response, limit)
+            body = b"".join(chunks)
+            environ["wsgi.input"] = io.BytesIO(body)
+            environ["CONTENT_LENGTH"] = str(len(body))
+        return self.app(environ, start_response)
+
+    @staticmethod
+    def _refuse(start_response: Callable[..., Any], limit: int) -> list[bytes]:
+        body = _too_large_body(limit)
+        start_response(
+            "413 Request Entity Too Large",
+            [
+                ("Content-Type", "application/json"),
+                ("Content-Length", str(len(body))),
+                ("Connection", "close"),
+            ],
+        )
+        return [body]

@@ -8,12 +8,13 @@ site refuses to start on the placeholder SECRET_KEY.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import database_from_url, env_bool, env_int, env_list, env_str
+from .env import database_from_url, env_bool, env_float, env_int, env_levels, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -28,7 +29,35 @@ if not DEBUG and SECRET_KEY == PLACEHOLDER_SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# --- The HTTP edge (docs/SECURITY.md) -----------------------------------------------------
+# How many reverse proxies in front of the servers append to X-Forwarded-For. 0 (the default,
+# and `make run`): the client address is the connection's peer and X-Forwarded-For is ignored,
+# so a client cannot pick its own throttle key. Behind one proxy that sets the header, 1.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+if TRUSTED_PROXIES < 0:
+    raise ImproperlyConfigured("TRUSTED_PROXIES must be 0 or more")
+# Served over HTTPS (directly or behind a trusted TLS-terminating proxy): HSTS, Secure cookies
+# and a redirect of plain HTTP. Off for `make run` on http://127.0.0.1.
+HTTPS = env_bool("HTTPS", False)
+if HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", True)
+if TRUSTED_PROXIES > 0:
+    # Only a proxy we trust may say the client spoke HTTPS to it.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Bodies above this are refused with 413 at the edge, before Django reads them
+# (demineur_site.middleware: ASGI and WSGI wrappers).
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 64 * 1024)
+
 INSTALLED_APPS = [
+    # The staff view of fair-play reviews is the Django admin (docs/FAIRPLAY.md); it needs
+    # the messages framework for its notices.
+    "django.contrib.admin",
+    "django.contrib.messages",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -36,6 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "accounts",
     "games",
@@ -43,7 +73,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: under /api/ an unexpected error is the JSON 500 body, DEBUG or not.
+    "demineur_site.middleware.ApiServerErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "demineur_site.middleware.ContentSecurityPolicyMiddleware",
     "demineur_site.middleware.RejectNulCharactersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -51,6 +84,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -68,6 +102,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
             ],
         },
     },
@@ -82,7 +117,15 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            "OPTIONS": {"timeout": 20},
+            # Development only (`make run`), but concurrent requests must not fail: WAL lets
+            # readers run beside the writer, IMMEDIATE takes the write lock when a transaction
+            # starts (no failed lock upgrade mid-transaction, which the busy timeout cannot
+            # retry), and the timeout makes a writer wait for the lock instead of failing.
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL;",
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -133,7 +176,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON nested too deep for Python's parser is 400 malformed_json, not a RecursionError.
+    "DEFAULT_PARSER_CLASSES": ["demineur_site.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "demineur_site.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "demineur_site.api_errors.exception_handler",
@@ -145,8 +189,13 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "600/min"),
         "user": env_str("THROTTLE_USER", "6000/min"),
+        # Sign-up and sign-in per client address, and sign-in per submitted username
+        # (accounts/throttles.py).
         "auth": env_str("THROTTLE_AUTH", "30/min"),
+        "auth_username": env_str("THROTTLE_AUTH_USERNAME", "10/min"),
     },
+    # The client address DRF throttles on: the peer, or X-Forwarded-For behind trusted proxies.
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 if DEBUG:
@@ -160,13 +209,28 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI and Redoc from drf-spectacular-sidecar's static files, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "demineur_site.schema_views.paths_as_written",
     ],
 }
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if REDIS_URL:
+    # Throttle counts are shared by every worker process (a per-process cache multiplies
+    # each limit by the number of workers).
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_PREFIX", _redis_prefix()),
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- Game service -------------------------------------------------------------------------
 # Hours after which an untouched started game is closed as abandoned (RULES.md, Statistics).
@@ -174,12 +238,62 @@ GAME_IDLE_HOURS = env_int("GAME_IDLE_HOURS", 24)
 # Messages a player may send over one game socket: a second on average, and in a burst.
 WS_MESSAGES_PER_SECOND = env_int("WS_MESSAGES_PER_SECOND", 50)
 WS_MESSAGES_BURST = env_int("WS_MESSAGES_BURST", 100)
+# The WebSocket edge (games.socket_guard): the largest frame read (a move is under 200 bytes;
+# keep uvicorn's --ws-max-size the same), and open sockets per account and per address
+# (0 turns a cap off; the count is shared through Redis when REDIS_URL is set).
+WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 4096)
+WS_MAX_SOCKETS_PER_USER = env_int("WS_MAX_SOCKETS_PER_USER", 20)
+WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
 # Test-only: a fixed seed makes mine layouts deterministic. Never set in production.
 GAME_TEST_SEED = env_str("GAME_TEST_SEED", "")
 if GAME_TEST_SEED and not DEBUG:
     raise ImproperlyConfigured(
         "GAME_TEST_SEED makes mine layouts predictable: it is refused with DEBUG off."
     )
+
+# --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
+# A human's won game beyond any of these limits is held for review (games.fairplay). The
+# shipped defaults stay readable here (tests/fairplay restores them); the environment may
+# replace any of them.
+FAIRPLAY_DEFAULTS: dict[str, Any] = {
+    "MAX_BBBV_PER_S": {
+        "beginner": 15.0,
+        "intermediate": 12.0,
+        "hard": 11.0,
+        "expert": 10.0,
+        "extreme": 10.0,
+        "marathon": 9.0,
+    },
+    # The 3BV/s limit applies from this 3BV on: a tiny board gives any 3BV/s.
+    "MIN_BBBV": {
+        "beginner": 10,
+        "intermediate": 20,
+        "hard": 30,
+        "expert": 40,
+        "extreme": 40,
+        "marathon": 100,
+    },
+    "MAX_MOVES_PER_SECOND": 25,
+    "MIN_MEDIAN_INTERVAL_MS": 70,
+    "MIN_INTERVAL_VARIATION": 0.1,
+    "RHYTHM_MIN_MOVES": 30,
+}
+FAIRPLAY_MAX_BBBV_PER_S = env_levels("FAIRPLAY_MAX_BBBV_PER_S", FAIRPLAY_DEFAULTS["MAX_BBBV_PER_S"])
+FAIRPLAY_MIN_BBBV = {
+    k: int(v) for k, v in env_levels("FAIRPLAY_MIN_BBBV", FAIRPLAY_DEFAULTS["MIN_BBBV"]).items()
+}
+FAIRPLAY_MAX_MOVES_PER_SECOND = env_int(
+    "FAIRPLAY_MAX_MOVES_PER_SECOND", FAIRPLAY_DEFAULTS["MAX_MOVES_PER_SECOND"]
+)
+FAIRPLAY_MIN_MEDIAN_INTERVAL_MS = env_int(
+    "FAIRPLAY_MIN_MEDIAN_INTERVAL_MS", FAIRPLAY_DEFAULTS["MIN_MEDIAN_INTERVAL_MS"]
+)
+FAIRPLAY_MIN_INTERVAL_VARIATION = env_float(
+    "FAIRPLAY_MIN_INTERVAL_VARIATION", FAIRPLAY_DEFAULTS["MIN_INTERVAL_VARIATION"]
+)
+FAIRPLAY_RHYTHM_MIN_MOVES = env_int(
+    "FAIRPLAY_RHYTHM_MIN_MOVES", FAIRPLAY_DEFAULTS["RHYTHM_MIN_MOVES"]
+)
 
 # --- i18n ---------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -202,12 +316,19 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# Django's CSRF refusals under /api/ are the JSON error body (403 csrf_failed).
+CSRF_FAILURE_VIEW = "demineur_site.api_errors.csrf_failure"
 
+# No secret in any log: every record is redacted (tokens in query strings, Authorization
+# headers, passwords) by demineur_site.log_redaction, on our handlers and, once Django has
+# configured logging, on the servers' own loggers too (uvicorn's and gunicorn's access logs).
+LOGGING_CONFIG = "demineur_site.log_redaction.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact": {"()": "demineur_site.log_redaction.RedactSecretsFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
 

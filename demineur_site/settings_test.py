@@ -6,6 +6,19 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
+os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
+# Tests play at machine speed: the superhuman limits stay out of their way, and
+# tests/fairplay sets the shipped defaults back (games.fairplay.DEFAULTS) to test them.
+os.environ.setdefault("FAIRPLAY_MAX_MOVES_PER_SECOND", "1000000")
+os.environ.setdefault("FAIRPLAY_MIN_MEDIAN_INTERVAL_MS", "0")
+os.environ.setdefault("FAIRPLAY_MIN_INTERVAL_VARIATION", "-1")
+os.environ.setdefault(
+    "FAIRPLAY_MAX_BBBV_PER_S",
+    ",".join(
+        f"{level}:1e9"
+        for level in ("beginner", "intermediate", "hard", "expert", "extreme", "marathon")
+    ),
+)
 
 from .settings import *  # noqa: F403
 

@@ -1,3 +1,4 @@
+from django.contrib import admin
 from django.urls import include, path, re_path
 
 from . import api_errors
@@ -11,6 +12,8 @@ urlpatterns = [
     path("api/", include("games.api.leaderboard_urls")),
     # Any other /api/ path is a JSON 404, in DEBUG too (Django's debug 404 page is HTML).
     re_path(r"^api/", api_errors.api_not_found),
+    # Staff only: fair-play reviews and flagged accounts (docs/FAIRPLAY.md).
+    path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]

@@ -4,6 +4,9 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from demineur_site.middleware import BodySizeLimitWSGI
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
 
-application = get_wsgi_application()
+# Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
+application = BodySizeLimitWSGI(get_wsgi_application())

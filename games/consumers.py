@@ -18,6 +18,24 @@ games.services, what a viewer may see comes from games.presenters.
 ``/ws/live`` (LobbyConsumer)
     A ``live`` snapshot of the newest running games, then ``game_started``, ``game_ended``
     and ``record`` events as they happen.
+
+Frames from clients (docs/LIVE.md, "Limits at the edge"), checked in this order before any
+parsing:
+
+* a text or binary frame over WS_MAX_FRAME_BYTES (4096; uvicorn's ``--ws-max-size`` enforces
+  the same at the server) gets one ``error`` (400 ``frame_too_large``) and the socket is
+  closed with 1009 (message too big), as uvicorn itself closes an over-long frame;
+* a frame from anyone who may not move (anonymous: 401 ``not_authenticated``; signed in but
+  not the game's player: 403 ``not_your_game``; anyone on the read-only lobby: 400
+  ``invalid``) is never parsed: it gets an ``error`` and, at the WATCHER_FRAMES_MAX-th such
+  frame, the socket is closed with 4000 + that status (4401, 4403, 4400);
+* the player's frames are parsed; anything that is not a JSON object with a string
+  ``action`` is a 400 (``malformed_json`` or ``invalid``), never a 500.
+
+A socket signed in with a token or a session joins that credential's group
+(accounts.socket_credentials): revoking the token or signing out closes it with one
+``error`` (401 ``authentication_failed``) and code 4401, and each move re-checks the
+credential in its database thread before it is stored.
 """
 
 from __future__ import annotations
@@ -27,6 +45,7 @@ import contextlib
 import functools
 import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from typing import Any
@@ -39,9 +58,10 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from rest_framework import serializers
 
+from accounts import socket_credentials
 from demineur_site.api_errors import ApiError, error_body
 
-from . import events, selectors, services
+from . import events, selectors, services, socket_guard
 from .api.serializers import FlagIn, MoveIn
 from .errors import GameError
 from .models import ENDED_STATES, Game
@@ -50,6 +70,12 @@ from .presenters import game_dict, game_elapsed_ms, lobby_game_dict
 log = logging.getLogger(__name__)
 
 CLOSE_NOT_FOUND = 4404
+CLOSE_UNAUTHENTICATED = 4401  # a revoked token, a signed-out session (as games.ws_auth)
+CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big", what uvicorn's --ws-max-size sends
+# Frames a socket that may not move gets answered (without being parsed) before it is closed.
+WATCHER_FRAMES_MAX = 5
+# A watcher's frame is never parsed; a plain `"client_move_id": "..."` is echoed if present.
+_CLIENT_MOVE_ID = re.compile(r'"client_move_id"\s*:\s*"([^"\\]{0,64})"')
 LOBBY_SNAPSHOT_SIZE = 50
 # Redis Pub/Sub is fire-and-forget. When the player's own move was stored but its event has
 # not come back after this long, re-read the game rather than leave the player waiting.
@@ -112,12 +138,21 @@ class _LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels s
       (a game event waits while the player's move is being stored).
     """
 
+    closing = False  # close() was sent: read no more frames
+    refused_frames = 0
+    credential_group: str | None = None
+
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name = await self.channel_layer.new_channel()
         self.base_send = send
         self.turn = asyncio.Lock()
+        credential = scope.get("credential")
+        if credential is not None:
+            # Revoking the token or signing out kicks this group (auth_kick below).
+            self.credential_group = credential.group
+            await self.channel_layer.group_add(self.credential_group, self.channel_name)
 
         async def pump(source: Any) -> None:
             while True:
@@ -140,12 +175,79 @@ class _LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels s
                 # Already raised above, or cancelled just now: only wait for the task to finish.
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            if self.credential_group is not None:
+                with contextlib.suppress(Exception):
+                    await self.channel_layer.group_discard(self.credential_group, self.channel_name)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        self.closing = True
+        await super().close(code=code, reason=reason)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """Every client frame passes here first: its size is checked before anything reads it."""
+        if self.closing:
+            return
+        text, data = message.get("text"), message.get("bytes")
+        limit = socket_guard.max_frame_bytes()
+        if text is not None:
+            too_big = len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit
+        else:
+            too_big = len(data or b"") > limit
+        if too_big:
+            await self._send_error(
+                ApiError(
+                    400,
+                    "frame_too_large",
+                    f"Frames are at most {limit} bytes.",
+                    {"max_bytes": limit},
+                )
+            )
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        if text is not None:
+            await self.receive(text_data=text)
+        else:
+            await self.receive(bytes_data=data or b"")
+
+    async def _send_error(self, exc: ApiError, client_move_id: Any = None) -> None:
+        await self.send(text_data=_dumps(_error_frame(exc, client_move_id)))
+
+    async def _refuse_frame(self, exc: ApiError, client_move_id: Any = None) -> None:
+        """A frame from a socket that may not send any: answered, never parsed; the
+        WATCHER_FRAMES_MAX-th one closes the socket with 4000 + the error's status."""
+        self.refused_frames += 1
+        await self._send_error(exc, client_move_id)
+        if self.refused_frames >= WATCHER_FRAMES_MAX:
+            await self.close(code=4000 + exc.status_code)
+
+    async def auth_kick(self, message: dict[str, Any]) -> None:
+        """The socket's token was revoked or its session signed out (accounts.socket_credentials)."""
+        if self.closing:
+            return
+        why = (
+            "The token of this socket was revoked."
+            if message.get("reason") == socket_credentials.REASON_TOKEN_REVOKED
+            else "The session of this socket was signed out."
+        )
+        await self._send_error(ApiError(401, "authentication_failed", why))
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+
+class _CredentialEnded(ApiError):
+    def __init__(self) -> None:
+        super().__init__(401, "authentication_failed", "This socket's sign-in has ended.")
+
+
+def _check_credential(credential: socket_credentials.SocketCredential | None) -> None:
+    """In the move's database thread, before the move: the token or session still stands."""
+    if credential is not None and not socket_credentials.credential_is_valid(credential):
+        raise _CredentialEnded()
 
 
 class _Snapshot:
@@ -163,11 +265,17 @@ def _read_snapshot(game_id: Any) -> _Snapshot:
 
 
 def _play(
-    *, game_id: Any, player: Any, action: str, body: dict[str, Any]
+    *,
+    game_id: Any,
+    player: Any,
+    action: str,
+    body: dict[str, Any],
+    credential: socket_credentials.SocketCredential | None = None,
 ) -> tuple[int, dict[str, Any] | None]:
     """Run a move through the same service as REST. Returns its seq, and the frame for the
     sender alone when the move was a replay of a `client_move_id` (a replay publishes nothing);
     otherwise the answer is the `move` event every watcher gets."""
+    _check_credential(credential)
     result = services.game_move(
         game_id=game_id,
         player=player,
@@ -193,7 +301,14 @@ def _play(
     }
 
 
-def _act(*, game_id: Any, player: Any, action: str) -> tuple[int, dict[str, Any]]:
+def _act(
+    *,
+    game_id: Any,
+    player: Any,
+    action: str,
+    credential: socket_credentials.SocketCredential | None = None,
+) -> tuple[int, dict[str, Any]]:
+    _check_credential(credential)
     game = STATE_ACTIONS[action](game_id=game_id, player=player)
     return game.seq, game_dict(game, player_name=player.username)
 
@@ -364,6 +479,15 @@ class GameConsumer(_LeanConsumer):
     # --- client -> server ---------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or user.pk != self.player_id:
+            # A watcher: answered without parsing anything (only a plain client_move_id is
+            # echoed, found by one bounded regex over a frame already known to be small).
+            echoed = _CLIENT_MOVE_ID.search(text_data) if text_data is not None else None
+            await self._refuse_frame(
+                _not_allowed_to_move(user), echoed.group(1) if echoed else None
+            )
+            return
         wait = self.bucket.take()
         if wait:
             await self._send_error(
@@ -375,6 +499,11 @@ class GameConsumer(_LeanConsumer):
             return
         try:
             content = json.loads(text_data)
+        except RecursionError:  # as REST (demineur_site.parsers): too deep to parse is malformed
+            await self._send_error(
+                ApiError(400, "malformed_json", "The message is nested too deeply to parse.")
+            )
+            return
         except ValueError:
             await self._send_error(
                 ApiError(400, "malformed_json", "The message is not valid JSON.")
@@ -384,8 +513,13 @@ class GameConsumer(_LeanConsumer):
             await self._send_error(GameError("invalid", "Send a JSON object with an `action`."))
             return
         client_move_id = content.get("client_move_id")
+        if not isinstance(client_move_id, str) or len(client_move_id) > 64:
+            client_move_id = None  # echo only what could be an id (validation says why)
         try:
             await self._handle(content)
+        except _CredentialEnded as exc:
+            await self._send_error(exc, client_move_id)
+            await self.close(code=CLOSE_UNAUTHENTICATED)
         except ApiError as exc:
             await self._send_error(exc, client_move_id)
         except Exception:
@@ -401,15 +535,24 @@ class GameConsumer(_LeanConsumer):
     async def _handle(self, content: dict[str, Any]) -> None:
         action = content.get("action")
         user = self.scope.get("user")
+        credential = self.scope.get("credential")
         if user is None or not user.is_authenticated:
-            raise ApiError(
-                401, "not_authenticated", "Sign in or send `Authorization: Token <key>`."
+            raise _not_allowed_to_move(user)
+        if not isinstance(action, str):
+            raise GameError(
+                "invalid",
+                "`action` must be a string.",
+                {"actions": [*MOVE_ACTIONS, *STATE_ACTIONS]},
             )
         if action in MOVE_ACTIONS:
             body = _validated(MOVE_ACTIONS[action], content)
             self._require_player(user)
             seq, replay = await database_sync_to_async(_play)(
-                game_id=self.game_id, player=user, action=action, body=body
+                game_id=self.game_id,
+                player=user,
+                action=action,
+                body=body,
+                credential=credential,
             )
             if replay is not None:
                 await self.send(text_data=_dumps(replay))
@@ -418,7 +561,7 @@ class GameConsumer(_LeanConsumer):
         elif action in STATE_ACTIONS:
             self._require_player(user)
             seq, game = await database_sync_to_async(_act)(
-                game_id=self.game_id, player=user, action=action
+                game_id=self.game_id, player=user, action=action, credential=credential
             )
             if seq <= self.last_seq:
                 # Pausing a paused game (or resuming a running one) takes no seq and publishes
@@ -427,7 +570,7 @@ class GameConsumer(_LeanConsumer):
         else:
             raise GameError(
                 "invalid",
-                f"Unknown action {action!r}.",
+                f"Unknown action {action[:40]!r}.",
                 {"actions": [*MOVE_ACTIONS, *STATE_ACTIONS]},
             )
 
@@ -450,6 +593,12 @@ class GameConsumer(_LeanConsumer):
         # a watcher's flood of moves.
         if user.pk != self.player_id:
             raise GameError("not_your_game", "This game belongs to another player.")
+
+
+def _not_allowed_to_move(user: Any) -> ApiError:
+    if user is None or not user.is_authenticated:
+        return ApiError(401, "not_authenticated", "Sign in or send `Authorization: Token <key>`.")
+    return GameError("not_your_game", "This game belongs to another player.")
 
 
 def _validated(
@@ -477,9 +626,7 @@ def _plain(detail: Any) -> Any:
 
 def _live_games(limit: int = LOBBY_SNAPSHOT_SIZE) -> list[dict[str, Any]]:
     """The newest running games, in the shape of the lobby's game_started events."""
-    return [
-        lobby_game_dict(g, player_name=g.player.username) for g in selectors.live_games(limit=limit)
-    ]
+    return [lobby_game_dict(g, player=g.player) for g in selectors.live_games(limit=limit)]
 
 
 class LobbyConsumer(_LeanConsumer):
@@ -498,6 +645,5 @@ class LobbyConsumer(_LeanConsumer):
         await self.send(text_data=_dumps(message["event"]))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        await self.send(
-            text_data=_dumps(_error_frame(GameError("invalid", "The live feed is read-only.")))
-        )
+        # Read-only: nothing a client sends is parsed; a few frames, then the socket closes.
+        await self._refuse_frame(GameError("invalid", "The live feed is read-only."))

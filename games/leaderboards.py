@@ -14,7 +14,7 @@ ahead of the player and reads the page around them by keyset, so it never walks 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -26,6 +26,7 @@ from django.utils.dateparse import parse_datetime
 from accounts.models import (
     CHAIN_START,
     RANKED_LEVELS,
+    BoardPool,
     PersonalRecord,
     PlayerStats,
     RecordKind,
@@ -44,6 +45,8 @@ PERIODS: dict[str, timedelta | None] = {
     "day": timedelta(days=1),
 }
 STREAK_SORTS = ("best", "current")
+# `?players=` (API.md): humans by default, or the bots' own boards; never both together.
+PLAYERS = {"humans": BoardPool.HUMAN, "bots": BoardPool.BOT}
 # Periods at least this long are counted by difference (see _sql): most links are inside.
 LONG_PERIOD = timedelta(days=180)
 
@@ -58,11 +61,25 @@ class BoardSpec:
     board: str  # times | speed | streaks
     period: str = "all"
     sort: str = "best"  # streaks only
+    pool: str = BoardPool.HUMAN
 
 
-def board_spec(*, level: str, board: str, period: str | None, sort: str | None) -> BoardSpec:
-    """Validate a board address: unknown level or board 404, unknown period or sort 400.
-    Custom boards are never ranked, so `custom` is not a leaderboard level."""
+def board_spec(
+    *, level: str, board: str, period: str | None, sort: str | None, players: str | None = None
+) -> BoardSpec:
+    """Validate a board address: unknown level or board 404, unknown period, sort or players
+    400. Custom boards are never ranked, so `custom` is not a leaderboard level."""
+    spec = _board_spec(level=level, board=board, period=period, sort=sort)
+    if players is None:
+        return spec
+    if players not in PLAYERS:
+        raise ApiError(
+            400, "invalid_players", f"Unknown players {players!r}.", {"players": list(PLAYERS)}
+        )
+    return replace(spec, pool=PLAYERS[players])
+
+
+def _board_spec(*, level: str, board: str, period: str | None, sort: str | None) -> BoardSpec:
     if level not in RANKED_LEVELS:
         raise ApiError(
             404,
@@ -113,8 +130,8 @@ def _sql(spec: BoardSpec, now: datetime) -> _Sql:
         # there first, all ascending, so one row comparison orders and ranks.
         return _Sql(
             table=_STATS,
-            where=f"t.level = %s AND t.{col} > 0",
-            params=[spec.level],
+            where=f"t.level = %s AND t.pool = %s AND t.{col} > 0",
+            params=[spec.level, spec.pool],
             key=(f"t.{col}_key", f"t.{col}_at", "t.user_id"),
             columns=(
                 f"t.best_streak, t.current_streak, t.{col}_first_game, t.{col}_last_game,"
@@ -125,28 +142,35 @@ def _sql(spec: BoardSpec, now: datetime) -> _Sql:
     span = PERIODS[spec.period]
     if span is None:
         where, params = (
-            "t.level = %s AND t.kind = %s AND t.prev_at = %s",
-            [spec.level, kind, CHAIN_START],
+            "t.level = %s AND t.pool = %s AND t.kind = %s AND t.prev_at = %s",
+            [spec.level, spec.pool, kind, CHAIN_START],
         )
     else:
         cutoff = now - span
-        where = "t.level = %s AND t.kind = %s AND t.achieved_at >= %s AND t.prev_at < %s"
-        params = [spec.level, kind, cutoff, cutoff]
+        where = (
+            "t.level = %s AND t.pool = %s AND t.kind = %s"
+            " AND t.achieved_at >= %s AND t.prev_at < %s"
+        )
+        params = [spec.level, spec.pool, kind, cutoff, cutoff]
     count = ahead = None
     if span is not None and span >= LONG_PERIOD:
         # Every link has prev_at < achieved_at, so the links with prev_at < c <= achieved_at
         # are those with prev_at < c minus those with achieved_at < c: plain range counts
         # (the second one small, most links being inside a long period) instead of walking
         # the whole period through a two-sided filter.
-        base = f"SELECT count(*) FROM {_RECORDS} t WHERE t.level = %s AND t.kind = %s"
+        base = (
+            f"SELECT count(*) FROM {_RECORDS} t WHERE t.level = %s AND t.pool = %s AND t.kind = %s"
+        )
+        board = [spec.level, spec.pool, kind]
         count = (
             f"SELECT ({base} AND t.prev_at < %s) - ({base} AND t.achieved_at < %s)",
-            [spec.level, kind, cutoff, spec.level, kind, cutoff],
+            [*board, cutoff, *board, cutoff],
         )
+        # The key's three values go after each half's own parameters: see _count_and_rank.
         cmp = " AND (t.score, t.achieved_at, t.user_id) < (%s, %s, %s)"
         ahead = (
             f"SELECT ({base} AND t.prev_at < %s{cmp}) - ({base} AND t.achieved_at < %s{cmp})",
-            [spec.level, kind, cutoff, spec.level, kind, cutoff],
+            [*board, cutoff, *board, cutoff],
         )
     return _Sql(
         table=_RECORDS,
@@ -173,6 +197,8 @@ def _at(value: Any) -> str | None:
 
 
 def _row(spec: BoardSpec, rank: int, username: str, values: tuple[Any, ...]) -> dict[str, Any]:
+    """One row. Which players a board ranks is the board's own (`?players=`): every row of a
+    bot board is a bot's, so rows do not repeat it."""
     if spec.board == "streaks":
         best, current, first, last, at = values
         return {
@@ -264,8 +290,8 @@ def _count_and_rank(q: _Sql, key: tuple[Any, Any, Any]) -> tuple[int, int]:
     one walk of the board's index (measured faster than a count and a rank apart)."""
     if q.count is not None and q.ahead is not None:
         sql, params = q.ahead
-        l1, k1, c1, l2, k2, c2 = params
-        ahead = _fetch(sql, [l1, k1, c1, *key, l2, k2, c2, *key])[0][0]
+        half = len(params) // 2  # each half: the board's parameters, then the key
+        ahead = _fetch(sql, [*params[:half], *key, *params[half:], *key])[0][0]
         return _count(q), int(ahead) + 1
     rows = _fetch(
         f"SELECT count(*), count(*) FILTER (WHERE ({', '.join(q.key)}) < (%s, %s, %s))"

@@ -34,6 +34,17 @@ class Action(models.TextChoices):
     ABANDON = "abandon"
 
 
+class UnrankedReason(models.TextChoices):
+    """Why a game enters no leaderboard (RULES.md, Fair play; API.md `unranked_reason`)."""
+
+    CUSTOM = "custom"
+    PAUSED = "paused"
+    REVIEW = "review"
+    FLAGGED = "flagged"
+    RACE = "race"
+    GUEST = "guest"
+
+
 ENDED_STATES = (GameState.WON, GameState.LOST)
 RUNNING_STATES = (GameState.PLAYING, GameState.PAUSED)
 
@@ -47,7 +58,11 @@ class Game(models.Model):
     width = models.PositiveSmallIntegerField()
     height = models.PositiveSmallIntegerField()
     mines = models.PositiveIntegerField()
+    # `ranked` is true exactly while `unranked_reason` is null (games.fairplay keeps both).
     ranked = models.BooleanField()
+    unranked_reason = models.CharField(
+        max_length=8, choices=UnrankedReason.choices, null=True, blank=True
+    )
     state = models.CharField(max_length=8, choices=GameState.choices, default=GameState.NEW)
     end_reason = models.CharField(max_length=10, choices=EndReason.choices, null=True, blank=True)
     # The engine's compact codec: mines, opened cells and flags. Never leaves the server raw.
@@ -111,3 +126,40 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.action}"
+
+
+class ReviewStatus(models.TextChoices):
+    PENDING = "pending"
+    CLEARED = "cleared"  # staff found it human: the game ranks
+    CONFIRMED = "confirmed"  # staff found it superhuman: the account is flagged
+
+
+class Review(models.Model):
+    """A human's won game held from the boards because it went beyond the limits of
+    docs/FAIRPLAY.md, waiting for staff (games.admin). Written by games.fairplay only."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="review")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reviews"
+    )
+    level = models.CharField(max_length=16)
+    # What the game measured against which limit: [{"check", "value", "limit"}, ...].
+    findings = models.JSONField(default=list)
+    status = models.CharField(
+        max_length=9, choices=ReviewStatus.choices, default=ReviewStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"], name="review_queue")]
+
+    def __str__(self) -> str:
+        return f"review of {self.game_id} ({self.status})"

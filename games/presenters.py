@@ -73,6 +73,9 @@ def game_dict(
         "started_at": _iso(game.started_at),
         "ended_at": _iso(game.ended_at),
         "ranked": game.ranked,
+        "unranked_reason": game.unranked_reason,
+        # A race game names its race (API.md, Races); solo games have none.
+        "race": None,
         "end_reason": game.end_reason,
         "result_stats": result_stats(game),
         "seq": game.seq,
@@ -80,16 +83,19 @@ def game_dict(
     }
 
 
-def lobby_game_dict(game: Game, *, player_name: str) -> dict[str, Any]:
-    """A game as the lobby (/ws/live) lists it: who plays what, and how it stands. No board."""
+def lobby_game_dict(game: Game, *, player: Any) -> dict[str, Any]:
+    """A game as the lobby (/ws/live) lists it: who plays what, and how it stands. No board.
+    `player_kind` marks bots (RULES.md, Fair play)."""
     return {
         "id": str(game.id),
-        "player": player_name,
+        "player": player.username,
+        "player_kind": player.kind,
         "level": game.level,
         "width": game.width,
         "height": game.height,
         "state": game.state,
         "end_reason": game.end_reason,
+        "ranked": game.ranked,
         "elapsed_ms": game_elapsed_ms(game),
     }
 

@@ -12,8 +12,11 @@ from .presenters import _iso, result_stats
 
 
 def profile_dict(user: User) -> dict[str, Any]:
+    """The same for everyone, the player included (/api/me): a flagged account is not named
+    anywhere; its games say `unranked_reason: "flagged"` (docs/FAIRPLAY.md)."""
     return {
         "username": user.username,
+        "kind": user.kind,
         "date_joined": _iso(user.date_joined),
         "stats": stats.stats_for_user(user_id=user.pk),
         "recent_games": [

@@ -20,10 +20,10 @@ from django.utils import timezone
 from accounts import stats
 from accounts.models import User
 
-from . import clock, engine, events
+from . import clock, engine, events, fairplay
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
-from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move
+from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
 from .presenters import changes_list, game_dict, lobby_game_dict
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
@@ -110,21 +110,24 @@ def game_create(
             state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
         )
         for old in previous:
+            old.player = player
             _abandon_or_discard(old, player_name=player.username, now=now)
         board = Board.new(w, h, m)
+        unranked_reason = fairplay.reason_at_creation(level=level_name, player=player)
         game = Game.objects.create(
             player=player,
             level=level_name,
             width=w,
             height=h,
             mines=m,
-            ranked=level_name != "custom",
+            ranked=unranked_reason is None,
+            unranked_reason=unranked_reason,
             board=board.encode(),
             mines_left=board.mines_left,
             created_at=now,
             last_action_at=now,
         )
-        events.lobby_on_commit("game_started", lobby_game_dict(game, player_name=player.username))
+        events.lobby_on_commit("game_started", lobby_game_dict(game, player=player))
     return game
 
 
@@ -138,6 +141,7 @@ def _lock_own_game(*, game_id: Any, player: User) -> Game:
         raise GameError("not_found", "No such game.") from None
     if game.player_id != player.pk:
         raise GameError("not_your_game", "This game belongs to another player.")
+    game.player = player  # the signed-in player: no query when the end needs their kind
     return game
 
 
@@ -150,6 +154,10 @@ def _replay(
             "This client_move_id was used for a different move.",
             {"seq": move.seq},
         )
+    if game.state == GameState.PAUSED:
+        # A replay answers the game as it is now, and a paused game's board is hidden
+        # (API.md, Fine points): the replay waits for the resume.
+        raise GameError("game_paused", "The game is paused: resume it first.")
     return MoveResult(
         game=game, board=None, changes=list(move.changes or []), seq=move.seq, replayed=True
     )
@@ -340,6 +348,11 @@ def _finish(
         game.bbbv = board.bbbv()
     game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
     game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
+    player = game.player
+    if won:
+        review = fairplay.hold_if_superhuman(game, player=player)
+        if review is not None:
+            review.save()
     record = stats.record_game_end(
         user_id=game.player_id,
         level=game.level,
@@ -348,6 +361,8 @@ def _finish(
         elapsed_ms=at_ms,
         bbbv_per_s=game.bbbv_per_s,
         ended_at=now,
+        ranked=game.ranked,
+        pool=player.board_pool,
     )
     if record and game.ranked:
         # A new personal best on a ranked board is news for the lobby (after the commit).
@@ -395,7 +410,7 @@ def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
             "game": game_dict(game, player_name=player_name, board=board),
         },
     )
-    events.lobby_on_commit("game_ended", lobby_game_dict(game, player_name=player_name))
+    events.lobby_on_commit("game_ended", lobby_game_dict(game, player=game.player))
 
 
 # --- pause, resume, resign, abandon ---------------------------------------------------------
@@ -410,6 +425,8 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         _check_started_and_running(game)
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
+        # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
+        fairplay.unrank(game, UnrankedReason.PAUSED)
         game.paused_at = now  # the clock stops here; _record reads it as the move's time
         at_ms = _record(game, board, player_name=player.username, now=now, action=Action.PAUSE)
         events.game_on_commit(
@@ -516,7 +533,7 @@ def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
         # The lobby heard of the game when it was created: without this it would list a game
         # that no longer exists. `game_ended` is what a lobby client drops a game on.
         events.lobby_on_commit(
-            "game_ended", {**lobby_game_dict(game, player_name=player_name), "discarded": True}
+            "game_ended", {**lobby_game_dict(game, player=game.player), "discarded": True}
         )
         # Its watchers are told it is gone, as a socket opened on an unknown game is.
         events.game_on_commit(game.id, {"type": "discarded", "seq": game.seq})

@@ -43,6 +43,7 @@ class LeaderboardView(APIView):
             OpenApiParameter("page", int),
             OpenApiParameter("page_size", int),
             OpenApiParameter("around", str, enum=["me"]),
+            OpenApiParameter("players", str, enum=list(leaderboards.PLAYERS)),
         ],
         responses={200: LeaderboardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         tags=["leaderboards"],
@@ -50,7 +51,11 @@ class LeaderboardView(APIView):
     def get(self, request: Request, level: str, board: str) -> Response:
         params = request.query_params
         spec = leaderboards.board_spec(
-            level=level, board=board, period=params.get("period"), sort=params.get("sort")
+            level=level,
+            board=board,
+            period=params.get("period"),
+            sort=params.get("sort"),
+            players=params.get("players"),
         )
         around = params.get("around")
         if around not in (None, "me"):

@@ -61,6 +61,8 @@ class FlagIn(MoveIn):
 
 # --- response shapes, for the schema ------------------------------------------------------
 
+UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest"]
+
 
 class ResultStatsOut(serializers.Serializer[Any]):
     bbbv = serializers.IntegerField()
@@ -84,6 +86,8 @@ class GameOut(serializers.Serializer[Any]):
     started_at = serializers.DateTimeField(allow_null=True)
     ended_at = serializers.DateTimeField(allow_null=True)
     ranked = serializers.BooleanField()
+    unranked_reason = serializers.ChoiceField(choices=UNRANKED_REASONS, allow_null=True)
+    race = serializers.UUIDField(allow_null=True)
     end_reason = serializers.ChoiceField(
         choices=["cleared", "mine", "resigned", "abandoned"], allow_null=True
     )
@@ -190,9 +194,16 @@ class RecentGameOut(serializers.Serializer[Any]):
 
 class ProfileOut(serializers.Serializer[Any]):
     username = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
     date_joined = serializers.DateTimeField()
     stats = ProfileStatsOut()
     recent_games = RecentGameOut(many=True, help_text="The 20 newest ended games.")
+
+
+class AccountPatchIn(serializers.Serializer[Any]):
+    """PATCH /api/me: only `kind`, `human` or `bot` (a guest becomes a player by signing up)."""
+
+    kind = serializers.ChoiceField(choices=["human", "bot"], required=False)
 
 
 class ErrorDetailOut(serializers.Serializer[Any]):

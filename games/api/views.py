@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
+from accounts.services import account_set_kind
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
@@ -20,6 +21,7 @@ from ..models import Game
 from ..presenters import game_dict, move_dict
 from ..profiles import profile_dict
 from .serializers import (
+    AccountPatchIn,
     ErrorOut,
     FlagIn,
     GameCreateIn,
@@ -187,6 +189,19 @@ class MeView(APIView):
     @extend_schema(responses={200: ProfileOut, 401: ErrorOut}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         user = _signed_in(request)
+        return Response(profile_dict(user))
+
+    @extend_schema(
+        request=AccountPatchIn,
+        responses={200: ProfileOut, 400: ErrorOut, 401: ErrorOut, 409: ErrorOut},
+        tags=["accounts"],
+    )
+    def patch(self, request: Request) -> Response:
+        """Declare the account a bot (or a human again) before its first game (RULES.md)."""
+        user = _signed_in(request)
+        data = _valid(AccountPatchIn, request)
+        if "kind" in data:
+            user = account_set_kind(user=user, kind=data["kind"])
         return Response(profile_dict(user))
 
 

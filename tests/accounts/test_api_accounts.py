@@ -19,7 +19,8 @@ def test_a_visitor_registers_and_gets_a_token(anon_api):
         "/api/auth/register", {"username": "carol", "password": PASSWORD}, format="json"
     )
     assert response.status_code == 201
-    assert set(response.json()) == {"id", "username"} and response.json()["username"] == "carol"
+    assert set(response.json()) == {"id", "username", "kind"}
+    assert (response.json()["username"], response.json()["kind"]) == ("carol", "human")
     token = anon_api.post(
         "/api/auth/token", {"username": "carol", "password": PASSWORD}, format="json"
     )

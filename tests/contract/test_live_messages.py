@@ -33,6 +33,8 @@ GAME_KEYS = {
     "started_at",
     "ended_at",
     "ranked",
+    "unranked_reason",
+    "race",
     "end_reason",
     "result_stats",
     "seq",

@@ -76,9 +76,12 @@ def test_a_paused_game_hides_its_board_from_every_response(alice_api, anon_api):
     assert reads["game"]["state"] == "paused"
     assert all(rows is None for rows in _boards(reads))
     _assert_nothing_leaks(reads, gid)
-    replay = post(alice_api, gid, "reveal", {"x": 4, "y": 4, "client_move_id": "a"}).json()
-    assert replay["game"]["board"] is None and replay["seq"] == first.json()["seq"]
+    # API.md, Fine points: while paused a replay answers 409 game_paused (the board is hidden).
+    replay = post(alice_api, gid, "reveal", {"x": 4, "y": 4, "client_move_id": "a"})
+    assert replay.status_code == 409 and replay.json()["error"]["code"] == "game_paused"
     assert post(alice_api, gid, "resume").json()["board"] is not None
+    again = post(alice_api, gid, "reveal", {"x": 4, "y": 4, "client_move_id": "a"}).json()
+    assert again["seq"] == first.json()["seq"]
 
 
 def test_after_the_end_the_layout_and_result_stats_are_shown_to_everyone(alice_api, anon_api):

@@ -26,7 +26,7 @@ ROW_KEYS = {
 
 def test_a_profile_has_four_keys_and_all_seven_buckets_with_zeros_and_nulls(anon_api, alice):
     profile = anon_api.get("/api/users/alice").json()
-    assert set(profile) == {"username", "date_joined", "stats", "recent_games"}
+    assert set(profile) == {"username", "kind", "date_joined", "stats", "recent_games"}
     assert profile["username"] == "alice" and profile["recent_games"] == []
     assert datetime.fromisoformat(profile["date_joined"].replace("Z", "+00:00"))
     assert list(profile["stats"]) == BUCKETS

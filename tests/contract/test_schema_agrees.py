@@ -45,7 +45,13 @@ def test_the_schema_describes_the_game_and_the_profile(schema):
     game = _ok(schema, "/api/games/{game_id}")
     assert {"elapsed_ms", "result_stats", "board", "seq", "end_reason"} <= set(game["properties"])
     profile = _ok(schema, "/api/users/{username}")
-    assert set(profile["properties"]) == {"username", "date_joined", "stats", "recent_games"}
+    assert set(profile["properties"]) == {
+        "username",
+        "kind",
+        "date_joined",
+        "stats",
+        "recent_games",
+    }
     stats = _component(schema, profile["properties"]["stats"])
     assert list(stats["properties"]) == [
         "beginner",

@@ -31,8 +31,11 @@ def socket(
     token_query: str | None = None,
     origin: str | None = None,
     cookie: str | None = None,
+    host: str | None = "testserver",
 ) -> WebsocketCommunicator:
     headers: list[tuple[bytes, bytes]] = []
+    if host is not None:  # a real handshake always carries Host (the site's own origin)
+        headers.append((b"host", host.encode()))
     if token is not None:
         headers.append((b"authorization", f"Token {token}".encode()))
     if origin is not None:

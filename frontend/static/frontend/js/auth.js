@@ -1,12 +1,12 @@
 // Sign up and sign in: the account API, then a session cookie for the pages (API.md, Accounts).
 import { api, ApiError, gettext, serverText } from "./api.js";
+import { safeNext } from "./next.js";
 
 const form = document.getElementById("auth-form");
 const error = document.getElementById("auth-error");
 
 function nextUrl() {
-  const next = new URLSearchParams(location.search).get("next") || "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/"; // only pages of this site
+  return safeNext(new URLSearchParams(location.search).get("next") || "/"); // only pages of this site
 }
 
 function explain(err) {

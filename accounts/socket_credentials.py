@@ -1,0 +1,123 @@
+"""The sockets a credential opened, and closing them when the credential ends.
+
+API.md, Fine points: "Revoking a token (or signing out) closes every socket it opened."
+
+* Every socket signed in with an API token joins the channel-layer group ``token.<id>``;
+  every socket signed in with a session cookie joins ``session.<sha256 of the session key>``
+  (the key itself never leaves the session store: it is what the cookie carries).
+* Revoking a token or signing out sends one ``auth.kick`` message to that group after the
+  transaction commits; each consumer answers with one ``error`` (401
+  ``authentication_failed``) and closes with code 4401 (games.consumers).
+* Channel-layer messages are fire-and-forget (Redis Pub/Sub), so the consumer also checks,
+  before each move it stores, that its credential still exists (`credential_is_valid`): a
+  move sent after the revocation committed is refused even if the kick is lost or late.
+
+Nothing here imports the games app; games.ws_auth and games.consumers import this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.db import transaction
+from django.utils.crypto import constant_time_compare
+
+from .models import ApiToken, User
+
+log = logging.getLogger(__name__)
+
+KICK_TYPE = "auth.kick"  # dispatched to the consumers' auth_kick()
+KICK_WAIT_SECONDS = 2.0
+REASON_TOKEN_REVOKED = "token_revoked"
+REASON_SIGNED_OUT = "signed_out"
+
+
+def token_group(token_id: int) -> str:
+    return f"token.{int(token_id)}"
+
+
+def session_group(session_key: str) -> str:
+    # Group names travel in Redis channel names: a hash, never the key a cookie carries.
+    return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:48]
+
+
+@dataclass(frozen=True)
+class SocketCredential:
+    """How a socket signed in, decided once at the handshake (games.ws_auth)."""
+
+    method: str  # "token" or "session"
+    user_id: int
+    token_id: int | None = None
+    session_key: str | None = None
+
+    @property
+    def group(self) -> str:
+        if self.token_id is not None:
+            return token_group(self.token_id)
+        return session_group(self.session_key or "")
+
+
+def credential_is_valid(credential: SocketCredential) -> bool:
+    """Still the same signed-in user? Sync (database); the consumer calls it in the thread of
+    each move, before the move is stored."""
+    if credential.token_id is not None:
+        return ApiToken.objects.filter(
+            pk=credential.token_id, user_id=credential.user_id, user__is_active=True
+        ).exists()
+    if not credential.session_key:
+        return False
+    store = import_module(settings.SESSION_ENGINE).SessionStore(credential.session_key)
+    data: dict[str, Any] = store.load()  # no side effect: a missing session loads as {}
+    if str(data.get(SESSION_KEY)) != str(credential.user_id):
+        return False
+    user = User.objects.filter(pk=credential.user_id, is_active=True).first()
+    if user is None:
+        return False
+    stored_hash = data.get(HASH_SESSION_KEY) or ""
+    # As django.contrib.auth.get_user does (a password change signs other sessions out), but
+    # without writing anything: a session that only verifies with a fallback secret still
+    # counts, the next HTTP request rotates it.
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return bool(stored_hash) and any(constant_time_compare(stored_hash, h) for h in hashes)
+
+
+def _kick_now(group: str, reason: str) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    async def send() -> None:
+        await asyncio.wait_for(
+            layer.group_send(group, {"type": KICK_TYPE, "reason": reason}), KICK_WAIT_SECONDS
+        )
+
+    try:
+        # Rare (a revocation, a sign-out): a short-lived loop is fine here. Under ASGI it runs
+        # on the server's loop, under a WSGI worker on a fresh one whose layer closes with it.
+        async_to_sync(send)()
+    except Exception as exc:  # the revocation stands; the consumer's per-move check remains
+        log.warning("closing the sockets of a revoked credential failed: %r", exc)
+
+
+def kick_on_commit(group: str, reason: str) -> None:
+    """Close every socket of `group` once the current transaction commits (at once outside
+    one)."""
+    transaction.on_commit(lambda: _kick_now(group, reason))
+
+
+def kick_token_sockets(token_id: int) -> None:
+    kick_on_commit(token_group(token_id), REASON_TOKEN_REVOKED)
+
+
+def kick_session_sockets(session_key: str | None) -> None:
+    if session_key:
+        kick_on_commit(session_group(session_key), REASON_SIGNED_OUT)

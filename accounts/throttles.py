@@ -1,0 +1,56 @@
+"""Throttles of the sign-up and sign-in endpoints (API.md: 429 `throttled` with Retry-After).
+
+Two keys, so that neither a botnet against one account nor one address against many accounts
+gets unlimited guesses:
+
+* `AuthAddressThrottle` (scope `auth`, THROTTLE_AUTH, 30/min by default): per client address,
+  shared by register, token and session. The address is the connection's peer unless
+  TRUSTED_PROXIES says how many proxies in front of us append to X-Forwarded-For (DRF's
+  NUM_PROXIES), so a client that invents X-Forwarded-For headers gets no fresh budget.
+* `SignInUsernameThrottle` (scope `auth_username`, THROTTLE_AUTH_USERNAME, 10/min by
+  default): per submitted username, whatever the address, on sign-in only (POST).
+
+The counts live in the default cache: Redis when REDIS_URL is set, so every worker process
+shares them. Rates are read when a request arrives (not at import), so a settings override
+takes effect at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class _LiveRatesThrottle(SimpleRateThrottle):
+    scope: str
+
+    def get_rate(self) -> str | None:
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        return str(rate) if rate is not None else None
+
+
+class AuthAddressThrottle(_LiveRatesThrottle):
+    scope = "auth"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class SignInUsernameThrottle(_LiveRatesThrottle):
+    """Keyed on the username in the body (case-folded, hashed into a fixed-size cache key)."""
+
+    scope = "auth_username"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if request.method != "POST":
+            return None
+        data = request.data  # a malformed body raises ParseError here: 400, as it would anyway
+        username = data.get("username") if isinstance(data, dict) else None
+        if not isinstance(username, str) or not username.strip():
+            return None  # nothing to sign in as: the serializer answers 400
+        digest = hashlib.sha256(username.strip().casefold().encode()).hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": digest}

@@ -1,0 +1,17 @@
+"""The API's JSON parser: DRF's, except that JSON nested deeper than Python's parser can follow
+(a RecursionError) is malformed input, 400 `malformed_json` (API.md, Fine points), not a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import parsers
+from rest_framework.exceptions import ParseError
+
+
+class JSONParser(parsers.JSONParser):
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError as exc:
+            raise ParseError("JSON parse error - nested too deeply.") from exc
