@@ -4,6 +4,7 @@ pagination, `around=me` and `me`; custom boards never ranked."""
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from datetime import UTC, datetime, timedelta
 from unittest import mock
@@ -378,32 +379,45 @@ def test_a_trailing_slash_is_accepted(anon_api):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="seed_demo writes with COPY")
 def test_every_board_and_period_agrees_with_ranking_the_games_directly():
-    call_command("seed_demo", players=80, games=2500, days=400, seed=3, verbosity=0)
+    call_command("seed_demo", players=120, games=3000, days=400, seed=3, verbosity=0)
     now = timezone.now()
+    seen = {"humans": 0, "bots": 0}
     for level in ("beginner", "expert"):
         for kind, column, extra in (
             ("times", "elapsed_ms", ""),
             ("speed", "-bbbv_per_s", "AND bbbv_per_s IS NOT NULL"),
         ):
-            for period, span in leaderboards.PERIODS.items():
+            for (period, span), (players, account_kind) in itertools.product(
+                leaderboards.PERIODS.items(), (("humans", "human"), ("bots", "bot"))
+            ):
                 cutoff = "" if span is None else "AND ended_at >= %s"
-                params = [level] + ([] if span is None else [now - span])
+                params = [level, account_kind] + ([] if span is None else [now - span])
                 with connection.cursor() as cur:
                     cur.execute(
                         f"""SELECT game_id FROM (
-                              SELECT DISTINCT ON (player_id) player_id, id AS game_id, ended_at, {column} AS v
-                              FROM games_game WHERE level = %s AND state = 'won' {extra} {cutoff}
+                              SELECT DISTINCT ON (player_id) player_id, g.id AS game_id, ended_at, {column} AS v
+                              FROM games_game g JOIN accounts_user u ON u.id = g.player_id
+                              WHERE level = %s AND u.kind = %s AND state = 'won' {extra} {cutoff}
                               ORDER BY player_id, {column}, ended_at) best
                             ORDER BY v, ended_at, player_id""",
                         params,
                     )
                     expected = [str(r[0]) for r in cur.fetchall()]
-                spec = leaderboards.board_spec(level=level, board=kind, period=period, sort=None)
+                seen[players] += len(expected)
+                spec = leaderboards.board_spec(
+                    level=level, board=kind, period=period, sort=None, players=players
+                )
                 got = leaderboards.leaderboard_page(
                     spec=spec, page=1, page_size=200, viewer=None, now=now
                 )
-                assert [r["game_id"] for r in got.results] == expected, (level, kind, period)
+                assert [r["game_id"] for r in got.results] == expected, (
+                    level,
+                    kind,
+                    period,
+                    players,
+                )
                 assert got.count == len(expected)
+    assert seen["humans"] and seen["bots"]  # both pools were compared, not only empty boards
     # and the seeded statistics agree with the games they summarise
     with connection.cursor() as cur:
         cur.execute(

@@ -157,7 +157,8 @@ class Server:
             self.log.close()
 
     def output(self) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         return self.log_path.read_text(errors="replace")
 
     @property

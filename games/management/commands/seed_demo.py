@@ -30,7 +30,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from accounts.models import PersonalRecord, PlayerStats, RecordKind, User
+from accounts.models import AccountKind, PersonalRecord, PlayerStats, RecordKind, User
 from accounts.stats import GameEnd, Link, Summary, chain_after, stats_after, summary_fields
 from games.engine import LEVELS, Board
 from games.models import Game
@@ -162,10 +162,11 @@ GAME_COLUMNS = [
     "elapsed_ms",
     "bbbv_per_s",
 ]
-STATS_COLUMNS = ["user_id", "level", *summary_fields(Summary()).keys(), "updated_at"]
+STATS_COLUMNS = ["user_id", "level", "pool", *summary_fields(Summary()).keys(), "updated_at"]
 RECORD_COLUMNS = [
     "user_id",
     "level",
+    "pool",
     "kind",
     "score",
     "time_ms",
@@ -174,6 +175,11 @@ RECORD_COLUMNS = [
     "achieved_at",
     "prev_at",
 ]
+
+
+def _kind(player_id: int) -> str:
+    """One seeded account in fifty is a declared bot, so the bot boards have rows too."""
+    return AccountKind.BOT if player_id % 50 == 0 else AccountKind.HUMAN
 
 
 @dataclass
@@ -305,15 +311,17 @@ class Seeder:
                         ),
                         now=ended_at,
                     )
+        pool = _kind(player.id)  # seeded accounts are never flagged: pool = kind
         stats_rows = []
         for level, s in summaries.items():
             fields = summary_fields(s)
             fields["best_times"] = json.dumps(fields["best_times"])
-            stats_rows.append((player.id, level, *fields.values(), times[-1]))
+            stats_rows.append((player.id, level, pool, *fields.values(), times[-1]))
         record_rows = [
             (
                 player.id,
                 level,
+                pool,
                 kind,
                 ln.score,
                 ln.time_ms,
@@ -341,7 +349,20 @@ class Seeder:
             for p, at in zip(players, joined, strict=True):
                 bar.add(1)
                 # "!" is Django's unusable password: demo players cannot sign in.
-                yield (p.id, "!", False, f"demo{p.id}", "", "", "", False, True, at)
+                yield (
+                    p.id,
+                    "!",
+                    False,
+                    f"demo{p.id}",
+                    "",
+                    "",
+                    "",
+                    False,
+                    True,
+                    at,
+                    _kind(p.id),
+                    False,
+                )
 
         _copy(
             User._meta.db_table,
@@ -356,6 +377,8 @@ class Seeder:
                 "is_staff",
                 "is_active",
                 "date_joined",
+                "kind",
+                "flagged",
             ],
             user_rows(),
         )

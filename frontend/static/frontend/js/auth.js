@@ -40,6 +40,7 @@ form.addEventListener("submit", async (e) => {
     if (form.dataset.mode === "signup") {
       const body = { username: data.username, password: data.password };
       if (data.email) body.email = data.email;
+      if (data.bot) body.kind = "bot"; // RULES.md, Fair play: a bot is declared at sign-up
       await api("POST", "/api/auth/register", body);
     }
     await api("POST", "/api/auth/session", { username: data.username, password: data.password });

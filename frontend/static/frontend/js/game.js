@@ -55,6 +55,7 @@ function drawClock() {
 setInterval(() => clock.running && drawClock(), 100);
 
 function drawHud() {
+  drawFairNote();
   $("mines-left").textContent = String(game.mines_left); // may go below zero (RULES.md, Flags)
   root.dataset.state = game.state;
   const paused = game.state === "paused";
@@ -68,6 +69,42 @@ function drawHud() {
   $("flag-mode").hidden = !player || paused; // nothing to flag on a hidden board
   $("keys-help").hidden = !isPlayer(); // a watcher has no keys to learn
   $("live-badge").hidden = isPlayer() || ENDED.has(game.state);
+}
+
+// --- fair play (RULES.md, Fair play) ------------------------------------------------------------
+
+// One sentence per reason a game does not rank (API.md: Game.unranked_reason).
+function unrankedText(reason) {
+  switch (reason) {
+    case "custom": return gettext("Not ranked: custom boards never rank.");
+    case "paused": return gettext("Not ranked: the game was paused after its first tap.");
+    case "review": return gettext("Not ranked for now: held for review by staff.");
+    case "flagged": return gettext("Not ranked: the account is flagged.");
+    case "race": return gettext("Not ranked: race games count in race ratings only.");
+    case "guest": return gettext("Not ranked: games played as a guest never rank.");
+    default: return gettext("Not ranked.");
+  }
+}
+
+/** What the page says about ranking: while the game runs (the note above the board) and
+ * at the end (the result box). */
+function fairText(g) {
+  if (!g.ranked) return unrankedText(g.unranked_reason);
+  if (ENDED.has(g.state)) return g.state === "won" ? gettext("Ranked: this win counts on the leaderboards.") : gettext("This game was ranked.");
+  // The automatic pause (page hidden, a menu opened) cannot ask first: the player is told now.
+  if (isPlayer()) return gettext("Ranked game: pausing, or leaving this page, unranks it.");
+  return gettext("Ranked game.");
+}
+
+function drawFairNote() {
+  const note = $("fair-note");
+  const text = ENDED.has(game.state) ? "" : fairText(game); // at the end the result box says it
+  if (note.textContent === text && note.hidden === !text) return;
+  note.textContent = text;
+  note.hidden = !text;
+  note.className = "fair-note " + (game.ranked ? "fair-ranked" : "fair-unranked");
+  note.dataset.reason = game.ranked ? "ranked" : game.unranked_reason || "unknown";
+  if (board) sizeFrame(); // the note's height moves the frame's top
 }
 
 function titleFor(g) {
@@ -98,6 +135,7 @@ function setGame(g) {
   const first = game === null;
   game = g;
   seq = g.seq;
+  drawFairNote(); // before the board is built: its first zoom fits the room under the note
   if (first || !board || board.width !== g.width || board.height !== g.height) buildBoard();
   if (g.board) board.setRows(g.board);
   const [title, sub] = titleFor(g);
@@ -128,6 +166,7 @@ function showResult() {
   box.replaceChildren(
     el("p", { class: "result-head " + (won ? "win" : "loss"), text: headline }),
     stats.length ? el("p", { class: "muted", text: stats.join(" · ") }) : null,
+    el("p", { class: "fair-result " + (g.ranked ? "fair-ranked" : "fair-unranked"), id: "fair-result", "data-reason": g.ranked ? "ranked" : g.unranked_reason || "unknown", text: fairText(g) }),
     el(
       "p",
       { class: "result-actions" },
@@ -336,7 +375,9 @@ function onSocketMessage(msg) {
       if (msg.seq <= seq) return;
       if (msg.seq !== seq + 1) return refetch();
       seq = msg.seq;
-      game = { ...game, state: "paused", elapsed_ms: msg.elapsed_ms, seq: msg.seq, board: null };
+      // A pause after the first tap unranks the game (RULES.md, Fair play); the next full
+      // Game (resumed, ended) says so too.
+      game = { ...game, state: "paused", elapsed_ms: msg.elapsed_ms, seq: msg.seq, board: null, ranked: false, unranked_reason: game.unranked_reason || "paused" };
       setClock(msg.elapsed_ms, false);
       drawHud();
       if (!isPlayer()) say(fmt(gettext("%(player)s paused the game."), { player: game.player }));
@@ -424,8 +465,25 @@ function notFound() {
 
 // --- pause, resign, new game ---------------------------------------------------------------
 
-async function pause(auto = false) {
+// Pausing a ranked game unranks it (RULES.md, Fair play), so the Pause button and the P key
+// ask first, in the page's own dialog. The automatic pause cannot ask: the note says it.
+const pauseAsk = $("pause-ask");
+
+function askBeforePause() {
+  if (pauseAsk.open) return;
+  pauseAsk.returnValue = "";
+  pauseAsk.showModal(); // focus goes to "Keep playing"; Escape keeps playing too
+}
+
+pauseAsk.addEventListener("close", () => {
+  if (pauseAsk.returnValue === "pause") pause(false, true);
+  else if (pauseAsk.returnValue !== "auto" && canPlay() && game.state === "playing") say(gettext("The game goes on, still ranked."));
+});
+
+async function pause(auto = false, confirmed = false) {
   if (!canPlay() || game.state !== "playing") return;
+  if (!auto && !confirmed && game.ranked) return askBeforePause();
+  if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
   try {
     // keepalive: the request still leaves when the page is being hidden or closed
     const g = await api("POST", `/api/games/${gameId}/pause`, undefined, { keepalive: auto });
@@ -481,7 +539,7 @@ window.addEventListener("menuopen", () => pause(true));
 $("keys-help").addEventListener("toggle", (e) => e.target.open && pause(true));
 
 document.addEventListener("keydown", (e) => {
-  if (e.altKey || e.ctrlKey || e.metaKey) return;
+  if (e.altKey || e.ctrlKey || e.metaKey || pauseAsk.open) return; // the dialog has its own keys
   const tag = (e.target.tagName || "").toLowerCase();
   if (["input", "select", "textarea"].includes(tag)) return;
   const key = e.key.toLowerCase();

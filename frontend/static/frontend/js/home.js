@@ -51,7 +51,16 @@ function gameLine(g, linkText) {
   return el(
     "li",
     {},
-    el("span", { class: "grow" }, el("strong", { text: g.player }), " · ", levelLabel(g.level), ` ${g.width} × ${g.height}`),
+    el(
+      "span",
+      { class: "grow" },
+      el("strong", { text: g.player }),
+      // A declared bot (RULES.md, Fair play); the lobby socket says who is one (player_kind).
+      g.player_kind === "bot" ? el("span", { class: "badge badge-bot", title: gettext("A bot account: it plays through the API."), text: gettext("bot") }) : null,
+      " · ",
+      levelLabel(g.level),
+      ` ${g.width} × ${g.height}`,
+    ),
     el("span", { class: "pill " + g.state, text: stateLabel(g.state) }),
     el("a", { class: "btn", href: `/games/${g.id}`, text: linkText }),
   );

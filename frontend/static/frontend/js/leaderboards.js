@@ -1,5 +1,6 @@
 // Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s and streaks,
-// rolling periods, pages, and "jump to my row" (?around=me).
+// rolling periods, pages, and "jump to my row" (?around=me). Humans | Bots switches every
+// board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
 import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -10,8 +11,10 @@ const view = {
   period: params.get("period") || "all",
   sort: params.get("sort") || "best",
   page: Number(params.get("page")) || 1,
+  players: params.get("players") === "bots" ? "bots" : "humans",
   around: false,
 };
+const emptyHumans = $("empty").textContent;
 
 function url() {
   const q = new URLSearchParams();
@@ -19,6 +22,7 @@ function url() {
   else q.set("sort", view.sort);
   if (view.around) q.set("around", "me");
   else q.set("page", String(view.page));
+  if (view.players === "bots") q.set("players", "bots"); // humans is the API's default
   return `/api/leaderboards/${level}/${view.kind}?${q}`;
 }
 
@@ -27,6 +31,7 @@ function remember() {
   if (view.kind === "streaks") q.set("sort", view.sort);
   else q.set("period", view.period);
   if (view.page > 1) q.set("page", String(view.page));
+  if (view.players === "bots") q.set("players", "bots");
   history.replaceState(null, "", `${location.pathname}?${q}`);
 }
 
@@ -53,6 +58,7 @@ function row(r) {
 }
 
 let last = null;
+let loads = 0; // only the answer of the newest request is drawn (a quick Humans → Bots → Humans)
 
 // The page number of an answer, read from its neighbours' links (around=me picks the page).
 function pageOf(data) {
@@ -62,8 +68,23 @@ function pageOf(data) {
   return 1;
 }
 
+// The switch, the label of the bot boards, and the level tabs, which keep the choice.
+function drawPlayers() {
+  const bots = view.players === "bots";
+  for (const b of document.querySelectorAll("[data-players]")) b.setAttribute("aria-pressed", String(b.dataset.players === view.players));
+  $("players-label").hidden = !bots;
+  $("empty").textContent = bots ? gettext("No bot is on this board yet.") : emptyHumans;
+  for (const a of document.querySelectorAll("#level-tabs a")) {
+    const u = new URL(a.href);
+    if (bots) u.searchParams.set("players", "bots");
+    else u.searchParams.delete("players");
+    a.href = u.pathname + u.search;
+  }
+}
+
 async function load() {
   $("lb-error").textContent = "";
+  drawPlayers();
   for (const b of document.querySelectorAll("[data-kind]")) {
     b.setAttribute("aria-selected", String(b.dataset.kind === view.kind));
     b.tabIndex = b.dataset.kind === view.kind ? 0 : -1; // a tab list is one Tab stop
@@ -74,9 +95,12 @@ async function load() {
   $("period").value = view.period;
   $("sort").value = view.sort;
   let data;
+  const ticket = ++loads;
   try {
     data = await api("GET", url());
+    if (ticket !== loads) return;
   } catch (err) {
+    if (ticket !== loads) return;
     if (err instanceof ApiError && err.status === 401) return (location.href = signInUrl());
     $("lb-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("Leaderboards are not available yet.") : err.message;
     $("ranking").tHead.replaceChildren(head());
@@ -123,6 +147,14 @@ document.querySelector("[role=tablist]").addEventListener("keydown", (e) => {
   tabs[j].focus();
   tabs[j].click();
 });
+for (const b of document.querySelectorAll("[data-players]")) {
+  b.addEventListener("click", () => {
+    if (view.players === b.dataset.players) return;
+    view.players = b.dataset.players;
+    view.page = 1;
+    load();
+  });
+}
 $("period").addEventListener("change", (e) => ((view.period = e.target.value), (view.page = 1), load()));
 $("sort").addEventListener("change", (e) => ((view.sort = e.target.value), (view.page = 1), load()));
 $("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));

@@ -93,6 +93,7 @@ function recentRow(g) {
     $("profile-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("No such player.") : err.message;
     return;
   }
+  $("bot-badge").hidden = profile.kind !== "bot"; // RULES.md, Fair play: bots are declared
   $("joined").textContent = fmt(gettext("Playing since %(date)s"), { date: fmtDate(profile.date_joined) });
   $("stats").tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
   const select = $("chart-level");
