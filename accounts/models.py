@@ -10,6 +10,8 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 
+from games.engine import LEVELS
+
 
 class AccountKind(models.TextChoices):
     """RULES.md, Fair play: humans and bots rank on separate boards; guests never rank."""
@@ -82,8 +84,10 @@ class ApiToken(models.Model):
 # --- Statistics (RULES.md, Statistics; API.md, Stats per level) ------------------------------
 # Game ids are plain UUIDs: accounts never imports games code (ARCHITECTURE.md, imports).
 
-STATS_BUCKETS = ("beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom")
-RANKED_LEVELS = STATS_BUCKETS[:-1]
+# The six ranked levels are the engine's (one list: games.engine.LEVELS, the pure rules, the
+# only games module accounts imports); custom boards share one more bucket.
+RANKED_LEVELS: tuple[str, ...] = tuple(LEVELS)
+STATS_BUCKETS: tuple[str, ...] = (*RANKED_LEVELS, "custom")
 
 # The `prev_at` of the first record of a chain: "no earlier record" (see PersonalRecord).
 CHAIN_START = datetime(1970, 1, 1, tzinfo=UTC)

@@ -11,8 +11,8 @@ gets unlimited guesses:
   default): per submitted username, whatever the address, on sign-in only (POST).
 
 The counts live in the default cache: Redis when REDIS_URL is set, so every worker process
-shares them. Rates are read when a request arrives (not at import), so a settings override
-takes effect at once.
+shares them. Rates come from REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], as for DRF's own
+throttles (tests patch SimpleRateThrottle.THROTTLE_RATES, the dict DRF reads them from).
 """
 
 from __future__ import annotations
@@ -21,26 +21,17 @@ import hashlib
 from typing import Any
 
 from rest_framework.request import Request
-from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 
-class _LiveRatesThrottle(SimpleRateThrottle):
-    scope: str
-
-    def get_rate(self) -> str | None:
-        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-        return str(rate) if rate is not None else None
-
-
-class AuthAddressThrottle(_LiveRatesThrottle):
+class AuthAddressThrottle(SimpleRateThrottle):
     scope = "auth"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class SignInUsernameThrottle(_LiveRatesThrottle):
+class SignInUsernameThrottle(SimpleRateThrottle):
     """Keyed on the username in the body (case-folded, hashed into a fixed-size cache key)."""
 
     scope = "auth_username"

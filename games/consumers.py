@@ -19,7 +19,7 @@ games.services, what a viewer may see comes from games.presenters.
     A ``live`` snapshot of the newest running games, then ``game_started``, ``game_ended``
     and ``record`` events as they happen.
 
-Frames from clients (docs/LIVE.md, "Limits at the edge"), checked in this order before any
+Frames from clients (docs/SECURITY.md, "The WebSocket edge"), checked in this order before any
 parsing:
 
 * a text or binary frame over WS_MAX_FRAME_BYTES (4096; uvicorn's ``--ws-max-size`` enforces
@@ -188,6 +188,14 @@ class _LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels s
     async def close(self, code: int | None = None, reason: str | None = None) -> None:
         self.closing = True
         await super().close(code=code, reason=reason)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        # After our close (a kick, a 4404, a 1009), events may still be queued for this socket
+        # until the server reports the disconnect: a send then would be an ASGI error.
+        if not self.closing:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
         """Every client frame passes here first: its size is checked before anything reads it."""

@@ -125,7 +125,7 @@ def superhuman_findings(
     >>> superhuman_findings(bbbv=30, bbbv_per_s=4.0, times_ms=[0, 300, 800], limits=lim)
     []
     >>> [f.check for f in superhuman_findings(
-    ...     bbbv=30, bbbv_per_s=12.0, times_ms=list(range(0, 2500, 50)), limits=lim)]
+    ...     bbbv=30, bbbv_per_s=12.0, times_ms=list(range(0, 2500, 40)), limits=lim)]
     ['bbbv_per_s', 'burst', 'rhythm', 'metronome']
     """
     found: list[Finding] = []

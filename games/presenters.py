@@ -11,13 +11,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from demineur_site.formats import iso
+
 from . import clock
 from .engine import Board, Change
 from .models import ENDED_STATES, Game, GameState
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value else None
 
 
 def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:
@@ -69,9 +67,9 @@ def game_dict(
         "state": game.state,
         "mines_left": game.mines_left,
         "elapsed_ms": game_elapsed_ms(game, now=now),
-        "created_at": _iso(game.created_at),
-        "started_at": _iso(game.started_at),
-        "ended_at": _iso(game.ended_at),
+        "created_at": iso(game.created_at),
+        "started_at": iso(game.started_at),
+        "ended_at": iso(game.ended_at),
         "ranked": game.ranked,
         "unranked_reason": game.unranked_reason,
         # A race game names its race (API.md, Races); solo games have none.

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts import stats
 from accounts.models import User
+from accounts.selectors import stats_for_user
+from demineur_site.formats import iso
 
 from . import selectors
-from .presenters import _iso, result_stats
+from .presenters import result_stats
 
 
 def profile_dict(user: User) -> dict[str, Any]:
@@ -17,8 +18,8 @@ def profile_dict(user: User) -> dict[str, Any]:
     return {
         "username": user.username,
         "kind": user.kind,
-        "date_joined": _iso(user.date_joined),
-        "stats": stats.stats_for_user(user_id=user.pk),
+        "date_joined": iso(user.date_joined),
+        "stats": stats_for_user(user_id=user.pk),
         "recent_games": [
             {
                 "id": str(g.id),
@@ -27,7 +28,7 @@ def profile_dict(user: User) -> dict[str, Any]:
                 "end_reason": g.end_reason,
                 "elapsed_ms": g.elapsed_ms,
                 "result_stats": result_stats(g),
-                "ended_at": _iso(g.ended_at),
+                "ended_at": iso(g.ended_at),
             }
             for g in selectors.recent_games(user=user)
         ],

@@ -149,8 +149,8 @@ class Bench:
     # --- measurements ------------------------------------------------------------------------
 
     def boards(self) -> list[tuple[str, Any]]:
+        from accounts import leaderboards as lb
         from accounts.models import RANKED_LEVELS
-        from games import leaderboards as lb
 
         out = []
         for level in RANKED_LEVELS:
@@ -167,8 +167,8 @@ class Bench:
         from django.db import connection
         from django.utils import timezone
 
+        from accounts import leaderboards as lb
         from accounts.models import User
-        from games import leaderboards as lb
 
         q = lb._sql(spec, timezone.now())
         with connection.cursor() as cur:
@@ -182,8 +182,8 @@ class Bench:
     def measure_boards(self) -> None:
         """Every (case, board) once per round, rounds repeated: a burst of noise from other
         work on the machine then spreads over all boards instead of spoiling one."""
+        from accounts import leaderboards as lb
         from demineur_site.api_errors import ApiError
-        from games import leaderboards as lb
 
         repeat = self.args.samples
         calls: list[tuple[tuple[str, str, str], Callable[[], None]]] = []
@@ -290,8 +290,8 @@ class Bench:
     def measure_client(self) -> None:
         from django.test import Client
 
+        from accounts import leaderboards as lb
         from accounts.models import ApiToken, User
-        from games import leaderboards as lb
 
         spec = lb.board_spec(level="beginner", board="times", period="all", sort=None)
         player = self._players_on(spec, 1)[0]
@@ -344,7 +344,7 @@ class Bench:
         from django.db import connection
         from django.utils import timezone
 
-        from games import leaderboards as lb
+        from accounts import leaderboards as lb
 
         now = timezone.now()
         with connection.cursor() as cur:  # as leaderboard_page runs them

@@ -1,5 +1,5 @@
 """Leaderboard endpoints (API.md, Leaderboards and statistics). Thin: validate the address and
-the paging, call games.leaderboards, shape `{count, next, previous, results, me}`."""
+the paging, call accounts.leaderboards, shape `{count, next, previous, results, me}`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts import leaderboards
 from accounts.models import User
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
-from .. import leaderboards
 from .serializers import ErrorOut, LeaderboardPageOut
 
 

@@ -8,8 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from accounts.models import STATS_BUCKETS as BUCKETS
 from accounts.models import PersonalRecord, PlayerStats
-from accounts.stats import BUCKETS, record_game_end, stats_for_user
+from accounts.selectors import stats_for_user
+from accounts.stats import record_game_end
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ import pytest
 from django.db import connection, transaction
 
 from accounts.models import PersonalRecord
-from accounts.stats import record_game_end, stats_for_user
+from accounts.selectors import stats_for_user
+from accounts.stats import record_game_end
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -62,3 +62,15 @@ def test_burst_counts_the_most_moves_in_any_second() -> None:
     assert most_in_window(list(range(0, 1000, 40))) == 25
     assert checks(bbbv=60, bbbv_per_s=4.0, times_ms=list(range(0, 1000, 40))) == []
     assert "burst" in checks(bbbv=60, bbbv_per_s=4.0, times_ms=list(range(0, 1000, 38)))
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    import doctest
+
+    from accounts import records
+    from demineur_site import env, formats
+    from games import fairplay
+
+    for module in (fairplay, records, formats, env):
+        failed, attempted = doctest.testmod(module)
+        assert attempted > 0 and failed == 0, module.__name__

@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from accounts import leaderboards
 from accounts.models import PersonalRecord, PlayerStats, User
 from accounts.stats import record_game_end
-from games import leaderboards
 from games.engine import Board
 from games.models import Game
 from tests.conftest import client_for

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient, APIRequestFactory
-from rest_framework.throttling import AnonRateThrottle
+from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
 
 from accounts.models import User
 from tests.games.helpers import assert_error
@@ -29,16 +29,14 @@ PASSWORD = "correct horse battery"
 
 
 @pytest.fixture
-def rates(settings: Any) -> Any:
-    """Set some throttle rates for one test (the suite's settings raise them all)."""
+def rates(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Set some throttle rates for one test (the suite's settings raise them all). DRF reads
+    rates from SimpleRateThrottle.THROTTLE_RATES, bound at import: patched as the suite does."""
     cache.clear()
 
     def set_rates(**overrides: str) -> None:
-        current = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
-        settings.REST_FRAMEWORK = {
-            **settings.REST_FRAMEWORK,
-            "DEFAULT_THROTTLE_RATES": {**current, **overrides},
-        }
+        current = dict(SimpleRateThrottle.THROTTLE_RATES)
+        monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**current, **overrides})
 
     yield set_rates
     cache.clear()

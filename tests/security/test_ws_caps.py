@@ -16,8 +16,6 @@ import time
 import pytest
 from django.conf import settings
 
-from games.socket_guard import SLOT_TTL_SECONDS, client_address, slots
-
 from .ws_helpers import (  # noqa: F401  (fixtures)
     _close_thread_connections,
     alice_token,
@@ -142,6 +140,8 @@ async def test_behind_one_trusted_proxy_the_address_is_the_last_forwarded_hop(
 
 
 def test_ipv6_addresses_count_per_64_and_mapped_ipv4_as_ipv4(settings):
+    from games.socket_guard import client_address
+
     settings.TRUSTED_PROXIES = 0
     a = client_address({"client": ("2001:db8:1:2::1", 1)})
     b = client_address({"client": ("2001:db8:1:2:ffff::9", 1)})
@@ -158,6 +158,8 @@ async def test_the_count_is_shared_through_redis_across_processes(
     """Two sockets alice holds on *another* server process are members of the same Redis
     set: here, with a cap of 2, she gets no third."""
     import redis.asyncio as aioredis
+
+    from games.socket_guard import slots
 
     caps(user=2)
     game = await new_game(alice)
@@ -187,6 +189,8 @@ async def test_the_slots_of_a_crashed_process_expire_instead_of_leaking(
     """A process that died mid-socket never removes its members; their expiry passes and
     they stop counting, while a live socket's heartbeat keeps its own slot."""
     import redis.asyncio as aioredis
+
+    from games.socket_guard import SLOT_TTL_SECONDS, slots
 
     caps(user=1)
     game = await new_game(alice)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from games.ws_auth import parse_origin
-
 from .ws_helpers import (  # noqa: F401  (fixtures)
     _close_thread_connections,
     game_path,
@@ -125,6 +123,8 @@ async def test_behind_a_trusted_proxy_x_forwarded_proto_gives_the_scheme(
 
 
 def test_origins_are_compared_with_an_explicit_port():
+    from games.ws_auth import parse_origin
+
     assert parse_origin("http://a.example") == ("http", "a.example", 80)
     assert parse_origin("HTTPS://A.example:443") == ("https", "a.example", 443)
     assert parse_origin("http://[::1]:8000") == ("http", "::1", 8000)

@@ -7,7 +7,7 @@ board's 3BV and the player's speed. Boards are real engine boards, played to the
 level and reused (a small cached set), so every stored `board` decodes and renders.
 
 Statistics are computed while generating, in each player's time order, by the very functions
-the live service uses (accounts.stats.stats_after and chain_after), then everything is
+the live service uses (accounts.records.stats_after and chain_after), then everything is
 written with PostgreSQL COPY: no per-game service call, no per-row INSERT. Seeded games have
 no move log (`seq` 0). Players are named `demo<id>` and cannot sign in (unusable password).
 Needs PostgreSQL (COPY).
@@ -31,7 +31,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from accounts.models import AccountKind, PersonalRecord, PlayerStats, RecordKind, User
-from accounts.stats import GameEnd, Link, Summary, chain_after, stats_after, summary_fields
+from accounts.records import GameEnd, Link, Summary, chain_after, stats_after
+from accounts.stats import summary_fields
 from games.engine import LEVELS, Board
 from games.models import Game
 

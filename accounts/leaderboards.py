@@ -1,5 +1,6 @@
 """Leaderboards per level (API.md, Leaderboards and statistics): best times, best 3BV/s, best
-and current streaks. Reads only; the tables are kept by accounts.stats.record_game_end.
+and current streaks. Reads only; the tables are kept by accounts.stats (the writes) and the
+chain rule is accounts.records.chain_filter.
 
 * times and speed read the record chains (accounts.models.PersonalRecord): a rolling period
   starting at `c` is `achieved_at >= c AND prev_at < c` -- one row per player, their best in
@@ -23,17 +24,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from accounts.models import (
-    CHAIN_START,
-    RANKED_LEVELS,
-    BoardPool,
-    PersonalRecord,
-    PlayerStats,
-    RecordKind,
-    User,
-)
-from accounts.stats import iso
 from demineur_site.api_errors import ApiError
+from demineur_site.formats import iso
+
+from .models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind, User
+from .records import chain_filter
 
 BOARDS = ("times", "speed", "streaks")
 # Rolling periods (RULES.md, Statistics); None is "all".
@@ -140,20 +135,12 @@ def _sql(spec: BoardSpec, now: datetime) -> _Sql:
         )
     kind = RecordKind.TIME if spec.board == "times" else RecordKind.SPEED
     span = PERIODS[spec.period]
-    if span is None:
-        where, params = (
-            "t.level = %s AND t.pool = %s AND t.kind = %s AND t.prev_at = %s",
-            [spec.level, spec.pool, kind, CHAIN_START],
-        )
-    else:
-        cutoff = now - span
-        where = (
-            "t.level = %s AND t.pool = %s AND t.kind = %s"
-            " AND t.achieved_at >= %s AND t.prev_at < %s"
-        )
-        params = [spec.level, spec.pool, kind, cutoff, cutoff]
+    cutoff = None if span is None else now - span
+    chain, chain_params = chain_filter("t", cutoff)
+    where = f"t.level = %s AND t.pool = %s AND t.kind = %s AND {chain}"
+    params = [spec.level, spec.pool, kind, *chain_params]
     count = ahead = None
-    if span is not None and span >= LONG_PERIOD:
+    if span is not None and cutoff is not None and span >= LONG_PERIOD:
         # Every link has prev_at < achieved_at, so the links with prev_at < c <= achieved_at
         # are those with prev_at < c minus those with achieved_at < c: plain range counts
         # (the second one small, most links being inside a long period) instead of walking
