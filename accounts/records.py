@@ -50,6 +50,7 @@ def streaks_after(s: Streaks, *, won: bool, game_id: UUID, ended_at: datetime) -
     """A win extends the current streak (and the best one when it passes it); any loss --
     a mine, a resignation, an abandoned game -- resets the current streak to 0.
 
+    >>> from datetime import UTC
     >>> from uuid import uuid4
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
     >>> a, b = uuid4(), uuid4()

@@ -194,3 +194,22 @@ async def test_a_session_group_name_never_carries_the_session_key(alice, session
     key = cookie.split("=", 1)[1]
     group = session_group(key)
     assert key not in group and group.startswith("session.") and len(group) < 100
+
+
+async def test_after_the_kick_nothing_more_is_sent_on_the_closed_socket(
+    alice, alice_token, new_game
+):
+    """Events still queued for a closed socket are dropped: a send after the close would be
+    an ASGI error in a real server (and a traceback in its log)."""
+    from games import services
+
+    game = await new_game(alice)
+    player = ws(game_path(game), token=alice_token)
+    await opened(player)
+    assert await database_sync_to_async(rest)("delete", "/api/auth/token", token=alice_token) == 204
+    frames, code = await until_closed(player)
+    assert_kicked(frames, code)
+    await database_sync_to_async(services.game_move)(
+        game_id=game.id, player=alice, action="reveal", x=4, y=4
+    )
+    assert await player.receive_nothing(timeout=0.2)
