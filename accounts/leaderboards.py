@@ -262,7 +262,7 @@ def _key_cmp(q: _Sql, op: str) -> str:
     return f" AND ({', '.join(q.key)}) {op} (%s, %s, %s)"
 
 
-def _mine(q: _Sql, user_id: int) -> tuple[Any, ...] | None:
+def _viewer_row(q: _Sql, user_id: int) -> tuple[Any, ...] | None:
     """The viewer's (key..., columns...) on the board, or None. No ORDER BY: at most one row
     per player matches, found through the player's own index."""
     found = _fetch(
@@ -344,7 +344,7 @@ def _leaderboard_page(
     now: datetime | None,
 ) -> BoardPage:
     q = _sql(spec, now or timezone.now())
-    mine = _mine(q, viewer.pk) if viewer is not None else None
+    mine = _viewer_row(q, viewer.pk) if viewer is not None else None
     me: dict[str, Any] | None = None
     if mine is not None and viewer is not None:
         key = (mine[0], mine[1], mine[2])

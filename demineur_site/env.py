@@ -74,7 +74,9 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_from_url(url: str, *, pool: bool) -> dict[str, object]:
+def database_from_url(
+    url: str, *, pool: bool, pool_max: int = 16, conn_max_age: int = 600
+) -> dict[str, object]:
     """Turn ``postgres://user:pass@host:port/name`` (or ``sqlite:///path``) into a DATABASES entry.
 
     >>> database_from_url("postgres://u:p@127.0.0.1:5432/demineur", pool=False)["NAME"]
@@ -100,11 +102,11 @@ def database_from_url(url: str, *, pool: bool) -> dict[str, object]:
     if pool:
         # Under ASGI each request's sync code runs in a fresh thread: persistent per-thread
         # connections leak (shared/perf/perf-limits.md). The psycopg pool does not.
-        options["pool"] = {"min_size": 2, "max_size": env_int("DB_POOL_MAX", 16)}
+        options["pool"] = {"min_size": 2, "max_size": pool_max}
         config["CONN_MAX_AGE"] = 0
     else:
         # Under WSGI (gunicorn sync) persistent connections triple throughput (C1 vs C8).
-        config["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 600)
+        config["CONN_MAX_AGE"] = conn_max_age
         config["CONN_HEALTH_CHECKS"] = True
     config["OPTIONS"] = options
     return config

@@ -111,7 +111,14 @@ TEMPLATES = [
 # --- Database -----------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": database_from_url(DATABASE_URL, pool=env_bool("DB_POOL", False))}
+    DATABASES = {
+        "default": database_from_url(
+            DATABASE_URL,
+            pool=env_bool("DB_POOL", False),
+            pool_max=env_int("DB_POOL_MAX", 16),
+            conn_max_age=env_int("CONN_MAX_AGE", 600),
+        )
+    }
 else:
     DATABASES = {
         "default": {
@@ -256,6 +263,10 @@ if GAME_TEST_SEED and not DEBUG:
     raise ImproperlyConfigured(
         "GAME_TEST_SEED makes mine layouts predictable: it is refused with DEBUG off."
     )
+
+# Measurement switch, not a feature: LIVE_EVENTS=0 publishes nothing, so bench/live can price
+# the publish on the move endpoint (games.events). Always on in real deployments.
+LIVE_EVENTS = env_bool("LIVE_EVENTS", True)
 
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
 # A human's won game beyond any of these limits is held for review (games.fairplay). The

@@ -29,15 +29,10 @@ from uuid import UUID
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
 from django.db import transaction
 
-from demineur_site.env import env_bool
-
 log = logging.getLogger(__name__)
-
-# Measurement switch, not a feature: LIVE_EVENTS=0 publishes nothing, so bench/live can price
-# the publish on the move endpoint. Always on in real deployments.
-ENABLED = env_bool("LIVE_EVENTS", True)
 
 LOBBY_GROUP = "lobby"
 PUBLISH_WAIT_SECONDS = 0.5
@@ -117,7 +112,7 @@ def flush(timeout: float = 5.0) -> None:
 
 def game_on_commit(game_id: UUID | str, event: dict[str, Any]) -> None:
     """Publish `event` (it carries the game's `seq`) to the game's watchers after the commit."""
-    if not ENABLED:
+    if not settings.LIVE_EVENTS:
         return
     message = {"type": GAME_EVENT_TYPE, "game_id": str(game_id), "event": event}
     group = game_group(game_id)
@@ -126,7 +121,7 @@ def game_on_commit(game_id: UUID | str, event: dict[str, Any]) -> None:
 
 def lobby_on_commit(kind: str, payload: dict[str, Any]) -> None:
     """Publish a lobby event (game_started, game_ended, record) to /ws/live after the commit."""
-    if not ENABLED:
+    if not settings.LIVE_EVENTS:
         return
     message = {"type": LOBBY_EVENT_TYPE, "event": {"type": kind, **payload}}
     transaction.on_commit(lambda: send_now(LOBBY_GROUP, message))

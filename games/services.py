@@ -255,7 +255,7 @@ def game_move(
             game.bbbv = board.bbbv()
         game.clicks += 1
         changes = changes_list(outcome.changes)
-        at_ms = _record(
+        at_ms = _store_move(
             game,
             board,
             player_name=player.username,
@@ -282,7 +282,7 @@ def game_move(
     return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
 
 
-def _record(
+def _store_move(
     game: Game,
     board: Board,
     *,
@@ -427,8 +427,8 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         game.state = GameState.PAUSED
         # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
         fairplay.unrank(game, UnrankedReason.PAUSED)
-        game.paused_at = now  # the clock stops here; _record reads it as the move's time
-        at_ms = _record(game, board, player_name=player.username, now=now, action=Action.PAUSE)
+        game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
+        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.PAUSE)
         events.game_on_commit(
             game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state}
         )
@@ -451,7 +451,7 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         game.paused_at = None
         game.state = GameState.PLAYING
         board = Board.decode(bytes(game.board))
-        at_ms = _record(game, board, player_name=player.username, now=now, action=Action.RESUME)
+        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.RESUME)
         snapshot = game_dict(game, player_name=player.username, board=board, now=now)
         events.game_on_commit(
             game.id,

@@ -115,7 +115,6 @@ def test_pausing_a_ranked_game_asks_first_and_keep_playing_does_not_pause(deskto
     assert game["unranked_reason"] is None
 
     # The P key asks too; Escape keeps playing.
-    page.locator("#board").click(position={"x": 1, "y": 1}) if False else None
     page.keyboard.press("p")
     expect(dialog).to_be_visible()
     page.keyboard.press("Escape")
@@ -335,11 +334,11 @@ def settle(page: Any) -> None:
 
 
 def test_screenshots_of_the_ranked_note_and_the_pause_dialog(phone: Any, laptop: Any) -> None:
-    for context, level, tap, name in (
-        (phone, "beginner", (4, 4), "fairplay-phone"),
-        (laptop, "expert", (15, 8), "fairplay-desktop"),
+    for context, player, level, tap, name in (
+        (phone, "quinn", "beginner", (4, 4), "fairplay-phone"),
+        (laptop, "rosa", "expert", (15, 8), "fairplay-desktop"),
     ):
-        sign_up_by_api(context, "quinn")
+        sign_up_by_api(context, player)
         page = context.new_page()
         start_game(page, level)
         first_tap(page, *tap)
@@ -348,13 +347,13 @@ def test_screenshots_of_the_ranked_note_and_the_pause_dialog(phone: Any, laptop:
         # The note is seen with the board, above the frame, on the screen.
         box, frame = note.bounding_box(), page.locator("#board-wrap").bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= frame["y"]
-        assert page.evaluate("document.documentElement.scrollWidth") <= context.pages[0].viewport_size["width"]
+        width = page.viewport_size["width"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         screenshot(page, f"{name}-note")
         page.click("#pause")
         dialog = page.locator("#pause-ask")
         expect(dialog).to_be_visible()
         d = dialog.bounding_box()
-        width = page.viewport_size["width"]
         assert d["x"] >= 0 and d["x"] + d["width"] <= width  # nothing cut on a phone
         screenshot(page, f"{name}-dialog")
         page.click("#keep-playing")

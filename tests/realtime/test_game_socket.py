@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from games import consumers, events, services
 from games.models import Game
@@ -416,7 +417,7 @@ async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(
     player = socket(game_path(game), token=alice_token)
     await connected(player)
     monkeypatch.setattr(consumers, "LOST_EVENT_SECONDS", 0.05)
-    monkeypatch.setattr(events, "ENABLED", False)  # as if Redis dropped the message
+    monkeypatch.setattr(settings, "LIVE_EVENTS", False)  # as if Redis dropped the message
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     fresh = await next_of(player, "state")
     assert fresh["seq"] == 1 and fresh["game"]["state"] == "playing"
