@@ -147,9 +147,11 @@ ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 
 class BodySizeLimitASGI:
     """Wraps the ASGI HTTP application: a request whose Content-Length is over
-    MAX_REQUEST_BYTES is answered 413 before any of its body is read; a body without one
-    (chunked) is counted as it arrives, and once it passes the limit the 413 goes out and the
-    application is told the client left, so Django never spools it to a temporary file."""
+    MAX_REQUEST_BYTES is answered 413 before any of its body is read. A chunked body (no
+    Content-Length) is read here, in memory, up to one message past the limit: over it, the 413
+    goes out and the application never sees the request; within it, the application gets the
+    body with its Content-Length (Django reads no body without one). So Django never spools a
+    large body to a temporary file."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -159,40 +161,42 @@ class BodySizeLimitASGI:
             await self.app(scope, receive, send)
             return
         limit = _max_request_bytes()
-        headers = dict(scope.get("headers") or [])
-        length = _declared_length(headers.get(b"content-length"))
+        headers = list(scope.get("headers") or [])
+        by_name = dict(headers)
+        length = _declared_length(by_name.get(b"content-length"))
         if length is not None and length > limit:
             await self._refuse(send, limit)
             return
+        if length is None and b"chunked" in by_name.get(b"transfer-encoding", b"").lower():
+            chunks: list[bytes] = []
+            size = 0
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client left before the end of its body
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    await self._refuse(send, limit)
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+            body = b"".join(chunks)
+            headers = [(k, v) for k, v in headers if k != b"transfer-encoding"]
+            headers.append((b"content-length", str(len(body)).encode()))
+            scope = {**scope, "headers": headers}
+            pending = [{"type": "http.request", "body": body, "more_body": False}]
 
-        received = 0
-        refused = False
-        started = False
+            async def buffered_receive() -> dict[str, Any]:
+                if pending:
+                    return pending.pop()
+                message: dict[str, Any] = await receive()  # later: http.disconnect
+                return message
 
-        async def limited_receive() -> dict[str, Any]:
-            nonlocal received, refused, started
-            if refused:
-                return {"type": "http.disconnect"}
-            message: dict[str, Any] = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > limit:
-                    refused = True
-                    if not started:
-                        started = True
-                        await self._refuse(send, limit)
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def guarded_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            if refused:
-                return  # our 413 went out instead
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        await self.app(scope, limited_receive, guarded_send)
+            await self.app(scope, buffered_receive, send)
+            return
+        await self.app(scope, receive, send)
 
     @staticmethod
     async def _refuse(send: Any, limit: int) -> None:

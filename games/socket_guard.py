@@ -188,7 +188,11 @@ class SocketSlots:
         loop = asyncio.get_running_loop()
         state = self._loops.get(loop)
         if state is None:
-            state = _LoopState(client=aioredis.from_url(settings.REDIS_URL))
+            # Bounded waits: an unreachable Redis must not hold handshakes (we fall back).
+            client = aioredis.from_url(
+                settings.REDIS_URL, socket_connect_timeout=1.0, socket_timeout=2.0
+            )
+            state = _LoopState(client=client)
             self._loops[loop] = state
         return loop, state
 

@@ -47,6 +47,7 @@ def test_a_second_browser_watching_the_game_sees_each_move_live(
         expect(watcher.locator("#mines-left")).to_have_text("24")
 
         player.click("#pause")
+        player.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
         expect(watcher.locator("#board")).to_be_hidden()
         player.click("#resume")
         expect(watcher.locator("#board")).to_be_visible()

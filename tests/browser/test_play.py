@@ -104,11 +104,10 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
         if c not in mines:
             expect(cell(page, *c)).not_to_have_attribute("data-v", "#")
 
-    # Pause hides the board; resume shows it again.
+    # Pausing a ranked game asks first (RULES.md, Fair play: a pause unranks it); keeping on
+    # playing keeps the win rankable. Pause hiding the board: test_fairplay.py.
     page.click("#pause")
-    expect(page.locator("#board")).to_be_hidden()
-    expect(page.locator("#paused-cover")).to_be_visible()
-    page.click("#resume")
+    page.click("#keep-playing")
     expect(page.locator("#board")).to_be_visible()
 
     # Open every remaining safe cell.
@@ -233,6 +232,7 @@ def test_keyboard_play_moves_opens_flags_and_chords(desktop: Any) -> None:
     # With the socket open, no move went over REST (issue 5: fast and live).
     assert not [url for url in posts if url.rsplit("/", 1)[-1] in ("reveal", "flag", "chord")]
     page.keyboard.press("p")
+    page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
     expect(page.locator("#board")).to_be_hidden()
 
 

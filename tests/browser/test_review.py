@@ -57,6 +57,7 @@ def settle(page: Any) -> None:
     """Pause the running game and wait for it: closing the page would otherwise pause it by
     itself (visibilitychange) while the test database is being wiped."""
     page.click("#pause")
+    page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
     expect(page.locator("#paused-cover")).to_be_visible()
 
 

@@ -212,3 +212,20 @@ async def test_the_slots_of_a_crashed_process_expire_instead_of_leaking(
     finally:
         await client.delete(key)
         await client.aclose()
+
+
+async def test_with_redis_unreachable_the_cap_still_holds_in_this_process(
+    alice, alice_token, new_game, caps, settings
+):
+    """Nothing listens on port 1: the shared count is out of reach, the handshake neither
+    hangs nor fails open; the socket is counted in this process."""
+    caps(user=1)
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    game = await new_game(alice)
+    first = ws(game_path(game), token=alice_token)
+    assert await accepted(first)
+    assert not await accepted(ws(game_path(game), token=alice_token))
+    await first.disconnect()
+    again = ws(game_path(game), token=alice_token)
+    assert await accepted(again)
+    await again.disconnect()
