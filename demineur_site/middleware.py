@@ -55,7 +55,9 @@ class ApiServerErrorMiddleware:
             and request.path.startswith("/api/")
             and not response.get("Content-Type", "").startswith("application/json")
         ):
-            return server_error_response()
+            answer = server_error_response()
+            answer.status_code = response.status_code
+            return answer
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -124,3 +124,24 @@ def test_an_unexpected_error_under_api_is_a_json_500_with_debug_on(
     assert b"boom" not in response.content  # no traceback or message in the answer
     logged = [r for r in caplog.records if r.exc_info and "boom" in str(r.exc_info[1])]
     assert logged, "the traceback goes to the log"
+
+
+def test_an_error_in_a_middleware_under_api_is_a_json_500_with_debug_on(
+    anon_api: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only view errors: a middleware below ours failing (Django then builds its HTML
+    debug page) still answers the JSON body under /api/, and pages keep Django's page."""
+    from django.middleware.common import CommonMiddleware
+
+    settings.DEBUG = True
+
+    def broken(self: Any, request: Any, response: Any) -> Any:
+        raise RuntimeError("boom in a middleware")
+
+    monkeypatch.setattr(CommonMiddleware, "process_response", broken)
+    anon_api.raise_request_exception = False
+    response = anon_api.get("/api/leaderboards/beginner/times")
+    assert_error(response, 500, "server_error")
+    page = anon_api.get("/how-to-play")
+    assert page.status_code == 500
+    assert page["Content-Type"].startswith("text/html")
