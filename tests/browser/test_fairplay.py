@@ -360,3 +360,35 @@ def test_screenshots_of_the_ranked_note_and_the_pause_dialog(phone: Any, laptop:
         page.click("#keep-playing")
         expect(dialog).to_be_hidden()
         settle(page)
+
+
+@pytest.mark.parametrize(
+    ("locale", "note", "ask", "bots"),
+    [
+        ("pl-PL", "Gra rankingowa", "Wstrzymać tę grę rankingową?", "Boty"),
+        ("ms-MY", "Permainan dikira dalam kedudukan", "Jeda permainan", "Bot"),
+        ("ca-ES", "Partida classificatòria", "Voleu posar en pausa", "Bots"),
+        ("nl-NL", "Telt mee voor de ranglijst", "Dit spel voor de ranglijst pauzeren?", "Bots"),
+        ("th-TH", "เกมจัดอันดับ", "พักเกมจัดอันดับนี้หรือไม่?", "บอท"),
+    ],
+)
+def test_the_fair_play_strings_speak_the_five_languages(
+    browser: Any, live: str, locale: str, note: str, ask: str, bots: str
+) -> None:
+    context = browser.new_context(
+        base_url=live, locale=locale, viewport={"width": 1000, "height": 800}
+    )
+    context.set_default_timeout(10_000)
+    try:
+        sign_up_by_api(context, "tess")
+        page = context.new_page()
+        start_game(page, "beginner")
+        first_tap(page)
+        expect(page.locator("#fair-note")).to_contain_text(note)  # the script catalog
+        page.click("#pause")
+        expect(page.locator("#pause-ask h2")).to_contain_text(ask)  # the template
+        page.click("#keep-playing")
+        page.goto("/leaderboards/beginner")
+        expect(page.locator("[data-players=bots]")).to_have_text(bots)
+    finally:
+        context.close()

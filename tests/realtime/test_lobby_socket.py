@@ -44,11 +44,13 @@ async def test_the_lobby_starts_with_the_running_games_newest_first(alice, bob, 
     assert first == {
         "id": str(bob_playing.id),
         "player": "bob",
+        "player_kind": "human",
         "level": "expert",
         "width": 30,
         "height": 16,
         "state": "playing",
         "end_reason": None,
+        "ranked": True,
         "elapsed_ms": first["elapsed_ms"],
     }
     await lobby.disconnect()
