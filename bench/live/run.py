@@ -120,6 +120,9 @@ class Env:
             "LOG_LEVEL": "WARNING",
             "LIVE_EVENTS": "1" if publish else "0",
             "PYTHONPATH": str(ROOT),
+            # A thousand watchers come from one address here: no per-address socket cap.
+            "WS_MAX_SOCKETS_PER_ADDRESS": "0",
+            "WS_MAX_SOCKETS_PER_USER": "0",
         }
         env.pop("DB_POOL", None)
         if pool:
@@ -165,6 +168,8 @@ class Server:
                 "--workers",
                 str(WORKERS),
                 "--no-access-log",
+                "--ws-max-size",
+                "4096",
                 "--lifespan",
                 "off",
                 "--log-level",
