@@ -258,6 +258,22 @@ def test_the_bots_switch_shows_a_bots_win_and_not_a_humans(desktop: Any) -> None
     expect(page).to_have_url(re.compile(r"^[^#]*\?(?!.*players=)"))
 
 
+def test_an_unknown_players_value_in_the_address_shows_the_humans_boards(desktop: Any) -> None:
+    """Only "bots" is passed on to the API: anything else in the address is the default, so a
+    crafted link can neither break the page nor put its text into the API request."""
+    win_beginner_by_api(desktop, register(desktop, "uma"))
+    page = desktop.new_page()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/leaderboards/" in r.url else None)
+    page.goto("/leaderboards/beginner?players=%22%3E%3Cimg%20src%3Dx%3Eall")
+    expect(page.locator("#ranking tbody tr", has_text="uma")).to_have_count(1)
+    expect(page.locator("[data-players=humans]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#lb-error")).to_be_empty()
+    expect(page.locator("#board-section img")).to_have_count(0)
+    assert asked and not [url for url in asked if "players" in url]
+    expect(page).to_have_url(re.compile(r"^[^#]*\?(?!.*players=)"))
+
+
 def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(desktop: Any) -> None:
     page = desktop.new_page()
     page.goto("/signup")

@@ -126,8 +126,10 @@ async function loadCurrent() {
   if (!me()) return [];
   try {
     const user = encodeURIComponent(me());
-    const pages = await Promise.all(["playing", "paused", "new"].map((state) => api("GET", `/api/games?user=${user}&state=${state}&page_size=20`)));
-    const running = pages.flatMap((page) => page.results);
+    // One request, one snapshot: three (one per state) could each miss a game that was
+    // pausing itself meanwhile (the page just left pauses it), as playing and as paused.
+    const page = await api("GET", `/api/games?user=${user}&state=playing,paused,new&page_size=20`);
+    const running = page.results;
     if (running.length) {
       $("current-list").replaceChildren(...running.map((g) => gameLine(g, gettext("Continue"))));
       $("current").hidden = false;
