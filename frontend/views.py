@@ -13,14 +13,26 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-# The six ranked levels of RULES.md, in order, with the names shown on the pages.
+from games.engine import LEVELS as ENGINE_LEVELS
+
+# The names shown on the pages; the levels themselves are the engine's (games.engine.LEVELS).
+LEVEL_LABELS = {
+    "beginner": _("Beginner"),
+    "intermediate": _("Intermediate"),
+    "hard": _("Hard"),
+    "expert": _("Expert"),
+    "extreme": _("Extreme"),
+    "marathon": _("Marathon"),
+}
 LEVELS: list[dict[str, Any]] = [
-    {"name": "beginner", "label": _("Beginner"), "width": 9, "height": 9, "mines": 10},
-    {"name": "intermediate", "label": _("Intermediate"), "width": 16, "height": 10, "mines": 25},
-    {"name": "hard", "label": _("Hard"), "width": 20, "height": 12, "mines": 40},
-    {"name": "expert", "label": _("Expert"), "width": 30, "height": 16, "mines": 60},
-    {"name": "extreme", "label": _("Extreme"), "width": 40, "height": 20, "mines": 60},
-    {"name": "marathon", "label": _("Marathon"), "width": 80, "height": 40, "mines": 240},
+    {
+        "name": level.name,
+        "label": LEVEL_LABELS[level.name],
+        "width": level.width,
+        "height": level.height,
+        "mines": level.mines,
+    }
+    for level in ENGINE_LEVELS.values()
 ]
 LEVEL_NAMES = {level["name"] for level in LEVELS}
 # A game id in a page URL: only checked for shape here; the API answers 404 for unknown ids.
@@ -30,11 +42,6 @@ GAME_ID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 def _page(request: HttpRequest, template: str, **context: Any) -> HttpResponse:
     context.setdefault("levels", LEVELS)
     return render(request, f"frontend/{template}", context)
-
-
-@ensure_csrf_cookie
-def home(request: HttpRequest) -> HttpResponse:
-    return _page(request, "home.html", page="home")
 
 
 @ensure_csrf_cookie
@@ -64,21 +71,19 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return _page(request, "profile.html", page="profile", username=username)
 
 
-@ensure_csrf_cookie
-def signup(request: HttpRequest) -> HttpResponse:
-    return _page(request, "signup.html", page="signup")
+def _simple_page(template: str, page: str) -> Any:
+    """A page that needs nothing but its template (its script reads the API)."""
+
+    @ensure_csrf_cookie
+    def view(request: HttpRequest) -> HttpResponse:
+        return _page(request, template, page=page)
+
+    view.__name__ = page
+    return view
 
 
-@ensure_csrf_cookie
-def signin(request: HttpRequest) -> HttpResponse:
-    return _page(request, "signin.html", page="signin")
-
-
-@ensure_csrf_cookie
-def tokens(request: HttpRequest) -> HttpResponse:
-    return _page(request, "tokens.html", page="tokens")
-
-
-@ensure_csrf_cookie
-def how_to_play(request: HttpRequest) -> HttpResponse:
-    return _page(request, "how_to_play.html", page="how")
+signup = _simple_page("signup.html", "signup")
+signin = _simple_page("signin.html", "signin")
+tokens = _simple_page("tokens.html", "tokens")
+home = _simple_page("home.html", "home")
+how_to_play = _simple_page("how_to_play.html", "how")
