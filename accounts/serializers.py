@@ -55,3 +55,9 @@ class RegisteredSerializer(serializers.Serializer[User]):
 
 class TokenSerializer(serializers.Serializer[Any]):
     token = serializers.CharField()
+
+
+class TokenCreateSerializer(serializers.Serializer[Any]):
+    """POST /api/tokens: `{name}`, 1 to 64 characters once trimmed; the body is required."""
+
+    name = StrictCharField(max_length=64)

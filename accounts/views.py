@@ -20,6 +20,7 @@ from .serializers import (
     CredentialsSerializer,
     RegisteredSerializer,
     RegisterSerializer,
+    TokenCreateSerializer,
     TokenSerializer,
 )
 from .throttles import AuthAddressThrottle, SignInUsernameThrottle
@@ -99,30 +100,40 @@ class TokenRowSerializer(serializers.ModelSerializer[ApiToken]):
         fields = ["id", "name", "prefix", "created_at", "last_used_at"]
 
 
+class TokenCreatedSerializer(TokenRowSerializer):
+    """The new token's row and, this once, its key."""
+
+    token = serializers.CharField()
+
+    class Meta(TokenRowSerializer.Meta):
+        fields = [*TokenRowSerializer.Meta.fields, "token"]
+
+
 class TokenListView(APIView):
     """The signed-in player's tokens: list them, create a named one (the key is shown once)."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: TokenRowSerializer(many=True)}, tags=["accounts"])
+    @extend_schema(
+        responses={
+            200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})
+        },
+        tags=["accounts"],
+    )
     def get(self, request: Request) -> Response:
         rows = ApiToken.objects.filter(user=cast(User, request.user))
         return Response({"results": TokenRowSerializer(rows, many=True).data})
 
     @extend_schema(
-        request=inline_serializer("TokenCreate", {"name": serializers.CharField(max_length=64)}),
-        responses={
-            201: inline_serializer(
-                "TokenCreated", {"id": serializers.IntegerField(), "token": serializers.CharField()}
-            )
-        },
+        request=TokenCreateSerializer,
+        responses={201: TokenCreatedSerializer},
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
-        name = request.data.get("name", "api") if isinstance(request.data, dict) else None
-        if not isinstance(name, str) or not 1 <= len(name.strip()) <= 64:
-            raise ApiError(400, "invalid", "name must be a string of 1 to 64 characters.")
-        token, key = services.token_issue(user=request.user, name=name.strip())  # type: ignore[arg-type]
+        # A body is required (issue 13: an empty POST was accepted and named the token "api").
+        data = TokenCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = services.token_issue(user=request.user, name=data.validated_data["name"])  # type: ignore[arg-type]
         return Response(
             {**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED
         )

@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
@@ -53,9 +56,59 @@ def _flatten(detail: Any) -> Any:
     return str(detail)
 
 
+# --- The database is down (docs/RELIABILITY.md, "PostgreSQL outage") -----------------------
+
+# Seconds a client is told to wait before retrying while the database is unreachable.
+SERVICE_UNAVAILABLE_RETRY_AFTER = 5
+
+
+def _database_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [OperationalError, InterfaceError]
+    try:  # the psycopg pool's own errors (DB_POOL=1), in case one reaches us unwrapped
+        from psycopg_pool import PoolTimeout, TooManyRequests
+
+        errors += [PoolTimeout, TooManyRequests]
+    except ImportError:  # pragma: no cover - psycopg[pool] is a dependency
+        pass
+    return tuple(errors)
+
+
+DATABASE_ERRORS = _database_errors()
+
+
+def is_database_unavailable(exc: BaseException | None) -> bool:
+    """A database that cannot be reached or answer (connection refused or lost, a pool that
+    lends no connection in time) rather than a bug: the client may retry, so it is 503."""
+    return isinstance(exc, DATABASE_ERRORS)
+
+
+def service_unavailable_response() -> JsonResponse:
+    response = JsonResponse(
+        error_body(
+            "service_unavailable",
+            "The service is temporarily unavailable; retry shortly.",
+            {"retry_after": SERVICE_UNAVAILABLE_RETRY_AFTER},
+        ),
+        status=503,
+    )
+    response["Retry-After"] = str(SERVICE_UNAVAILABLE_RETRY_AFTER)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: turn every error into the API.md body."""
     headers: dict[str, str] = {}
+    if is_database_unavailable(exc):
+        _log_unavailable(context.get("request"), exc)
+        return Response(
+            error_body(
+                "service_unavailable",
+                "The service is temporarily unavailable; retry shortly.",
+                {"retry_after": SERVICE_UNAVAILABLE_RETRY_AFTER},
+            ),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(SERVICE_UNAVAILABLE_RETRY_AFTER)},
+        )
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message, exc.details), status=exc.status_code)
     if isinstance(exc, RequestDataTooBig):
@@ -94,6 +147,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+def _log_unavailable(request: Any, exc: BaseException) -> None:
+    # One line, no traceback: an outage is not a bug, and it would repeat on every request.
+    method = getattr(request, "method", "?")
+    path = getattr(request, "path", "?")
+    logger.warning("Database unavailable on %s %s: %s", method, path, str(exc).strip()[:200])
+
+
+logger = logging.getLogger("demineur_site.api")
+
+
 def _json_error(status_code: int, code: str, message: str) -> JsonResponse:
     return JsonResponse(error_body(code, message), status=status_code)
 
@@ -130,11 +193,22 @@ def handler404(request: HttpRequest, exception: Exception | None = None) -> Http
 
 
 def handler500(request: HttpRequest) -> HttpResponse:
+    # Django calls this inside its `except` block: an error raised by a middleware (a session
+    # read while the database is down, say) is still the current exception here.
+    outage = is_database_unavailable(sys.exc_info()[1])
+    if outage:
+        _log_unavailable(request, sys.exc_info()[1])  # type: ignore[arg-type]
     if request.path.startswith("/api/"):
+        if outage:
+            return service_unavailable_response()
         return _json_error(500, "server_error", "Internal server error.")
     from django.views.defaults import server_error
 
-    return server_error(request)
+    response = server_error(request)
+    if outage:
+        response.status_code = 503
+        response["Retry-After"] = str(SERVICE_UNAVAILABLE_RETRY_AFTER)
+    return response
 
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

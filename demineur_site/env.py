@@ -75,12 +75,35 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 
 def database_from_url(
-    url: str, *, pool: bool, pool_max: int = 16, conn_max_age: int = 600
+    url: str,
+    *,
+    pool: bool,
+    pool_max: int = 16,
+    conn_max_age: int = 600,
+    connect_timeout: int = 0,
+    pool_timeout: float = 0,
+    pool_check: bool = True,
+    pool_reconnect_timeout: float = 0,
 ) -> dict[str, object]:
     """Turn ``postgres://user:pass@host:port/name`` (or ``sqlite:///path``) into a DATABASES entry.
 
     >>> database_from_url("postgres://u:p@127.0.0.1:5432/demineur", pool=False)["NAME"]
     'demineur'
+
+    `connect_timeout` (seconds, libpq's; 0 leaves it out) bounds each connection attempt, so a
+    PostgreSQL that is down or unreachable answers an error in seconds instead of hanging a
+    worker (docs/RELIABILITY.md). A ``?connect_timeout=`` in the URL wins. With the pool,
+    `pool_timeout` bounds the wait for a free connection and `pool_check` tests a connection
+    before lending it, so the pool drops the dead connections a restart of PostgreSQL leaves;
+    `pool_reconnect_timeout` is how long the pool retries a lost connection (with a growing
+    delay) before it gives the slot up and connects afresh on the next demand: it bounds how
+    long recovery can lag behind PostgreSQL's return.
+
+    >>> database_from_url("postgres://h/d", pool=False, connect_timeout=2)["OPTIONS"]
+    {'connect_timeout': 2}
+    >>> database_from_url("postgres://h/d?connect_timeout=9", pool=False, connect_timeout=2)[
+    ...     "OPTIONS"]
+    {'connect_timeout': '9'}
     """
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
@@ -91,6 +114,8 @@ def database_from_url(
     if parsed.scheme not in {"postgres", "postgresql", "pgsql"}:
         raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported")
     options: dict[str, object] = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+    if connect_timeout > 0:
+        options.setdefault("connect_timeout", connect_timeout)
     config: dict[str, object] = {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parsed.path.lstrip("/")) or "postgres",
@@ -102,8 +127,15 @@ def database_from_url(
     if pool:
         # Under ASGI each request's sync code runs in a fresh thread: persistent per-thread
         # connections leak (shared/perf/perf-limits.md). The psycopg pool does not.
-        options["pool"] = {"min_size": 2, "max_size": pool_max}
+        pool_options: dict[str, object] = {"min_size": 2, "max_size": pool_max}
+        if pool_timeout > 0:
+            pool_options["timeout"] = pool_timeout
+        if pool_reconnect_timeout > 0:
+            pool_options["reconnect_timeout"] = pool_reconnect_timeout
+        options["pool"] = pool_options
         config["CONN_MAX_AGE"] = 0
+        # With the pool, Django turns this into psycopg's check of each lent connection.
+        config["CONN_HEALTH_CHECKS"] = pool_check
     else:
         # Under WSGI (gunicorn sync) persistent connections triple throughput (C1 vs C8).
         config["CONN_MAX_AGE"] = conn_max_age

@@ -12,7 +12,12 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
-from .api_errors import error_body, server_error_response
+from .api_errors import (
+    error_body,
+    is_database_unavailable,
+    server_error_response,
+    service_unavailable_response,
+)
 
 
 class RejectNulCharactersMiddleware:
@@ -55,6 +60,8 @@ class ApiServerErrorMiddleware:
             and request.path.startswith("/api/")
             and not response.get("Content-Type", "").startswith("application/json")
         ):
+            if response.status_code == 503:
+                return service_unavailable_response()
             answer = server_error_response()
             answer.status_code = response.status_code
             return answer
@@ -65,6 +72,15 @@ class ApiServerErrorMiddleware:
             return None
         if isinstance(exception, _ANSWERED_BY_DJANGO):
             return None  # 400/403/404 answered by the JSON handlers of demineur_site.urls
+        if is_database_unavailable(exception):
+            # PostgreSQL down or unreachable (docs/RELIABILITY.md): 503, retry, not a bug.
+            logger.warning(
+                "Database unavailable on %s %s: %s",
+                request.method,
+                request.path,
+                str(exception).strip()[:200],
+            )
+            return service_unavailable_response()
         logger.error("Unexpected error on %s %s", request.method, request.path, exc_info=exception)
         return server_error_response()
 

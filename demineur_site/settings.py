@@ -117,6 +117,12 @@ if DATABASE_URL:
             pool=env_bool("DB_POOL", False),
             pool_max=env_int("DB_POOL_MAX", 16),
             conn_max_age=env_int("CONN_MAX_AGE", 600),
+            # PostgreSQL down or unreachable: errors (503) within seconds, never a hung worker
+            # (docs/RELIABILITY.md, "PostgreSQL outage").
+            connect_timeout=env_int("DB_CONNECT_TIMEOUT", 2),
+            pool_timeout=env_float("DB_POOL_TIMEOUT", 3.0),
+            pool_check=env_bool("DB_POOL_CHECK", True),
+            pool_reconnect_timeout=env_float("DB_POOL_RECONNECT_TIMEOUT", 5.0),
         )
     }
 else:

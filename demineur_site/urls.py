@@ -1,10 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from . import api_errors
+from . import api_errors, health
 from .schema_views import DocsView, SchemaView
 
 urlpatterns = [
+    # For load balancers, compose and the soak script: outside /api/, no auth, no throttle.
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     re_path(r"^api/schema/?$", SchemaView.as_view(), name="api-schema"),
     re_path(r"^api/docs/?$", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("accounts.urls")),

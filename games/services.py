@@ -3,6 +3,9 @@ so moves on one game never interleave; events are published only after the commi
 
     game_create  ->  game_move (reveal | flag | chord)  ->  game_pause / game_resume / game_resign
     games_close_idle: the 24-hour abandonment rule (RULES.md, Statistics)
+
+Over 400 lines on purpose: it is the single writer, and every write shares one lock path
+(`_locked_action`) and one store (`_store_move`); events are only built in games.events.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from . import clock, engine, events, fairplay
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
-from .presenters import changes_list, game_dict, lobby_game_dict
+from .presenters import changes_list
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
@@ -37,6 +40,7 @@ class MoveResult:
     board: Board | None
     changes: list[dict[str, Any]]
     seq: int
+    at_ms: int  # the game clock when the server received the move (Move.at_ms)
     replayed: bool = False
 
 
@@ -127,7 +131,7 @@ def game_create(
             created_at=now,
             last_action_at=now,
         )
-        events.lobby_on_commit("game_started", lobby_game_dict(game, player=player))
+        events.lobby_on_commit(events.game_started_event(game, player=player))
     return game
 
 
@@ -159,7 +163,12 @@ def _replay(
         # (API.md, Fine points): the replay waits for the resume.
         raise GameError("game_paused", "The game is paused: resume it first.")
     return MoveResult(
-        game=game, board=None, changes=list(move.changes or []), seq=move.seq, replayed=True
+        game=game,
+        board=None,
+        changes=list(move.changes or []),
+        seq=move.seq,
+        at_ms=move.at_ms,
+        replayed=True,
     )
 
 
@@ -277,7 +286,7 @@ def game_move(
             at_ms=at_ms,
             client_move_id=client_move_id,
         )
-        return MoveResult(game=game, board=board, changes=changes, seq=game.seq)
+        return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
 
     return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
 
@@ -366,12 +375,15 @@ def _finish(
     )
     if record and game.ranked:
         # A new personal best on a ranked board is news for the lobby (after the commit).
-        base = {"player": player_name, "level": game.level, "game_id": str(game.id)}
         if record.best_time:
-            events.lobby_on_commit("record", {**base, "kind": "time", "time_ms": at_ms})
+            events.lobby_on_commit(
+                events.record_event(game, player_name=player_name, kind="time", value=at_ms)
+            )
         if record.best_speed and game.bbbv_per_s is not None:
             events.lobby_on_commit(
-                "record", {**base, "kind": "speed", "bbbv_per_s": round(game.bbbv_per_s, 3)}
+                events.record_event(
+                    game, player_name=player_name, kind="speed", value=game.bbbv_per_s
+                )
             )
 
 
@@ -385,32 +397,19 @@ def _publish_move(
     at_ms: int,
     client_move_id: str | None = None,
 ) -> None:
-    event: dict[str, Any] = {
-        "type": "move",
-        "seq": game.seq,
-        "action": action,
-        "changes": changes,
-        "state": game.state,
-        "mines_left": game.mines_left,
-        "elapsed_ms": at_ms,
-    }
-    if client_move_id is not None:
-        event["client_move_id"] = client_move_id  # lets a socket client match its answer
-    events.game_on_commit(game.id, event)
+    events.game_on_commit(
+        game.id,
+        events.move_event(
+            game, action=action, changes=changes, at_ms=at_ms, client_move_id=client_move_id
+        ),
+    )
     if game.state in ENDED_STATES:
         _publish_end(game, board, player_name=player_name)
 
 
 def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
-    events.game_on_commit(
-        game.id,
-        {
-            "type": "ended",
-            "seq": game.seq,
-            "game": game_dict(game, player_name=player_name, board=board),
-        },
-    )
-    events.lobby_on_commit("game_ended", lobby_game_dict(game, player=game.player))
+    events.game_on_commit(game.id, events.ended_event(game, player_name=player_name, board=board))
+    events.lobby_on_commit(events.game_ended_event(game, player=game.player))
 
 
 # --- pause, resume, resign, abandon ---------------------------------------------------------
@@ -429,9 +428,7 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         fairplay.unrank(game, UnrankedReason.PAUSED)
         game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
         at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.PAUSE)
-        events.game_on_commit(
-            game.id, {"type": "paused", "seq": game.seq, "elapsed_ms": at_ms, "state": game.state}
-        )
+        events.game_on_commit(game.id, events.paused_event(game, at_ms=at_ms))
         return game
 
     return _locked_action(game_id=game_id, player=player, act=act)
@@ -452,16 +449,11 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         game.state = GameState.PLAYING
         board = Board.decode(bytes(game.board))
         at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.RESUME)
-        snapshot = game_dict(game, player_name=player.username, board=board, now=now)
         events.game_on_commit(
             game.id,
-            {
-                "type": "resumed",
-                "seq": game.seq,
-                "elapsed_ms": at_ms,
-                "state": game.state,
-                "game": snapshot,
-            },
+            events.resumed_event(
+                game, at_ms=at_ms, player_name=player.username, board=board, now=now
+            ),
         )
         return game
 
@@ -512,18 +504,7 @@ def _end_without_mine(
     game.board = board.encode()
     game.save()
     Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
-    events.game_on_commit(
-        game.id,
-        {
-            "type": "move",
-            "seq": game.seq,
-            "action": action,
-            "changes": [],
-            "state": game.state,
-            "mines_left": game.mines_left,
-            "elapsed_ms": at_ms,
-        },
-    )
+    events.game_on_commit(game.id, events.move_event(game, action=action, changes=[], at_ms=at_ms))
     _publish_end(game, board, player_name=player_name)
 
 
@@ -532,11 +513,9 @@ def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
     if game.state == GameState.NEW:
         # The lobby heard of the game when it was created: without this it would list a game
         # that no longer exists. `game_ended` is what a lobby client drops a game on.
-        events.lobby_on_commit(
-            "game_ended", {**lobby_game_dict(game, player=game.player), "discarded": True}
-        )
+        events.lobby_on_commit(events.game_ended_event(game, player=game.player, discarded=True))
         # Its watchers are told it is gone, as a socket opened on an unknown game is.
-        events.game_on_commit(game.id, {"type": "discarded", "seq": game.seq})
+        events.game_on_commit(game.id, events.discarded_event(game))
         game.delete()
     elif game.state in (GameState.PLAYING, GameState.PAUSED):
         _end_without_mine(

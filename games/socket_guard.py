@@ -1,4 +1,9 @@
-"""Limits at the WebSocket edge: open sockets per account and per address, and frame sizes.
+"""Limits at the WebSocket edge: open sockets per account and per address, frame sizes, and the
+rate of a player's messages.
+
+**Messages per socket** (WS_MESSAGES_PER_SECOND, default 50; WS_MESSAGES_BURST, default 100):
+a :class:`TokenBucket` per connection; past it each message gets 429 ``throttled`` with
+``details.retry_after``, and nothing is stored.
 
 **Sockets per account and per address** (WS_MAX_SOCKETS_PER_USER, default 20;
 WS_MAX_SOCKETS_PER_ADDRESS, default 50; 0 turns a cap off). Over a cap the socket is accepted,
@@ -47,6 +52,38 @@ DEFAULT_MAX_FRAME_BYTES = 4096
 def max_frame_bytes() -> int:
     """The largest text or binary frame a consumer reads (a move is under 200 bytes)."""
     return int(getattr(settings, "WS_MAX_FRAME_BYTES", DEFAULT_MAX_FRAME_BYTES))
+
+
+def frame_too_large(text: str | None, data: bytes | None, limit: int) -> bool:
+    """Whether a client frame is over `limit` bytes (a text frame counts its UTF-8 bytes; the
+    cheap length check comes first, so a huge frame is never encoded)."""
+    if text is not None:
+        return len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit
+    return len(data or b"") > limit
+
+
+class TokenBucket:
+    """Moves over one socket are throttled like REST moves (429 `throttled`): `rate` a second
+    on average, bursts of up to `burst`. Time comes from the server's monotonic clock.
+
+    >>> bucket = TokenBucket(rate=2, burst=1)
+    >>> bucket.take(bucket.stamp), bucket.take(bucket.stamp)
+    (0.0, 0.5)
+    """
+
+    def __init__(self, *, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self, now: float | None = None) -> float:
+        """Spend one token; returns 0 when allowed, else the seconds to wait."""
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
 
 
 def _header(scope: dict[str, Any], name: bytes) -> str | None:

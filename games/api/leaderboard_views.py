@@ -10,11 +10,11 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from accounts import leaderboards
-from accounts.models import User
+from accounts.models import RANKED_LEVELS, User
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
-from .serializers import ErrorOut, LeaderboardPageOut
+from .serializers import ErrorOut, LeaderboardPageOut, PageQuery
 
 
 def _page_number(request: Request) -> int:
@@ -38,10 +38,20 @@ def _link(request: Request, page: int) -> str:
 class LeaderboardView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("period", str, enum=list(leaderboards.PERIODS)),
+            OpenApiParameter(
+                "level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)
+            ),
+            OpenApiParameter(
+                "board", str, OpenApiParameter.PATH, enum=list(leaderboards.BOARDS)
+            ),
+            OpenApiParameter(
+                "period",
+                str,
+                enum=list(leaderboards.PERIODS),
+                description="Times and speed boards; a streak board takes only `all`.",
+            ),
             OpenApiParameter("sort", str, enum=list(leaderboards.STREAK_SORTS)),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
+            PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
             OpenApiParameter("players", str, enum=list(leaderboards.PLAYERS)),
         ],

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from ..engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, LEVELS, custom_mines_max
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -40,11 +43,50 @@ class CoordinateField(StrictIntegerField):
         super().__init__(min_value=0, max_value=10_000, **kwargs)
 
 
+# The schema states what the service accepts (issue 13: a schema-valid request must not be
+# refused): the level names, and the custom bounds of RULES.md. The service still validates
+# (games.services.resolve_board_spec), with its own error details.
+@extend_schema_field({"type": "string", "enum": list(LEVELS)})
+class LevelNameField(StrictCharField):
+    pass
+
+
+@extend_schema_field(
+    {"type": "integer", "minimum": CUSTOM_MIN_SIDE, "maximum": CUSTOM_MAX_SIDE}
+)
+class CustomSideField(StrictIntegerField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": custom_mines_max(CUSTOM_MIN_SIDE, CUSTOM_MIN_SIDE),
+        "description": "At most width × height − 9 (the protected first tap); the bound "
+        "given here holds for every board size.",
+    }
+)
+class CustomMinesField(StrictIntegerField):
+    pass
+
+
 class GameCreateIn(serializers.Serializer[Any]):
-    level = StrictCharField(required=False, max_length=32)
-    width = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
-    height = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
-    mines = StrictIntegerField(required=False, min_value=-(2**31), max_value=2**31)
+    """`{level}` or `{width, height, mines}`, not both (the schema: GameCreateInRequest is
+    made a oneOf by demineur_site.schema_views.document_errors)."""
+
+    level = LevelNameField(required=False, max_length=32)
+    width = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
+    height = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
+    mines = CustomMinesField(required=False, min_value=-(2**31), max_value=2**31)
+
+
+class PageQuery(serializers.Serializer[Any]):
+    """The paging query of every list (API.md, Lists): page from 1, page_size from 1 (above
+    200 is clamped to 200)."""
+
+    page = serializers.IntegerField(required=False, min_value=1)
+    page_size = serializers.IntegerField(required=False, min_value=1)
 
 
 class MoveIn(serializers.Serializer[Any]):

@@ -17,6 +17,7 @@ from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
 from .. import selectors, services
+from ..engine import LEVELS
 from ..models import Game
 from ..presenters import game_dict, move_dict
 from ..profiles import profile_dict
@@ -30,6 +31,7 @@ from .serializers import (
     MoveIn,
     MovePageOut,
     MoveResultOut,
+    PageQuery,
     ProfileOut,
 )
 
@@ -56,10 +58,9 @@ class GameListView(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("state", str, enum=["new", "playing", "paused", "won", "lost"]),
-            OpenApiParameter("level", str),
+            OpenApiParameter("level", str, enum=[*LEVELS, "custom"]),
             OpenApiParameter("user", str),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
+            PageQuery,
         ],
         responses={200: GamePageOut, 400: ErrorOut, 404: ErrorOut},
         operation_id="games_list",
@@ -173,7 +174,7 @@ class ResignView(_StateView):
 
 class MoveListView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("page", int), OpenApiParameter("page_size", int)],
+        parameters=[PageQuery],
         responses={200: MovePageOut, 400: ErrorOut, 404: ErrorOut},
         operation_id="games_moves_list",
         tags=["games"],

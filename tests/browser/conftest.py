@@ -140,9 +140,9 @@ def _wait_for_server_transactions(timeout: float = 10.0) -> None:
     database is active or inside a transaction."""
     from django.db import connection
 
+    time.sleep(0.2)  # let a request the closing page sent reach the server (SQLite too)
     if connection.vendor != "postgresql":
         return
-    time.sleep(0.2)  # let a request the closing page sent reach the server
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with connection.cursor() as cursor:

@@ -55,7 +55,7 @@ def api_game(context: Any, game_id: str) -> Any:
 def win_beginner_by_api(context: Any, auth: dict[str, str], *, pause: bool = False) -> str:
     """A Beginner game won through the API on the seeded layout (first tap at 4, 4), paused
     once after the first tap when asked. Returns its id."""
-    game_id = api_post(context, "/api/games", auth, {"level": "beginner"})["id"]
+    game_id = str(api_post(context, "/api/games", auth, {"level": "beginner"})["id"])
     moves = f"/api/games/{game_id}"
     rows = api_post(context, f"{moves}/reveal", auth, {"x": 4, "y": 4})["game"]["board"]
     if pause:
@@ -125,6 +125,7 @@ def test_pausing_a_ranked_game_asks_first_and_keep_playing_does_not_pause(deskto
     game = api_game(desktop, game_id)
     assert game["state"] == "playing" and game["ranked"] is True
     assert sent == []  # no pause ever left the page
+    settle(page)
 
 
 def test_pause_anyway_pauses_and_the_page_then_says_why_the_game_is_unranked(
@@ -280,6 +281,7 @@ def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(deskto
     page.fill("input[name=username]", "deep-sweeper")
     page.fill("input[name=password]", PASSWORD)
     page.get_by_label("This account is a bot (plays through the API)").check()
+    screenshot(page, "signup-bot")
     page.click("button[type=submit]")
     page.wait_for_url("**/")
     assert desktop.request.get("/api/users/deep-sweeper").json()["kind"] == "bot"
@@ -307,6 +309,8 @@ def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(deskto
     expect(lines.filter(has_text="deep-sweeper").locator(".badge-bot")).to_have_text("bot")
     expect(lines.filter(has_text="olga")).to_have_count(1)
     expect(lines.filter(has_text="olga").locator(".badge-bot")).to_have_count(0)
+    page.locator("#live-list").scroll_into_view_if_needed()
+    screenshot(page, "home-lobby-bot")
 
 
 def test_sign_up_without_the_box_makes_a_human(desktop: Any) -> None:
@@ -404,6 +408,7 @@ def test_the_fair_play_strings_speak_the_five_languages(
         page.click("#pause")
         expect(page.locator("#pause-ask h2")).to_contain_text(ask)  # the template
         page.click("#keep-playing")
+        settle(page)  # paused now, not by the page being left while the next test starts
         page.goto("/leaderboards/beginner")
         expect(page.locator("[data-players=bots]")).to_have_text(bots)
     finally:

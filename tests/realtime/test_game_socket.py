@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from games import consumers, events, services
+from games import events, sequencing, services, socket_guard
 from games.models import Game
 
 from .sockets import (
@@ -414,9 +414,9 @@ async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(
     alice, alice_token, new_game, monkeypatch
 ):
     game = await new_game(alice)
+    monkeypatch.setattr(sequencing, "LOST_EVENT_SECONDS", 0.05)  # read when the socket opens
     player = socket(game_path(game), token=alice_token)
     await connected(player)
-    monkeypatch.setattr(consumers, "LOST_EVENT_SECONDS", 0.05)
     monkeypatch.setattr(settings, "LIVE_EVENTS", False)  # as if Redis dropped the message
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     fresh = await next_of(player, "state")
@@ -426,7 +426,7 @@ async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(
 
 
 def test_the_socket_token_bucket_allows_bursts_then_asks_to_wait():
-    bucket = consumers.TokenBucket(rate=2, burst=3)
+    bucket = socket_guard.TokenBucket(rate=2, burst=3)
     t0 = bucket.stamp
     assert [bucket.take(t0) for _ in range(3)] == [0.0, 0.0, 0.0]
     assert bucket.take(t0) == pytest.approx(0.5)

@@ -1,0 +1,1 @@
+"""Reusable test machinery: private PostgreSQL and Redis instances, real server processes."""
