@@ -75,7 +75,9 @@ class TokenView(APIView):
         return super().get_authenticators()
 
     @extend_schema(
-        request=CredentialsSerializer, responses={200: TokenSerializer}, tags=["accounts"]
+        request=CredentialsSerializer,
+        responses={200: TokenSerializer, 401: None},  # the error body: demineur_site.schema_views
+        tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
         user = _user_from_credentials(request)
@@ -115,9 +117,7 @@ class TokenListView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
-        responses={
-            200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})
-        },
+        responses={200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})},
         tags=["accounts"],
     )
     def get(self, request: Request) -> Response:
@@ -166,7 +166,12 @@ class SessionView(APIView):
         return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
 
     @extend_schema(
-        request=CredentialsSerializer, responses={200: RegisteredSerializer}, tags=["accounts"]
+        request=CredentialsSerializer,
+        responses={
+            200: RegisteredSerializer,
+            401: None,
+        },  # the error body: demineur_site.schema_views
+        tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
         user = _user_from_credentials(request)

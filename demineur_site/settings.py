@@ -235,6 +235,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "demineur_site.schema_views.paths_as_written",
+        # Every operation's error answers, with the API.md error body (issue 13, item 6).
+        "demineur_site.schema_views.document_errors",
     ],
 }
 

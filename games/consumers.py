@@ -48,6 +48,7 @@ STATE_ACTIONS = {
     "resume": services.game_resume,
     "resign": services.game_resign,
 }
+ACTIONS = (*socket_frames.MOVE_ACTIONS, *STATE_ACTIONS)
 
 
 class _CredentialEnded(ApiError):
@@ -268,7 +269,7 @@ class GameConsumer(LeanConsumer):
         await self.send(text_data=events.dumps(error_frame(exc, client_move_id, seq)))
 
     async def _handle(self, user: Any, content: dict[str, Any]) -> None:
-        action = socket_frames.action_of(content)
+        action = socket_frames.action_of(content, ACTIONS)
         credential = self.scope.get("credential")
         if action in socket_frames.MOVE_ACTIONS:
             body = socket_frames.move_body(action, content)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rest_framework import serializers
@@ -34,7 +35,6 @@ MOVE_ACTIONS: dict[str, type[serializers.Serializer[Any]]] = {
     "flag": FlagIn,
     "chord": MoveIn,
 }
-STATE_ACTIONS = ("pause", "resume", "resign")
 _CLIENT_MOVE_ID = re.compile(r'"client_move_id"\s*:\s*"([^"\\]{0,64})"')
 
 
@@ -67,19 +67,13 @@ def client_move_id(content: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and len(value) <= 64 else None
 
 
-def action_of(content: dict[str, Any]) -> str:
-    """The frame's `action`, one of MOVE_ACTIONS or STATE_ACTIONS."""
+def action_of(content: dict[str, Any], actions: Sequence[str]) -> str:
+    """The frame's `action`, one of `actions` (400 `invalid` listing them otherwise)."""
     action = content.get("action")
     if not isinstance(action, str):
-        raise GameError(
-            "invalid", "`action` must be a string.", {"actions": [*MOVE_ACTIONS, *STATE_ACTIONS]}
-        )
-    if action not in MOVE_ACTIONS and action not in STATE_ACTIONS:
-        raise GameError(
-            "invalid",
-            f"Unknown action {action[:40]!r}.",
-            {"actions": [*MOVE_ACTIONS, *STATE_ACTIONS]},
-        )
+        raise GameError("invalid", "`action` must be a string.", {"actions": list(actions)})
+    if action not in actions:
+        raise GameError("invalid", f"Unknown action {action[:40]!r}.", {"actions": list(actions)})
     return action
 
 

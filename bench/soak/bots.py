@@ -180,6 +180,11 @@ class Player:
             data = json.loads(raw) if raw else None
         except ValueError:
             data = None
+        if data is None:
+            # The status line came but not the whole body (the worker died while writing it):
+            # the move may be stored, but its seq is unknown; the player sends it again.
+            self.ledger.error(f"http: {status} cut before the whole body")
+            return None
         if status >= 500:
             code = data.get("error", {}).get("code") if isinstance(data, dict) else None
             self.ledger.error(f"http {status} {code or 'non-JSON body'}")

@@ -47,6 +47,15 @@ from .services import PrivatePostgres, PrivateRedis
 
 PORTS = range(18500, 18550)
 DATABASE = "demineur_crash"
+# One round of events, in order (Chaos.steps).
+STEP_NAMES = (
+    "gunicorn worker 1",
+    "gunicorn worker 2",
+    "gunicorn master",
+    "uvicorn worker",
+    "uvicorn supervisor",
+    "postgresql immediate stop",
+)
 
 
 def say(text: str) -> None:
@@ -172,14 +181,8 @@ class Chaos:
             self.pg.start()
             return f"pg_ctl stop -m immediate, {self.cfg.pg_down:.0f} s down"
 
-        return [
-            ("gunicorn worker 1", web_worker(0)),
-            ("gunicorn worker 2", web_worker(1)),
-            ("gunicorn master", web_master),
-            ("uvicorn worker", live_worker),
-            ("uvicorn supervisor", live_master),
-            ("postgresql immediate stop", pg_crash),
-        ]
+        actions = [web_worker(0), web_worker(1), web_master, live_worker, live_master, pg_crash]
+        return list(zip(STEP_NAMES, actions, strict=True))
 
 
 async def drive(

@@ -38,12 +38,8 @@ def _link(request: Request, page: int) -> str:
 class LeaderboardView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter(
-                "level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)
-            ),
-            OpenApiParameter(
-                "board", str, OpenApiParameter.PATH, enum=list(leaderboards.BOARDS)
-            ),
+            OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
+            OpenApiParameter("board", str, OpenApiParameter.PATH, enum=list(leaderboards.BOARDS)),
             OpenApiParameter(
                 "period",
                 str,

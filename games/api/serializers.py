@@ -51,9 +51,7 @@ class LevelNameField(StrictCharField):
     pass
 
 
-@extend_schema_field(
-    {"type": "integer", "minimum": CUSTOM_MIN_SIDE, "maximum": CUSTOM_MAX_SIDE}
-)
+@extend_schema_field({"type": "integer", "minimum": CUSTOM_MIN_SIDE, "maximum": CUSTOM_MAX_SIDE})
 class CustomSideField(StrictIntegerField):
     pass
 
@@ -62,9 +60,8 @@ class CustomSideField(StrictIntegerField):
     {
         "type": "integer",
         "minimum": 1,
-        "maximum": custom_mines_max(CUSTOM_MIN_SIDE, CUSTOM_MIN_SIDE),
-        "description": "At most width × height − 9 (the protected first tap); the bound "
-        "given here holds for every board size.",
+        "maximum": custom_mines_max(CUSTOM_MAX_SIDE, CUSTOM_MAX_SIDE),
+        "description": "At most width * height - 9: the 3x3 of the first tap is never a mine.",
     }
 )
 class CustomMinesField(StrictIntegerField):

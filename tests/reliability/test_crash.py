@@ -1,0 +1,80 @@
+"""The short crash test (issue 13, item 3; docs/RELIABILITY.md, "Crash"): one round of every
+event of bench/soak/crash.py under a steady load of random players over REST and sockets.
+
+The production servers (gunicorn sync workers, uvicorn workers, DEBUG=0) run on a private
+PostgreSQL and a private Redis started for this test (bench/soak/services.py): the machine's
+shared instances, and DATABASE_URL / REDIS_URL, are never used, so the test runs the same with
+or without them. It takes about a minute; `make soak` runs the long version.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.soak import crash
+from bench.soak.services import missing_tools
+
+MISSING = missing_tools()
+
+pytestmark = pytest.mark.skipif(
+    bool(MISSING),
+    reason=f"the crash test starts its own PostgreSQL and Redis and lacks: {', '.join(MISSING)}",
+)
+
+
+@pytest.fixture(scope="module")
+def report() -> crash.Report:
+    config = crash.Config(
+        seconds=0,  # one round of events, no more
+        players=16,
+        socket_share=0.5,
+        think=0.05,
+        warmup=3,
+        gap=2,
+        pg_down=3,
+        tail=5,
+    )
+    return crash.run(config, log=print)
+
+
+def test_every_event_ran_under_load(report: crash.Report) -> None:
+    names = [e.name for e in report.events]
+    assert names == list(crash.STEP_NAMES)
+    assert report.ledger.acked_rest > 0
+    assert report.ledger.acked_socket > 0
+
+
+def test_every_acknowledged_move_is_stored(report: crash.Report) -> None:
+    assert report.stored is not None
+    assert len(report.ledger.acked) > 0
+    assert report.stored.lost == []
+    assert report.stored.moves_with_cmid >= len(report.ledger.acked)
+
+
+def test_no_client_move_id_acknowledged_twice_differently(report: crash.Report) -> None:
+    assert report.ledger.conflicts == []
+
+
+def test_only_outage_errors_were_seen(report: crash.Report) -> None:
+    """Refused or cut connections, 503 and missing answers are what an outage explains; a 409
+    on a fresh move or any other answer is not."""
+    assert report.ledger.unexpected == []
+
+
+def test_the_servers_died_and_the_players_saw_it(report: crash.Report) -> None:
+    """The events were real: the kills and the PostgreSQL stop left errors for the players."""
+    by_event = {e.name: e for e in report.events}
+    assert sum(by_event["gunicorn master"].errors.values()) > 0
+    assert sum(by_event["uvicorn supervisor"].errors.values()) > 0
+    assert sum(by_event["postgresql immediate stop"].errors.values()) > 0
+
+
+def test_service_recovers_without_a_restart(report: crash.Report) -> None:
+    rest, socket = report.acked_after_last
+    assert rest > 0
+    assert socket > 0
+
+
+def test_verify_games_passes(report: crash.Report) -> None:
+    assert report.verified, report.verify_output
+    assert report.failures == []
