@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http clean
+.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http soak clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -18,6 +18,7 @@ help:
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make typecheck mypy (engine under --strict)"
 	@echo "make bench     every benchmark under bench/"
+	@echo "make soak      30 min soak (SOAK_MINUTES=N), crash test, long fuzzing (docs/RELIABILITY.md)"
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python >= 3.11 found"; exit 1; }
@@ -68,6 +69,12 @@ bench-live: venv
 # PostgreSQL and Redis on 127.0.0.1; waits up to 10 min for a quiet machine).
 bench-http: venv
 	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
+
+# Reliability (docs/RELIABILITY.md): bots on gunicorn + uvicorn with a private PostgreSQL and
+# Redis for SOAK_MINUTES (30), memory and connections sampled; then the crash test
+# (bench/soak/crash.py) and the long Schemathesis run when tests/reliability exposes one.
+soak: venv
+	$(PY) -m bench.soak.soak
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache db.sqlite3

@@ -132,6 +132,10 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
+            body = operation.get("requestBody", {})
+            media = body.get("content", {}).get("application/json", {})
+            if media.get("schema") == {"$ref": "#/components/schemas/GameCreateInRequest"}:
+                body["required"] = True  # `{level}` or a size: an empty POST is refused
             for code in _error_statuses(method, operation):
                 responses.setdefault(
                     code,

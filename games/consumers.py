@@ -258,7 +258,18 @@ class GameConsumer(LeanConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
         except ApiError as exc:
             await self._send_error(exc, client_move_id)
-        except Exception:
+        except Exception as exc:
+            from demineur_site.api_errors import SERVICE_UNAVAILABLE_RETRY_AFTER as retry
+            from demineur_site.api_errors import is_database_unavailable
+
+            if is_database_unavailable(exc):  # PostgreSQL unreachable: 503, as over REST
+                log.warning("database unavailable for a WebSocket action on game %s", self.game_id)
+                unavailable = "The service is temporarily unavailable; retry shortly."
+                await self._send_error(
+                    ApiError(503, "service_unavailable", unavailable, {"retry_after": retry}),
+                    client_move_id,
+                )
+                return
             log.exception("a WebSocket action failed on game %s", self.game_id)
             await self._send_error(
                 ApiError(500, "server_error", "Internal server error."), client_move_id

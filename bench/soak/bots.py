@@ -17,6 +17,7 @@ database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -77,9 +78,10 @@ class Ledger:
         )
 
 
-# Answers that an outage or a crash explains: the player retries. Anything else is a bug.
+# Answers after which the player sends the move again (counted in `post`: 503 is what an
+# outage explains, a 500 is recorded as unexpected).
 def _transient_status(status: int) -> bool:
-    return status in (502, 503, 504) or status >= 500
+    return status >= 500
 
 
 class Board:
@@ -106,9 +108,7 @@ class Board:
             self.cells[int(c["y"])][int(c["x"])] = str(c["v"])
 
     def choose(self, rng: random.Random) -> dict[str, Any]:
-        closed = [
-            (x, y) for y, row in enumerate(self.cells) for x, v in enumerate(row) if v == "#"
-        ]
+        closed = [(x, y) for y, row in enumerate(self.cells) for x, v in enumerate(row) if v == "#"]
         numbers = [
             (x, y) for y, row in enumerate(self.cells) for x, v in enumerate(row) if v in "12345678"
         ]
@@ -156,10 +156,8 @@ class Player:
         return f"{self.username}-{self.n}"
 
     async def pause(self, seconds: float) -> None:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop.wait(), seconds)
-        except TimeoutError:
-            pass
 
     async def post(self, path: str, body: dict[str, Any] | None) -> tuple[int, Any] | None:
         """One POST; None when no HTTP answer came (refused, cut, timed out): counted."""
@@ -187,7 +185,9 @@ class Player:
             return None
         if status >= 500:
             code = data.get("error", {}).get("code") if isinstance(data, dict) else None
-            self.ledger.error(f"http {status} {code or 'non-JSON body'}")
+            # 503 is what an outage explains (API.md error body); a 500 is a bug.
+            prefix = "" if status in (502, 503, 504) else "unexpected "
+            self.ledger.error(f"{prefix}http {status} {code}", repr(data))
         return status, data
 
     async def new_game(self) -> Board | None:
@@ -358,7 +358,7 @@ class SocketPlayer(Player):
                         break
                     if kind == "error":
                         code = message.get("error", {}).get("code")
-                        if code in ("service_unavailable", "server_error", "throttled"):
+                        if code == "service_unavailable":  # PostgreSQL down: retry
                             self.ledger.error(f"socket error {code}")
                             retried = True
                             await self.pause(0.3)
@@ -381,7 +381,7 @@ class SocketPlayer(Player):
                 if message.get("type") == "ended":
                     board.load(message["game"])
                     return
-        except Exception:  # noqa: BLE001 -- a lost `ended` changes nothing for the player
+        except Exception:
             return
 
 

@@ -145,7 +145,12 @@ class Chaos:
     """The events, run one after another in a thread beside the load's event loop."""
 
     def __init__(
-        self, web: Server, live: Server, pg: PrivatePostgres, cfg: Config, log: Callable[[str], None]
+        self,
+        web: Server,
+        live: Server,
+        pg: PrivatePostgres,
+        cfg: Config,
+        log: Callable[[str], None],
     ) -> None:
         self.web, self.live, self.pg, self.cfg, self.log = web, live, pg, cfg, log
 
@@ -280,7 +285,9 @@ def run(cfg: Config, log: Callable[[str], None] = say, workdir: Path | None = No
             live.start()
             web.wait_ready()
             live.wait_ready()
-            log(f"crash: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})")
+            log(
+                f"crash: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})"
+            )
             ledger, events, tail, loaded = asyncio.run(drive(cfg, accounts, web, live, pg, log))
         finally:
             web.stop()
@@ -311,7 +318,9 @@ def judge(report: Report) -> None:
         f.append("no event ran (the run was too short)")
     rest, socket = report.acked_after_last
     if rest == 0 or (socket == 0 and round(report.config.players * report.config.socket_share)):
-        f.append(f"no recovery: moves acknowledged after the last event: REST {rest}, socket {socket}")
+        f.append(
+            f"no recovery: moves acknowledged after the last event: REST {rest}, socket {socket}"
+        )
 
 
 def main() -> None:

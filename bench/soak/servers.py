@@ -9,6 +9,7 @@ container runtime does when a container's main process dies.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -167,7 +168,9 @@ class Server:
         deadline = time.monotonic() + timeout
         while True:
             if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"{self.kind} exited ({self.process.returncode}); see {self.logs}")
+                raise RuntimeError(
+                    f"{self.kind} exited ({self.process.returncode}); see {self.logs}"
+                )
             if ready(self.port) and (not workers or len(self.worker_pids()) >= self.workers):
                 return
             if time.monotonic() > deadline:
@@ -191,10 +194,8 @@ class Server:
         os.kill(pid, signal.SIGKILL)
         self.process.wait()
         time.sleep(0.3)  # orphaned workers may finish the request in hand
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and _group_alive(pid):
             time.sleep(0.1)

@@ -20,7 +20,7 @@ pg_stat_activity; Redis's connected clients.
 Growth rule, for every series: the samples are cut in thirds; the first third is warm-up
 (imports, caches, pools filling) and is ignored; the run fails when the median of the last third
 exceeds the median of the middle third by more than a tolerance:
-  memory: 10 % + 8 MB;  file descriptors, sockets, database backends, Redis clients: 20 % + 4.
+  memory: 5 % + 4 MB;  file descriptors, sockets, database backends, Redis clients: 20 % + 4.
 A series that levels off has equal medians in its middle and last thirds; a steady leak puts
 the last third ahead by a third of the run's growth. A server process that is replaced during
 the soak (a worker that crashed or timed out) fails it too.
@@ -70,7 +70,7 @@ class Tolerance:
     absolute: float
 
 
-MEMORY = Tolerance(0.10, 8 * 1024)  # kB
+MEMORY = Tolerance(0.05, 4 * 1024)  # kB
 COUNT = Tolerance(0.20, 4)
 
 
@@ -174,7 +174,9 @@ def take_sample(
 # --- watchers -----------------------------------------------------------------------------
 
 
-async def lobby_watcher(port: int, ledger: bots.Ledger, stop: asyncio.Event, seen: list[int]) -> None:
+async def lobby_watcher(
+    port: int, ledger: bots.Ledger, stop: asyncio.Event, seen: list[int]
+) -> None:
     """An anonymous socket on /ws/live for the whole soak, reading every message."""
     from websockets.asyncio.client import connect
 
@@ -313,7 +315,9 @@ def run_soak(cfg: SoakConfig, log: Callable[[str], None] = say) -> SoakReport:
             live.start()
             web.wait_ready()
             live.wait_ready()
-            log(f"soak: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})")
+            log(
+                f"soak: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})"
+            )
             ledger, samples, lobby, loaded = asyncio.run(
                 drive(cfg, accounts, web, live, pg.url(DATABASE), redis_server.url(0), log)
             )
@@ -329,7 +333,9 @@ def run_soak(cfg: SoakConfig, log: Callable[[str], None] = say) -> SoakReport:
         verdict = judge_series(name, values, unit, MEMORY if unit == "kB" else COUNT)
         if verdict is not None:
             verdicts.append(verdict)
-    failures = [f"{v.name} grows: {v.middle:.0f} -> {v.last:.0f} {v.unit}" for v in verdicts if v.grows]
+    failures = [
+        f"{v.name} grows: {v.middle:.0f} -> {v.last:.0f} {v.unit}" for v in verdicts if v.grows
+    ]
     if not verdicts:
         failures.append("too few samples to judge growth (a longer run is needed)")
     failures += samples.replaced
@@ -382,7 +388,9 @@ def main() -> None:
     parser.add_argument("--no-fuzz", action="store_true", help="skip the long Schemathesis run")
     args = parser.parse_args()
     results: dict[str, bool | None] = {}
-    report = run_soak(SoakConfig(minutes=args.minutes, players=args.players, interval=args.interval))
+    report = run_soak(
+        SoakConfig(minutes=args.minutes, players=args.players, interval=args.interval)
+    )
     results["soak"] = not report.failures
     if not args.no_crash:
         results["crash"] = crash.run(crash.Config()).passed

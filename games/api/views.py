@@ -50,6 +50,14 @@ def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
     return dict(data.validated_data)
 
 
+def _valid_page(request: Request) -> None:
+    """`page` is an integer from 1, as the schema says and as the leaderboards check it: an
+    empty or malformed one is 400 `invalid_page` (DRF's paginator took an empty one for 1)."""
+    raw = request.query_params.get("page")
+    if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+        raise ApiError(400, "invalid_page", "page must be a positive integer.")
+
+
 def _game_response(game: Game, *, player_name: str, code: int = status.HTTP_200_OK) -> Response:
     return Response(game_dict(game, player_name=player_name), status=code)
 
@@ -71,6 +79,7 @@ class GameListView(APIView):
         qs = selectors.game_list(
             state=params.get("state"), level=params.get("level"), user=params.get("user")
         )
+        _valid_page(request)
         paginator = Pagination()
         page = paginator.paginate_queryset(qs, request, view=self)
         rows = [game_dict(g, player_name=g.player.username) for g in page or []]
@@ -181,6 +190,7 @@ class MoveListView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id)
+        _valid_page(request)
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.game_moves(game=game), request, view=self)
         return paginator.get_paginated_response([move_dict(m) for m in page or []])

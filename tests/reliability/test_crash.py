@@ -61,6 +61,14 @@ def test_only_outage_errors_were_seen(report: crash.Report) -> None:
     assert report.ledger.unexpected == []
 
 
+def test_no_server_error_while_postgresql_is_down(report: crash.Report) -> None:
+    """Regression: a socket move while PostgreSQL was down was answered 500 `server_error`
+    (REST said 503); it is now 503 `service_unavailable` over the socket too."""
+    assert not [k for k in report.ledger.errors if "500" in k or "server_error" in k]
+    outage = next(e for e in report.events if e.name == "postgresql immediate stop")
+    assert not [k for k in outage.errors if "500" in k or "server_error" in k]
+
+
 def test_the_servers_died_and_the_players_saw_it(report: crash.Report) -> None:
     """The events were real: the kills and the PostgreSQL stop left errors for the players."""
     by_event = {e.name: e for e in report.events}

@@ -1,0 +1,130 @@
+// What the player does on a game page: the board's intentions (RULES.md: tap, flag, chord),
+// the keys, the buttons, the pause dialog, new game and resign. Each becomes a request of the
+// feed (game_feed.js); nothing here draws the game.
+import { api, gettext, me, signInUrl } from "./api.js";
+import { canPlay, isPlayer } from "./game_state.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** The controls of the page's state `s`. The returned intentions are the board's input
+ * (game_view.js bindInput). */
+export function createControls(s, view, feed) {
+  const say = view.say;
+
+  // --- intentions (RULES.md: tap, flag, chord) ----------------------------------------------
+
+  function tap(x, y) {
+    if (!canPlay(s) || s.game.state === "paused") return;
+    const v = s.board.get(x, y);
+    if (v === "#") return s.flagMode ? flag(x, y, "flag-mode") : feed.send("reveal", x, y);
+    if (v === "F") {
+      if (s.flagMode) return flag(x, y, "flag-mode");
+      return say(gettext("A flagged cell does not open: remove the flag first."));
+    }
+    if (v >= "1" && v <= "8") return chord(x, y); // tapping an opened number chords, in both modes
+  }
+
+  function flag(x, y, how) {
+    if (!canPlay(s) || s.game.state === "paused") return;
+    if (s.game.state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."));
+    const v = s.board.get(x, y);
+    if (v === "#" || v === "F") feed.send("flag", x, y);
+  }
+
+  function chord(x, y) {
+    if (!canPlay(s) || s.game.state !== "playing") return;
+    const v = s.board.get(x, y);
+    if (!(v >= "1" && v <= "8")) return;
+    // The chord's condition (RULES.md): exactly as many flags around as the number, else nothing.
+    if (s.board.flagsAround(x, y) !== Number(v) || s.board.closedAround(x, y) === 0) return;
+    feed.send("chord", x, y);
+  }
+
+  const canLongPress = () => canPlay(s) && s.game.state !== "new";
+
+  function setFlagMode(on) {
+    s.flagMode = on;
+    view.drawFlagMode();
+    say(on ? gettext("Flag mode: each tap places or removes a flag.") : gettext("Number mode: each tap opens a cell."));
+  }
+
+  // --- pause, resign, new game ---------------------------------------------------------------
+
+  // Pausing a ranked game unranks it (RULES.md, Fair play), so the Pause button and the P key
+  // ask first, in the page's own dialog. The automatic pause cannot ask: the note says it.
+  const pauseAsk = $("pause-ask");
+
+  function askBeforePause() {
+    if (pauseAsk.open) return;
+    pauseAsk.returnValue = "";
+    pauseAsk.showModal(); // focus goes to "Keep playing"; Escape keeps playing too
+  }
+
+  pauseAsk.addEventListener("close", () => {
+    if (pauseAsk.returnValue === "pause") pause(false, true);
+    else if (pauseAsk.returnValue !== "auto" && canPlay(s) && s.game.state === "playing") say(gettext("The game goes on, still ranked."));
+  });
+
+  async function pause(auto = false, confirmed = false) {
+    if (!canPlay(s) || s.game.state !== "playing") return;
+    if (!auto && !confirmed && s.game.ranked) return askBeforePause();
+    if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
+    if (await feed.act("pause", { keepalive: auto })) say(auto ? gettext("The game paused itself.") : gettext("Paused."));
+  }
+
+  async function resume() {
+    if (!canPlay(s) || s.game.state !== "paused") return;
+    if (!(await feed.act("resume"))) return;
+    say(gettext("Resumed."));
+    s.board.setFocus(s.board.focusIndex);
+  }
+
+  async function resign() {
+    if (!canPlay(s) || !confirm(gettext("Give up this game? It counts as a loss."))) return;
+    await feed.act("resign");
+  }
+
+  async function newGame() {
+    if (!me()) return (location.href = signInUrl());
+    const g = s.game;
+    if (isPlayer(s) && ["playing", "paused"].includes(g.state)) {
+      if (!confirm(gettext("Start a new game? The current one will count as a loss."))) return;
+    }
+    const body = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
+    try {
+      const created = await api("POST", "/api/games", body);
+      location.href = `/games/${created.id}`;
+    } catch (err) {
+      say(err.message);
+    }
+  }
+
+  // --- buttons and keys ----------------------------------------------------------------------
+
+  $("zoom-in").addEventListener("click", () => view.zoom(4));
+  $("zoom-out").addEventListener("click", () => view.zoom(-4));
+  $("flag-mode").addEventListener("click", () => setFlagMode(!s.flagMode));
+  $("pause").addEventListener("click", () => (s.game.state === "paused" ? resume() : pause()));
+  $("resume").addEventListener("click", resume);
+  $("resign").addEventListener("click", resign);
+  $("new-game").addEventListener("click", newGame);
+
+  // The game pauses itself when the page is hidden or a menu opens (RULES.md, Time).
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") pause(true);
+  });
+  window.addEventListener("menuopen", () => pause(true));
+  $("keys-help").addEventListener("toggle", (e) => e.target.open && pause(true));
+
+  document.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || pauseAsk.open) return; // the dialog has its own keys
+    const tag = (e.target.tagName || "").toLowerCase();
+    if (["input", "select", "textarea"].includes(tag)) return;
+    const key = e.key.toLowerCase();
+    if (key === "m" && canPlay(s)) setFlagMode(!s.flagMode);
+    else if (key === "p" && canPlay(s)) s.game.state === "paused" ? resume() : pause();
+    else if (key === "n" && s.game) newGame();
+  });
+
+  return { tap, flag, chord, canLongPress, newGame };
+}

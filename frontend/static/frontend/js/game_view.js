@@ -1,0 +1,267 @@
+// What a game page shows: the board, the counters, the clock ticking, the notes, the result
+// box. It draws the state (game_state.js) it is given and never talks to the server.
+import { gettext, fmt, fmtClock, fmtTime, fmtNum, levelLabel, el } from "./api.js";
+import { BoardView } from "./board.js";
+import { ENDED, isPlayer, canPlay } from "./game_state.js";
+
+const $ = (id) => document.getElementById(id);
+
+// --- fair play (RULES.md, Fair play) ------------------------------------------------------------
+
+// One sentence per reason a game does not rank (API.md: Game.unranked_reason).
+function unrankedText(reason) {
+  switch (reason) {
+    case "custom": return gettext("Not ranked: custom boards never rank.");
+    case "paused": return gettext("Not ranked: the game was paused after its first tap.");
+    case "review": return gettext("Not ranked for now: held for review by staff.");
+    case "flagged": return gettext("Not ranked: the account is flagged.");
+    case "race": return gettext("Not ranked: race games count in race ratings only.");
+    case "guest": return gettext("Not ranked: games played as a guest never rank.");
+    default: return gettext("Not ranked.");
+  }
+}
+
+/** What the page says about ranking: while the game runs (the note above the board) and
+ * at the end (the result box). */
+function fairText(s, g) {
+  if (!g.ranked) return unrankedText(g.unranked_reason);
+  if (ENDED.has(g.state)) return g.state === "won" ? gettext("Ranked: this win counts on the leaderboards.") : gettext("This game was ranked.");
+  // The automatic pause (page hidden, a menu opened) cannot ask first: the player is told now.
+  if (isPlayer(s)) return gettext("Ranked game: pausing, or leaving this page, unranks it.");
+  return gettext("Ranked game.");
+}
+
+function titleFor(s, g) {
+  const size = `${g.width} × ${g.height}, ${g.mines} ` + gettext("mines");
+  const level = levelLabel(g.level);
+  if (isPlayer(s)) return [level, size];
+  return [fmt(gettext("%(player)s · %(level)s"), { player: g.player, level }), size];
+}
+
+function lostText(g, mine) {
+  const reasons = {
+    mine: mine ? gettext("Boom! You opened a mine.") : fmt(gettext("%(player)s opened a mine."), { player: g.player }),
+    resigned: mine ? gettext("You gave up.") : fmt(gettext("%(player)s gave up."), { player: g.player }),
+    abandoned: mine ? gettext("This game was abandoned.") : fmt(gettext("%(player)s abandoned this game."), { player: g.player }),
+  };
+  return reasons[g.end_reason] || gettext("Game over.");
+}
+
+/**
+ * The view of the page's state `s`. `bindInput` must be called before the first drawGame:
+ * it gives the board its intentions (tap, flag, chord, canLongPress) and the result box its
+ * New game.
+ */
+export function createView(s) {
+  let input = null; // set once by bindInput (the controls), never changed after
+
+  function say(text) {
+    $("status").textContent = text;
+  }
+
+  // --- clock -------------------------------------------------------------------------------
+
+  function drawClock() {
+    const c = s.clock;
+    const ms = c.running ? c.base + (performance.now() - c.at) : c.base;
+    $("clock").textContent = fmtClock(ms);
+  }
+
+  function setClock(ms, running) {
+    s.clock.base = ms;
+    s.clock.at = performance.now();
+    s.clock.running = running;
+    drawClock();
+  }
+  setInterval(() => s.clock.running && drawClock(), 100);
+
+  // --- counters, tools, notes ----------------------------------------------------------------
+
+  function drawFairNote() {
+    const g = s.game;
+    const note = $("fair-note");
+    const text = ENDED.has(g.state) ? "" : fairText(s, g); // at the end the result box says it
+    if (note.textContent === text && note.hidden === !text) return;
+    note.textContent = text;
+    note.hidden = !text;
+    note.className = "fair-note " + (g.ranked ? "fair-ranked" : "fair-unranked");
+    note.dataset.reason = g.ranked ? "ranked" : g.unranked_reason || "unknown";
+    if (s.board) sizeFrame(); // the note's height moves the frame's top
+  }
+
+  function drawHud() {
+    const g = s.game;
+    drawFairNote();
+    $("mines-left").textContent = String(g.mines_left); // may go below zero (RULES.md, Flags)
+    s.root.dataset.state = g.state;
+    const paused = g.state === "paused";
+    $("paused-cover").hidden = !paused;
+    $("board").hidden = paused;
+    const player = canPlay(s);
+    $("pause").hidden = !player || g.state === "new";
+    $("pause").textContent = paused ? gettext("Resume") : gettext("Pause");
+    $("resign").hidden = !player || g.state === "new";
+    $("resume").hidden = !player;
+    $("flag-mode").hidden = !player || paused; // nothing to flag on a hidden board
+    $("keys-help").hidden = !isPlayer(s); // a watcher has no keys to learn
+    $("live-badge").hidden = isPlayer(s) || ENDED.has(g.state);
+  }
+
+  function drawFlagMode() {
+    const b = $("flag-mode");
+    b.setAttribute("aria-pressed", String(s.flagMode));
+    b.classList.toggle("on", s.flagMode);
+    s.root.classList.toggle("flag-mode", s.flagMode);
+  }
+
+  // --- zoom and the frame --------------------------------------------------------------------
+
+  const zoomKey = () => "zoom:" + s.game.width + "x" + s.game.height;
+
+  // The height the board frame may take: from its top to the bottom of the screen, so the
+  // counters, the tools and the whole frame are seen at once (no page scroll fighting the
+  // board's own scroll on a phone). On a very short screen, the screen under the top bar.
+  function frameRoom() {
+    const wrap = $("board-wrap");
+    const top = wrap.getBoundingClientRect().top + window.scrollY;
+    const bar = document.querySelector(".topbar").offsetHeight;
+    // On a phone the flag toggle floats over the bottom corner: the frame stops above it, so
+    // no cell can hide under the toggle.
+    const toggle = $("flag-mode");
+    // (It is hidden while paused, so its height is then taken as the CSS gives it: 52 px.)
+    const floating = canPlay(s) && getComputedStyle(toggle).position === "fixed";
+    const below = window.innerHeight - top - 12 - (floating ? (toggle.offsetHeight || 52) + 12 : 0);
+    return below >= 240 ? below : window.innerHeight - bar - 16;
+  }
+
+  function sizeFrame() {
+    const wrap = $("board-wrap");
+    wrap.style.maxHeight = Math.round(frameRoom()) + "px"; // a board that fits is not affected
+  }
+  window.addEventListener("resize", () => s.game && sizeFrame());
+
+  function defaultZoom() {
+    const saved = Number(localStorage.getItem(zoomKey()));
+    if (saved) return saved;
+    const coarse = window.matchMedia("(pointer: coarse)").matches;
+    const pad = 16;
+    const fitW = Math.floor((Math.max(280, $("board-wrap").parentElement.clientWidth) - pad) / s.game.width);
+    if (coarse) return Math.max(30, Math.min(36, fitW)); // a finger needs ~30 px; big boards scroll
+    // With a mouse, fit the whole board on the screen when the cells stay readable (15 px:
+    // Marathon on a laptop), else scroll.
+    const fitH = Math.floor((frameRoom() - pad) / s.game.height);
+    return Math.max(15, Math.min(36, fitW, fitH));
+  }
+
+  function applyZoom(px) {
+    const size = Math.max(12, Math.min(56, px));
+    $("board-wrap").style.setProperty("--cell", size + "px");
+    return size;
+  }
+
+  function zoom(step) {
+    if (!s.game) return;
+    const wrap = $("board-wrap");
+    const current = parseFloat(wrap.style.getPropertyValue("--cell")) || 28;
+    // Keep the cell at the centre of the frame where it is, so zooming never loses your place.
+    const cx = (wrap.scrollLeft + wrap.clientWidth / 2) / current;
+    const cy = (wrap.scrollTop + wrap.clientHeight / 2) / current;
+    const size = applyZoom(current + step);
+    wrap.scrollLeft = cx * size - wrap.clientWidth / 2;
+    wrap.scrollTop = cy * size - wrap.clientHeight / 2;
+    localStorage.setItem(zoomKey(), String(size));
+  }
+
+  // --- the board and the whole game ----------------------------------------------------------
+
+  function buildBoard() {
+    const g = s.game;
+    s.board = new BoardView($("board"), {
+      width: g.width,
+      height: g.height,
+      label: fmt(gettext("Minefield, %(w)s columns by %(h)s rows"), { w: g.width, h: g.height }),
+      interactive: true,
+      onTap: input.tap,
+      onFlag: input.flag,
+      onChord: input.chord,
+      canLongPress: input.canLongPress,
+    });
+    $("board-wrap").classList.toggle("board-big", g.width * g.height > 900);
+    sizeFrame();
+    applyZoom(defaultZoom());
+  }
+
+  /** Draw the whole of s.game (a full Game: on load, after a gap, at the end). Only the cells
+   * that differ are touched. `first`: the page had no game before. */
+  function drawGame(first) {
+    const g = s.game;
+    drawFairNote(); // before the board is built: its first zoom fits the room under the note
+    if (first || !s.board || s.board.width !== g.width || s.board.height !== g.height) buildBoard();
+    if (g.board) s.board.setRows(g.board);
+    const [title, sub] = titleFor(s, g);
+    $("game-title").textContent = title;
+    $("game-sub").textContent = sub;
+    document.title = title + " · Démineur";
+    setClock(g.elapsed_ms, g.state === "playing");
+    drawHud();
+    if (first) sizeFrame(); // now that the toolbar shows what this visitor may use
+    if (ENDED.has(g.state)) showResult();
+    else $("result").hidden = true;
+  }
+
+  /** Draw a step the feed applied to s.game: the changed cells, the clock, the counters. */
+  function drawStep(changes) {
+    s.board.apply(changes);
+    setClock(s.game.elapsed_ms, s.game.state === "playing");
+    drawHud();
+  }
+
+  function showResult() {
+    const g = s.game;
+    const rs = g.result_stats || {};
+    const won = g.state === "won";
+    let headline;
+    if (isPlayer(s)) headline = won ? fmt(gettext("You won in %(time)s!"), { time: fmtTime(g.elapsed_ms) }) : lostText(g, true);
+    else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: g.player, time: fmtTime(g.elapsed_ms) }) : lostText(g, false);
+    const stats = [];
+    if (rs.bbbv !== undefined && rs.bbbv !== null) stats.push(fmt(gettext("3BV %(n)s"), { n: rs.bbbv }));
+    if (rs.bbbv_per_s) stats.push(fmt(gettext("%(n)s 3BV/s"), { n: fmtNum(rs.bbbv_per_s, 2) }));
+    if (rs.efficiency) stats.push(fmt(gettext("efficiency %(n)s"), { n: Math.round(rs.efficiency * 100) + " %" }));
+    const box = $("result");
+    box.replaceChildren(
+      el("p", { class: "result-head " + (won ? "win" : "loss"), text: headline }),
+      stats.length ? el("p", { class: "muted", text: stats.join(" · ") }) : null,
+      el("p", { class: "fair-result " + (g.ranked ? "fair-ranked" : "fair-unranked"), id: "fair-result", "data-reason": g.ranked ? "ranked" : g.unranked_reason || "unknown", text: fairText(s, g) }),
+      el(
+        "p",
+        { class: "result-actions" },
+        el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
+        g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}`, text: gettext("Leaderboard") }) : null,
+        isPlayer(s) ? el("button", { class: "btn btn-primary", type: "button", onclick: input.newGame, text: gettext("New game") }) : null,
+      ),
+    );
+    box.hidden = false;
+    box.className = "result " + (won ? "result-win" : "result-loss");
+    say(headline);
+    // A big board fills the screen: bring the result (and New game) into sight below it.
+    const r = box.getBoundingClientRect();
+    if (r.bottom > window.innerHeight) box.scrollIntoView({ block: "nearest" });
+  }
+
+  function notFound() {
+    $("game-title").textContent = gettext("This game does not exist (a game never tapped is discarded).");
+    $("board-wrap").hidden = true;
+  }
+
+  return {
+    bindInput(controls) {
+      input = controls;
+    },
+    say,
+    drawGame,
+    drawStep,
+    drawFlagMode,
+    zoom,
+    notFound,
+  };
+}
