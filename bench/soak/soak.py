@@ -365,7 +365,7 @@ def run_fuzz(log: Callable[[str], None] = say) -> bool | None:
     if not FUZZ_TEST.exists() or FUZZ_SWITCH not in FUZZ_TEST.read_text():
         log(f"fuzz: skipped: {FUZZ_TEST.relative_to(ROOT)} has no {FUZZ_SWITCH} switch")
         return None
-    examples = os.environ.get("SOAK_SCHEMATHESIS_EXAMPLES", "1000")
+    examples = os.environ.get("SOAK_SCHEMATHESIS_EXAMPLES", "200")
     log(f"fuzz: {FUZZ_TEST.relative_to(ROOT)} with {FUZZ_SWITCH}={examples}")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(FUZZ_TEST)],

@@ -11,7 +11,10 @@ in tests/accounts). Regression tests of what the runs found: test_schema_finding
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -59,6 +62,22 @@ SEMANTIC_400: dict[str, Any] = {
 }
 
 
+# Cases sent and statuses answered, written as JSON to SCHEMATHESIS_REPORT when it is set
+# (`make soak` and docs/RELIABILITY.md take their figures from it).
+STATUSES: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report() -> Iterator[None]:
+    yield
+    path = os.environ.get("SCHEMATHESIS_REPORT")
+    if path:
+        with open(path, "w") as out:
+            json.dump(
+                {"examples": EXAMPLES, "cases": sum(STATUSES.values()), "statuses": STATUSES}, out
+            )
+
+
 @pytest.fixture
 def fuzz_token(db: Any) -> str:
     user = User.objects.create_user(username="fuzzer", password="correct horse battery staple")
@@ -79,10 +98,12 @@ def test_api_conforms_to_its_schema(case: Any, fuzz_token: str) -> None:
     label = f"{case.method.upper()} {case.operation.path}"
     rule = SEMANTIC_400.get(label)
     if rule is None:
-        case.call_and_validate(headers=headers, checks=ALL_CHECKS)
+        response = case.call_and_validate(headers=headers, checks=ALL_CHECKS)
+        STATUSES[str(response.status_code)] += 1
         return
     checks = [c for c in ALL_CHECKS if c is not POSITIVE_ACCEPTANCE]
     response = case.call_and_validate(headers=headers, checks=checks)
+    STATUSES[str(response.status_code)] += 1
     if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
         if response.status_code == 400:
             error = response.json()["error"]
