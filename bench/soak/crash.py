@@ -273,7 +273,7 @@ def run(cfg: Config, log: Callable[[str], None] = say, workdir: Path | None = No
     taken: set[int] = set()
     pg_port, redis_port, web_port, live_port = (free_port(PORTS, taken) for _ in range(4))
     log(f"crash: logs in {logs}; PostgreSQL :{pg_port}, Redis :{redis_port} (private)")
-    with PrivatePostgres(pg_port) as pg, PrivateRedis(redis_port, logs) as redis:
+    with PrivatePostgres(pg_port) as pg, PrivateRedis(redis_port) as redis:
         pg.create_database(DATABASE)
         env = app_env(pg.url(DATABASE), redis.url(0), "crash")
         accounts = seed(env, cfg.players, "crash")

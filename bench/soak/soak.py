@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,7 @@ class Verdict:
         )
 
 
-def judge_series(name: str, values: list[float], unit: str, tol: Tolerance) -> Verdict | None:
+def judge_series(name: str, values: Sequence[float], unit: str, tol: Tolerance) -> Verdict | None:
     """None when there are too few samples to cut in thirds (fewer than 9)."""
     n = len(values)
     if n < 9:
@@ -107,7 +107,9 @@ def judge_series(name: str, values: list[float], unit: str, tol: Tolerance) -> V
     middle = float(statistics.median(values[third : 2 * third]))
     last = float(statistics.median(values[2 * third :]))
     limit = middle * (1 + tol.relative) + tol.absolute
-    return Verdict(name, unit, values[0], middle, last, max(values), limit, last > limit)
+    return Verdict(
+        name, unit, float(values[0]), middle, last, float(max(values)), limit, last > limit
+    )
 
 
 # --- sampling -----------------------------------------------------------------------------

@@ -137,3 +137,39 @@ def test_a_watcher_signed_out_elsewhere_stays_and_keeps_watching(
         expect(page).to_have_url(re.compile(rf"/games/{game['id']}$"))
     finally:
         player.close()
+
+
+# Codes a socket sends beyond games/errors.py (the edge, the credential checks, the guard,
+# the consumer's last resort; docs/LIVE.md), with the status each has over REST.
+SOCKET_ONLY_CODES = {
+    "authentication_failed": 401,
+    "frame_too_large": 400,
+    "malformed_json": 400,
+    "too_many_sockets": 429,
+    "throttled": 429,
+    "server_error": 500,
+    "service_unavailable": 503,
+}
+
+
+def test_every_socket_error_code_keeps_the_status_it_has_over_rest(desktop: Any) -> None:
+    """The page's table agrees with the server's (games.errors.STATUS_BY_CODE), so a new
+    server code without its status on the page fails here; an unknown code is a plain 400,
+    never a 401 that would send a player to sign in."""
+    from games.errors import STATUS_BY_CODE
+
+    expected = {**STATUS_BY_CODE, **SOCKET_ONLY_CODES, "no_such_code": 400}
+    page = desktop.new_page()
+    page.goto("/")
+    got = page.evaluate(
+        """async (codes) => {
+            const { socketError } = await import("/static/frontend/js/game_feed.js");
+            const { ApiError } = await import("/static/frontend/js/api.js");
+            return Object.fromEntries(codes.map((code) => {
+                const e = socketError({ code, message: "m", details: { n: 1 } });
+                return [code, [e instanceof ApiError, e.status, e.code, e.details.n]];
+            }));
+        }""",
+        list(expected),
+    )
+    assert got == {code: [True, status, code, 1] for code, status in expected.items()}

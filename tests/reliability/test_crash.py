@@ -9,10 +9,17 @@ or without them. It takes about a minute; `make soak` runs the long version.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
 import pytest
 
+from bench.ports import free_port
 from bench.soak import crash
-from bench.soak.services import missing_tools
+from bench.soak.servers import Server, app_env
+from bench.soak.services import PrivatePostgres, PrivateRedis, missing_tools
 
 MISSING = missing_tools()
 
@@ -86,3 +93,54 @@ def test_service_recovers_without_a_restart(report: crash.Report) -> None:
 def test_verify_games_passes(report: crash.Report) -> None:
     assert report.verified, report.verify_output
     assert report.failures == []
+
+
+def test_socket_move_while_postgresql_is_down_is_503_not_500() -> None:
+    """Regression (found by the crash test): with PostgreSQL down, a move sent over the socket
+    was answered `{"type": "error", "error": {"code": "server_error"}}` (a 500) where REST
+    answers 503 `service_unavailable`. Deterministic: PostgreSQL is stopped between the
+    socket's `state` and its move."""
+    from websockets.asyncio.client import connect
+
+    taken: set[int] = set()
+    ports = [free_port(crash.PORTS, taken) for _ in range(3)]
+    logs = Path(tempfile.mkdtemp(prefix="crash-503-"))
+    with PrivatePostgres(ports[0]) as pg, PrivateRedis(ports[1]) as redis:
+        pg.create_database("demineur_503")
+        env = app_env(pg.url("demineur_503"), redis.url(0), "crash503")
+        account = crash.seed(env, 1, "down")[0]
+        live = Server("uvicorn", ports[2], env, logs, workers=1)
+        live.start()
+        try:
+            live.wait_ready(workers=False)  # one process: no workers of a supervisor
+
+            async def scenario() -> dict[str, object]:
+                from bench.live.wsclient import http_post
+
+                status, body = await http_post(
+                    "127.0.0.1", live.port, "/api/games", account["token"], {"level": "beginner"}
+                )
+                assert status == 201, body
+                game = json.loads(body)["id"]
+                async with connect(
+                    f"ws://127.0.0.1:{live.port}/ws/games/{game}",
+                    additional_headers={"Authorization": f"Token {account['token']}"},
+                ) as ws:
+                    first = json.loads(await ws.recv())
+                    assert first["type"] == "state"
+                    await asyncio.to_thread(pg.stop, "immediate")
+                    await ws.send(
+                        json.dumps({"action": "reveal", "x": 4, "y": 4, "client_move_id": "m1"})
+                    )
+                    answer: dict[str, object] = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    return answer
+
+            answer = asyncio.run(scenario())
+        finally:
+            live.stop()
+    assert answer["type"] == "error"
+    assert answer["client_move_id"] == "m1"
+    error = answer["error"]
+    assert isinstance(error, dict)
+    assert error["code"] == "service_unavailable"
+    assert set(error) == {"code", "message", "details"}

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
 from schemathesis import checks as st_checks
@@ -79,10 +81,19 @@ def _report() -> Iterator[None]:
 
 
 @pytest.fixture
-def fuzz_token(db: Any) -> str:
+def fuzz_token(db: Any) -> Iterator[str]:
+    """A player's token, and Django's per-request connection closing switched off while the
+    fuzzer calls the WSGI application directly (as Django's own test client does): closing
+    would end the test's transaction on PostgreSQL."""
     user = User.objects.create_user(username="fuzzer", password="correct horse battery staple")
     _, key = token_issue(user=user)
-    return key
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield key
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 @pytest.mark.django_db
