@@ -245,7 +245,8 @@ if REDIS_URL:
     # each limit by the number of workers).
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Falls back to a per-process cache while Redis is away (demineur_site/cache.py).
+            "BACKEND": "demineur_site.cache.RedisCacheWithFallback",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_PREFIX", _redis_prefix()),
         }

@@ -34,7 +34,7 @@ from django.conf import settings
 from accounts import socket_credentials
 from demineur_site.api_errors import ApiError
 
-from . import events, selectors, sequencing, services, socket_frames, socket_guard
+from . import events, redis_watch, selectors, sequencing, services, socket_frames, socket_guard
 from .errors import GameError
 from .models import ENDED_STATES, Game
 from .presenters import game_dict
@@ -166,6 +166,7 @@ class GameConsumer(LeanConsumer):
         self.player_id = snapshot.player_id
         await self.accept()
         await self._send_state(snapshot)
+        redis_watch.watch.add(self)
 
     async def _refuse(self, exc: ApiError) -> None:
         await self.accept()
@@ -173,6 +174,7 @@ class GameConsumer(LeanConsumer):
         await self.close(code=4000 + exc.status_code)  # 4404 for an unknown game
 
     async def disconnect(self, code: int) -> None:
+        redis_watch.watch.discard(self)
         if self.timer is not None:
             self.timer.cancel()
         if self.group is not None:
@@ -199,6 +201,11 @@ class GameConsumer(LeanConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self._send_state(snapshot)
+
+    async def redis_back(self) -> None:
+        """Redis was away: events may be lost without a gap to show it (games.redis_watch)."""
+        async with self.turn:
+            await self._resync("Redis came back")
 
     async def game_event(self, message: dict[str, Any]) -> None:
         """An event of games.events, in the order games.sequencing decides."""
@@ -327,8 +334,15 @@ class LobbyConsumer(LeanConsumer):
         games = await database_sync_to_async(_live_games)()
         await self.accept()
         await self.send(text_data=events.dumps(events.live_event(games)))
+        redis_watch.watch.add(self)
+
+    async def redis_back(self) -> None:
+        """Redis was away: send a fresh snapshot of the live games (games.redis_watch)."""
+        games = await database_sync_to_async(_live_games)()
+        await self.send(text_data=events.dumps(events.live_event(games)))
 
     async def disconnect(self, code: int) -> None:
+        redis_watch.watch.discard(self)
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
 
     async def lobby_event(self, message: dict[str, Any]) -> None:

@@ -35,6 +35,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -102,6 +103,45 @@ def _done(future: Future[Any]) -> None:
         log.warning("publishing a live event failed: %r", exc)
 
 
+class _Breaker:
+    """While Redis is away, publishing is skipped instead of tried: a move must not wait
+    PUBLISH_WAIT_SECONDS for each of its events. After a failure, events are dropped for
+    RETRY_SECONDS, then one publish tries again. Watchers resync when Redis is back
+    (games.redis_watch), so what was dropped is never shown wrong, only late."""
+
+    RETRY_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._retry_at = 0.0
+        self.down = False
+        self.dropped = 0
+
+    def allows(self) -> bool:
+        with self._lock:
+            if not self.down or time.monotonic() >= self._retry_at:
+                return True
+            self.dropped += 1
+            return False
+
+    def failed(self, exc: BaseException) -> None:
+        with self._lock:
+            if not self.down:
+                log.warning("live events dropped: Redis does not answer (%r)", exc)
+            self.down = True
+            self.dropped += 1
+            self._retry_at = time.monotonic() + self.RETRY_SECONDS
+
+    def succeeded(self) -> None:
+        with self._lock:
+            if self.down:
+                log.warning("live events flow again; %d were dropped", self.dropped)
+            self.down, self.dropped = False, 0
+
+
+_breaker = _Breaker()
+
+
 def send_now(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -109,6 +149,8 @@ def send_now(group: str, message: dict[str, Any]) -> None:
     if isinstance(layer, InMemoryChannelLayer):
         async_to_sync(layer.group_send)(group, message)
         return
+    if not _breaker.allows():
+        return  # Redis is away: the event is dropped (counted and logged by the breaker)
     future = _publisher.submit(layer.group_send(group, message))
     with _pending_lock:
         _pending.add(future)
@@ -116,7 +158,9 @@ def send_now(group: str, message: dict[str, Any]) -> None:
     try:
         future.result(PUBLISH_WAIT_SECONDS)
     except Exception as exc:  # logged by _done too; the committed move must not fail here
-        log.warning("a live event was not published in time: %r", exc)
+        _breaker.failed(exc)
+    else:
+        _breaker.succeeded()
 
 
 def flush(timeout: float = 5.0) -> None:

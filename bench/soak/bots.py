@@ -280,11 +280,12 @@ class SocketPlayer(Player):
                 if first.get("type") == "state":
                     board.load(first["game"])
                     return ws
-                self.ledger.error("unexpected socket first frame", repr(first))
                 await ws.close()
-                if first.get("type") == "error":
-                    await self.pause(1.0)
-                    continue
+                code = (first.get("error") or {}).get("code")
+                if first.get("type") == "error" and code == "service_unavailable":
+                    self.ledger.error("socket error service_unavailable at connect")
+                else:
+                    self.ledger.error("unexpected socket first frame", repr(first))
             await self.pause(0.5)
         return None
 
@@ -383,20 +384,6 @@ class SocketPlayer(Player):
                     return
         except Exception:
             return
-
-
-@dataclass
-class Load:
-    players: list[Player]
-    ledger: Ledger
-    stop: asyncio.Event
-    started: float = field(default_factory=time.monotonic)
-
-    async def run(self, until: asyncio.Event) -> None:
-        tasks = [asyncio.create_task(p.run()) for p in self.players]
-        await until.wait()
-        self.stop.set()
-        await asyncio.gather(*tasks, return_exceptions=False)
 
 
 def make_players(

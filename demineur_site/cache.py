@@ -1,0 +1,70 @@
+"""The shared cache (throttle counts), and what it does while Redis is away.
+
+Django's RedisCache raises on every call when Redis does not answer, and the throttles read
+the cache on every request: a Redis outage would turn every API answer into a 500, moves
+included. Redis carries nothing a move needs (docs/RELIABILITY.md, Redis outage), so this
+backend falls back to a cache of this process while Redis fails: the limits still hold, per
+process, as they do without Redis at all, and the shared counts come back with Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger(__name__)
+
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
+# After a failure, the local cache answers for this long before Redis is tried again, so a
+# request does not pay a failed connection each time.
+RETRY_SECONDS = 1.0
+
+
+class RedisCacheWithFallback(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._local = LocMemCache(f"fallback-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+        self._retry_at = 0.0
+        self._down = False
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if time.monotonic() >= self._retry_at:
+            try:
+                value = getattr(super(), name)(*args, **kwargs)
+            except REDIS_DOWN as exc:
+                if not self._down:
+                    log.warning("cache: Redis does not answer, counting in this process (%r)", exc)
+                self._down = True
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+            else:
+                if self._down:
+                    log.warning("cache: Redis answers again")
+                self._down = False
+                return value
+        return getattr(self._local, name)(*args, **kwargs)
+
+    def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
+        return self._call("get", key, default, version)
+
+    def set(self, key: Any, value: Any, timeout: Any = ..., version: Any = None) -> None:
+        if timeout is ...:
+            self._call("set", key, value, version=version)
+        else:
+            self._call("set", key, value, timeout, version)
+
+    def add(self, key: Any, value: Any, timeout: Any = ..., version: Any = None) -> bool:
+        if timeout is ...:
+            return bool(self._call("add", key, value, version=version))
+        return bool(self._call("add", key, value, timeout, version))
+
+    def delete(self, key: Any, version: Any = None) -> bool:
+        return bool(self._call("delete", key, version))
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> int:
+        return int(self._call("incr", key, delta, version))
