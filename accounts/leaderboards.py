@@ -24,7 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
 from demineur_site.formats import iso
 
 from .models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind, User
@@ -68,38 +68,37 @@ def board_spec(
     if players is None:
         return spec
     if players not in PLAYERS:
-        raise ApiError(
-            400, "invalid_players", f"Unknown players {players!r}.", {"players": list(PLAYERS)}
+        raise DomainError(
+            "invalid_players", f"Unknown players {players!r}.", {"players": list(PLAYERS)}
         )
     return replace(spec, pool=PLAYERS[players])
 
 
 def _board_spec(*, level: str, board: str, period: str | None, sort: str | None) -> BoardSpec:
     if level not in RANKED_LEVELS:
-        raise ApiError(
-            404,
+        raise DomainError(
             "not_found",
             "No leaderboard for this level: only the six ranked levels have one.",
             {"levels": list(RANKED_LEVELS)},
         )
     if board not in BOARDS:
-        raise ApiError(404, "not_found", "No such leaderboard.", {"boards": list(BOARDS)})
+        raise DomainError("not_found", "No such leaderboard.", {"boards": list(BOARDS)})
     if board == "streaks":
         if period not in (None, "all"):
-            raise ApiError(
-                400, "invalid_period", "Streak boards have no period.", {"periods": ["all"]}
+            raise DomainError(
+                "invalid_period", "Streak boards have no period.", {"periods": ["all"]}
             )
         if sort is not None and sort not in STREAK_SORTS:
-            raise ApiError(
-                400, "invalid_sort", f"Unknown sort {sort!r}.", {"sorts": list(STREAK_SORTS)}
+            raise DomainError(
+                "invalid_sort", f"Unknown sort {sort!r}.", {"sorts": list(STREAK_SORTS)}
             )
         return BoardSpec(level=level, board=board, sort=sort or "best")
     if period is not None and period not in PERIODS:
-        raise ApiError(
-            400, "invalid_period", f"Unknown period {period!r}.", {"periods": list(PERIODS)}
+        raise DomainError(
+            "invalid_period", f"Unknown period {period!r}.", {"periods": list(PERIODS)}
         )
     if sort is not None:
-        raise ApiError(400, "invalid_sort", "Only streak boards take `sort`.", {})
+        raise DomainError("invalid_sort", "Only streak boards take `sort`.", {})
     return BoardSpec(level=level, board=board, period=period or "all")
 
 
@@ -366,7 +365,7 @@ def _leaderboard_page(
         if around_me:
             page = 1
         if page > max(1, math.ceil(count / page_size)):
-            raise ApiError(404, "not_found", "Invalid page: past the last one.", {"count": count})
+            raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
         raw = _page_rows(q, count=count, offset=(page - 1) * page_size, size=page_size)
     first_rank = (page - 1) * page_size + 1
     results = [

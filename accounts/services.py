@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
 
 from . import socket_credentials
 from .models import AccountKind, ApiToken, User
@@ -27,12 +27,11 @@ def account_set_kind(*, user: User, kind: str) -> User:
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
         if locked.kind == AccountKind.GUEST:
-            raise ApiError(409, "guest_account", "A guest account becomes a player by signing up.")
+            raise DomainError("guest_account", "A guest account becomes a player by signing up.")
         if locked.kind == kind:
             return locked
         if Game.objects.filter(player=locked).exclude(state=GameState.NEW).exists():
-            raise ApiError(
-                409,
+            raise DomainError(
                 "account_has_games",
                 "An account can change its kind only before its first game.",
             )

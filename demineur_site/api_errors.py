@@ -16,9 +16,43 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from .errors import DomainError
+
+# Every code the domain raises (demineur_site.errors.DomainError), with the one status it has
+# at every door: REST answers with it, sockets send the same body and close with 4000 + it.
+STATUS_BY_CODE: dict[str, int] = {
+    "invalid": 400,
+    "out_of_bounds": 400,
+    "invalid_board": 400,
+    "invalid_period": 400,
+    "invalid_sort": 400,
+    "invalid_players": 400,
+    "not_authenticated": 401,
+    "not_your_game": 403,
+    "not_found": 404,
+    "game_not_started": 409,
+    "game_paused": 409,
+    "game_over": 409,
+    "cell_open": 409,
+    "cell_closed": 409,
+    "idempotency_conflict": 409,
+    "account_has_games": 409,
+    "guest_account": 409,
+}
+
+
+def status_for(code: str) -> int:
+    """The status of a domain code; an unlisted code is a refusal of the input (400)."""
+    return STATUS_BY_CODE.get(code, 400)
+
+
+def status_of(exc: DomainError | ApiError) -> int:
+    return exc.status_code if isinstance(exc, ApiError) else status_for(exc.code)
+
 
 class ApiError(exceptions.APIException):
-    """An error with an explicit status and stable code, raised by views and selectors."""
+    """An error of the doors themselves, with an explicit status: paging, throttling, a frame
+    too large, a server error. Domain code raises DomainError instead."""
 
     def __init__(
         self, status_code: int, code: str, message: str, details: dict[str, Any] | None = None
@@ -48,11 +82,12 @@ _DEFAULT_CODES: dict[type[exceptions.APIException], str] = {
 }
 
 
-def _flatten(detail: Any) -> Any:
+def flatten_detail(detail: Any) -> Any:
+    """DRF's validation detail as plain JSON (REST and socket frames alike)."""
     if isinstance(detail, dict):
-        return {str(k): _flatten(v) for k, v in detail.items()}
+        return {str(k): flatten_detail(v) for k, v in detail.items()}
     if isinstance(detail, list):
-        return [_flatten(v) for v in detail]
+        return [flatten_detail(v) for v in detail]
     return str(detail)
 
 
@@ -109,8 +144,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Retry-After": str(SERVICE_UNAVAILABLE_RETRY_AFTER)},
         )
-    if isinstance(exc, ApiError):
-        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status_code)
+    if isinstance(exc, DomainError | ApiError):
+        return Response(error_body(exc.code, exc.message, exc.details), status=status_of(exc))
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body("payload_too_large", "The request body is too large."),
@@ -135,7 +170,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     code = _DEFAULT_CODES.get(type(exc), "error")
     if isinstance(exc, exceptions.ValidationError):
         # `codes` gives each field's stable machine-readable reasons (e.g. "username_taken").
-        details = {"fields": _flatten(exc.detail), "codes": _flatten(exc.get_codes())}
+        details = {"fields": flatten_detail(exc.detail), "codes": flatten_detail(exc.get_codes())}
         message = "The request is malformed."
     else:
         details = {}

@@ -32,7 +32,8 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from accounts import socket_credentials
-from demineur_site.api_errors import ApiError
+from demineur_site.api_errors import ApiError, status_of
+from demineur_site.errors import DomainError
 
 from . import events, redis_watch, selectors, sequencing, services, socket_frames, socket_guard
 from .errors import GameError
@@ -168,10 +169,10 @@ class GameConsumer(LeanConsumer):
         await self._send_state(snapshot)
         redis_watch.watch.add(self)
 
-    async def _refuse(self, exc: ApiError) -> None:
+    async def _refuse(self, exc: ApiError | DomainError) -> None:
         await self.accept()
         await self.send(text_data=events.dumps(error_frame(exc)))
-        await self.close(code=4000 + exc.status_code)  # 4404 for an unknown game
+        await self.close(code=4000 + status_of(exc))  # 4404 for an unknown game
 
     async def disconnect(self, code: int) -> None:
         redis_watch.watch.discard(self)
@@ -263,7 +264,7 @@ class GameConsumer(LeanConsumer):
         except _CredentialEnded as exc:
             await self._send_error(exc, client_move_id)
             await self.close(code=CLOSE_UNAUTHENTICATED)
-        except ApiError as exc:
+        except (ApiError, DomainError) as exc:
             await self._send_error(exc, client_move_id)
         except Exception as exc:
             from demineur_site.api_errors import SERVICE_UNAVAILABLE_RETRY_AFTER as retry
@@ -282,7 +283,7 @@ class GameConsumer(LeanConsumer):
                 ApiError(500, "server_error", "Internal server error."), client_move_id
             )
 
-    async def _send_error(self, exc: ApiError, client_move_id: Any = None) -> None:
+    async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         seq = self.order.last_seq if self.order.last_seq >= 0 else None
         await self.send(text_data=events.dumps(error_frame(exc, client_move_id, seq)))
 

@@ -45,7 +45,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
 from accounts import socket_credentials
-from demineur_site.api_errors import ApiError, error_body
+from demineur_site.api_errors import ApiError, error_body, status_of
+from demineur_site.errors import DomainError
 
 from . import events, socket_guard
 
@@ -57,7 +58,7 @@ WATCHER_FRAMES_MAX = 5
 
 
 def error_frame(
-    exc: ApiError, client_move_id: Any = None, seq: int | None = None
+    exc: ApiError | DomainError, client_move_id: Any = None, seq: int | None = None
 ) -> dict[str, Any]:
     """An error to the sender alone. `seq` is the last one this socket was sent (null before
     any game state), so that every game message carries one as API.md says."""
@@ -153,16 +154,16 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
         else:
             await self.receive(bytes_data=data or b"")
 
-    async def _send_error(self, exc: ApiError, client_move_id: Any = None) -> None:
+    async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         await self.send(text_data=events.dumps(error_frame(exc, client_move_id)))
 
-    async def _refuse_frame(self, exc: ApiError, client_move_id: Any = None) -> None:
+    async def _refuse_frame(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         """A frame from a socket that may not send any: answered, never parsed; the
         WATCHER_FRAMES_MAX-th one closes the socket with 4000 + the error's status."""
         self.refused_frames += 1
         await self._send_error(exc, client_move_id)
         if self.refused_frames >= WATCHER_FRAMES_MAX:
-            await self.close(code=4000 + exc.status_code)
+            await self.close(code=4000 + status_of(exc))
 
     async def auth_kick(self, message: dict[str, Any]) -> None:
         """The socket's token was revoked or its session signed out (accounts.socket_credentials)."""

@@ -11,7 +11,7 @@ that is not a JSON object with a string ``action`` and valid fields raises the A
     >>> parse("[1]")
     Traceback (most recent call last):
     ...
-    games.errors.GameError: Send a JSON object with an `action`.
+    demineur_site.api_errors.ApiError: Send a JSON object with an `action`.
     >>> echoed_move_id('{"action": "flag", "client_move_id": "m-1"}')
     'm-1'
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from demineur_site.api_errors import ApiError
+from demineur_site.api_errors import ApiError, flatten_detail
 
 from .api.serializers import FlagIn, MoveIn
 from .errors import GameError
@@ -47,7 +47,7 @@ def echoed_move_id(text_data: str | None) -> str | None:
 def parse(text_data: str | None) -> dict[str, Any]:
     """The player's frame as a JSON object (its size was checked before: socket_guard)."""
     if text_data is None:
-        raise GameError("invalid", "Send JSON text frames.")
+        raise ApiError(400, "invalid", "Send JSON text frames.")
     try:
         content = json.loads(text_data)
     except RecursionError:  # as REST (demineur_site.parsers): too deep to parse is malformed
@@ -57,7 +57,7 @@ def parse(text_data: str | None) -> dict[str, Any]:
     except ValueError:
         raise ApiError(400, "malformed_json", "The message is not valid JSON.") from None
     if not isinstance(content, dict):
-        raise GameError("invalid", "Send a JSON object with an `action`.")
+        raise ApiError(400, "invalid", "Send a JSON object with an `action`.")
     return content
 
 
@@ -71,9 +71,11 @@ def action_of(content: dict[str, Any], actions: Sequence[str]) -> str:
     """The frame's `action`, one of `actions` (400 `invalid` listing them otherwise)."""
     action = content.get("action")
     if not isinstance(action, str):
-        raise GameError("invalid", "`action` must be a string.", {"actions": list(actions)})
+        raise ApiError(400, "invalid", "`action` must be a string.", {"actions": list(actions)})
     if action not in actions:
-        raise GameError("invalid", f"Unknown action {action[:40]!r}.", {"actions": list(actions)})
+        raise ApiError(
+            400, "invalid", f"Unknown action {action[:40]!r}.", {"actions": list(actions)}
+        )
     return action
 
 
@@ -83,20 +85,15 @@ def move_body(action: str, content: dict[str, Any]) -> dict[str, Any]:
     serializer = MOVE_ACTIONS[action](data=data)
     if not serializer.is_valid():
         raise ApiError(
-            400, "invalid", "The request is malformed.", {"fields": _plain(serializer.errors)}
+            400,
+            "invalid",
+            "The request is malformed.",
+            {"fields": flatten_detail(serializer.errors)},
         )
     return dict(serializer.validated_data)
 
 
-def not_allowed_to_move(user: Any) -> ApiError:
+def not_allowed_to_move(user: Any) -> ApiError | GameError:
     if user is None or not user.is_authenticated:
         return ApiError(401, "not_authenticated", "Sign in or send `Authorization: Token <key>`.")
     return GameError("not_your_game", "This game belongs to another player.")
-
-
-def _plain(detail: Any) -> Any:
-    if isinstance(detail, dict):
-        return {str(k): _plain(v) for k, v in detail.items()}
-    if isinstance(detail, list):
-        return [_plain(v) for v in detail]
-    return str(detail)

@@ -183,7 +183,7 @@ class Bench:
         """Every (case, board) once per round, rounds repeated: a burst of noise from other
         work on the machine then spreads over all boards instead of spoiling one."""
         from accounts import leaderboards as lb
-        from demineur_site.api_errors import ApiError
+        from demineur_site.errors import DomainError
 
         repeat = self.args.samples
         calls: list[tuple[tuple[str, str, str], Callable[[], None]]] = []
@@ -207,7 +207,7 @@ class Bench:
             ) -> None:
                 try:
                     page((last["n"] + 1) // 2 if middle else last["n"])
-                except ApiError:
+                except DomainError:  # the page went past the last one meanwhile
                     last["n"] = lb.leaderboard_page(
                         spec=spec, page=1, page_size=50, viewer=None
                     ).last_page

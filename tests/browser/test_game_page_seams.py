@@ -153,10 +153,10 @@ SOCKET_ONLY_CODES = {
 
 
 def test_every_socket_error_code_keeps_the_status_it_has_over_rest(desktop: Any) -> None:
-    """The page's table agrees with the server's (games.errors.STATUS_BY_CODE), so a new
+    """The page's table agrees with the server's (demineur_site.api_errors.STATUS_BY_CODE), so a new
     server code without its status on the page fails here; an unknown code is a plain 400,
     never a 401 that would send a player to sign in."""
-    from games.errors import STATUS_BY_CODE
+    from demineur_site.api_errors import STATUS_BY_CODE
 
     expected = {**STATUS_BY_CODE, **SOCKET_ONLY_CODES, "no_such_code": 400}
     page = desktop.new_page()

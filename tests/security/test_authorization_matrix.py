@@ -24,8 +24,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, User
 from accounts.services import token_issue
+from demineur_site.api_errors import STATUS_BY_CODE
 from games import services
-from games.errors import STATUS_BY_CODE
 from games.models import Game
 from games.presenters import game_dict
 from tests.realtime.sockets import TIMEOUT, game_path, socket

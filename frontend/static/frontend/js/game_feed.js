@@ -17,11 +17,15 @@ const REREAD = new Set(["game_paused", "game_over", "not_found", "game_not_start
 
 // A socket `error` frame carries the API's error body, without the HTTP status the same
 // refusal has over REST: the status of each code the server sends on a socket
-// (games/errors.py STATUS_BY_CODE, the socket edge and the credential checks; docs/LIVE.md).
+// (demineur_site/api_errors.py STATUS_BY_CODE, the socket edge and the credential checks;
+// docs/LIVE.md).
 const SOCKET_STATUS = {
   invalid: 400,
   out_of_bounds: 400,
   invalid_board: 400,
+  invalid_period: 400,
+  invalid_sort: 400,
+  invalid_players: 400,
   malformed_json: 400,
   frame_too_large: 400,
   not_authenticated: 401,
@@ -34,6 +38,8 @@ const SOCKET_STATUS = {
   cell_open: 409,
   cell_closed: 409,
   idempotency_conflict: 409,
+  account_has_games: 409,
+  guest_account: 409,
   too_many_sockets: 429,
   throttled: 429,
   server_error: 500,
