@@ -44,10 +44,16 @@ class MoveResult:
     replayed: bool = False
 
 
+def seeded_rng(seed: str, width: int, height: int, mines: int) -> random.Random:
+    """The generator that places the mines of a width x height board with `mines` mines while
+    GAME_TEST_SEED is `seed` (test-only): tests rebuild a layout from it, never from the format."""
+    return random.Random(f"{seed}:{width}x{height}:{mines}")
+
+
 def _rng_for(game: Game) -> random.Random:
     """SystemRandom in production; a seeded generator only when the test-only setting is on."""
     if settings.GAME_TEST_SEED:
-        return random.Random(f"{settings.GAME_TEST_SEED}:{game.width}x{game.height}:{game.mines}")
+        return seeded_rng(settings.GAME_TEST_SEED, game.width, game.height, game.mines)
     return _SYSTEM_RANDOM
 
 

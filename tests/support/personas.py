@@ -1,0 +1,94 @@
+"""The named personas and their credentials, as fixtures every test package may request.
+
+alice plays; bob is another player who must not touch alice's games; anonymous visitors may
+read but never act. tests/conftest.py makes these fixtures visible to the whole suite."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connections
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from accounts.services import token_issue
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def alice(db: Any) -> User:
+    return User.objects.create_user(username="alice", password=PASSWORD)
+
+
+@pytest.fixture
+def bob(db: Any) -> User:
+    return User.objects.create_user(username="bob", password=PASSWORD)
+
+
+def client_for(user: User | None) -> APIClient:
+    """An API client carrying a fresh token of `user` (none for an anonymous visitor)."""
+    client = APIClient()
+    if user is not None:
+        _, key = token_issue(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+@pytest.fixture
+def alice_api(alice: User) -> APIClient:
+    return client_for(alice)
+
+
+@pytest.fixture
+def bob_api(bob: User) -> APIClient:
+    return client_for(bob)
+
+
+@pytest.fixture
+def anon_api(db: Any) -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def alice_token(alice: User) -> str:
+    return token_issue(user=alice)[1]
+
+
+@pytest.fixture
+def bob_token(bob: User) -> str:
+    return token_issue(user=bob)[1]
+
+
+@pytest.fixture
+def session_cookie() -> Callable[[User], Awaitable[str]]:
+    """The `Cookie` header of a browser signed in as `user` (awaited: socket tests are async)."""
+
+    def login(user: User) -> str:
+        client = Client()
+        client.force_login(user)
+        return f"sessionid={client.cookies['sessionid'].value}"
+
+    async def make(user: User) -> str:
+        return str(await database_sync_to_async(login)(user))
+
+    return make
+
+
+@pytest.fixture
+async def close_thread_connections() -> Any:
+    """database_sync_to_async keeps a connection open in its worker thread; close it so the
+    transactional flush and the test database's removal are not blocked by it. Socket test
+    modules request it for every test (`pytestmark = SOCKET_TESTS`)."""
+    yield
+    await database_sync_to_async(connections.close_all)()
+
+
+SOCKET_TESTS = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_thread_connections"),
+]
