@@ -38,6 +38,7 @@ as demineur_site.log_redaction writes it).
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
@@ -49,13 +50,18 @@ from django.http.request import split_domain_port, validate_host
 
 from accounts.authentication import user_for_token_key
 from accounts.socket_credentials import SocketCredential
-from demineur_site.api_errors import error_body
+from demineur_site.api_errors import (
+    SERVICE_UNAVAILABLE_RETRY_AFTER,
+    error_body,
+    is_database_unavailable,
+)
 
 from .socket_guard import CLOSE_TOO_MANY_SOCKETS, Refusal, client_address, slots
 
 Scope = dict[str, Any]
 Origin = tuple[str, str, int]
 TOKEN_KEYWORD = "token"
+log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FOREIGN_ORIGIN = 4403
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -173,6 +179,49 @@ async def _refuse_token(receive: Any, send: Any) -> None:
     await _refuse_with(receive, send, body, CLOSE_UNAUTHENTICATED)
 
 
+CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455: the server cannot serve the socket right now
+
+
+async def _unless_database_down(handler: Any, scope: Scope, receive: Any, send: Any) -> Any:
+    """Run the handshake and the socket; if PostgreSQL cannot be reached (a token or session
+    lookup, the first snapshot), answer as REST does -- the API.md body with 503
+    `service_unavailable` -- and close with 1013 instead of letting the server answer a bare
+    HTTP 500 (docs/RELIABILITY.md, PostgreSQL outage)."""
+    seen = {"connect": False, "accept": False, "close": False}
+
+    async def tracked_receive() -> Any:
+        message = await receive()
+        if message["type"] == "websocket.connect":
+            seen["connect"] = True
+        return message
+
+    async def tracked_send(message: dict[str, Any]) -> None:
+        if message["type"] == "websocket.accept":
+            seen["accept"] = True
+        elif message["type"] == "websocket.close":
+            seen["close"] = True
+        await send(message)
+
+    try:
+        return await handler(scope, tracked_receive, tracked_send)
+    except Exception as exc:
+        if not is_database_unavailable(exc) or seen["close"]:
+            raise
+        log.warning("database unavailable for a WebSocket handshake on %s", scope.get("path"))
+        body = error_body(
+            "service_unavailable",
+            "The service is temporarily unavailable; retry shortly.",
+            {"retry_after": SERVICE_UNAVAILABLE_RETRY_AFTER},
+        )
+        if not seen["connect"]:
+            return await _refuse_with(receive, send, body, CLOSE_TRY_AGAIN_LATER)
+        if not seen["accept"]:
+            await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": json.dumps({"type": "error", **body})})
+        await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
+        return None
+
+
 class _Capped:
     """Counts the socket against the caps of games.socket_guard for as long as it is open."""
 
@@ -212,6 +261,9 @@ class WebSocketAuthMiddleware:
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> Any:
         if scope.get("type") != "websocket":
             return await self.inner.inner(scope, receive, send)
+        return await _unless_database_down(self._route, scope, receive, send)
+
+    async def _route(self, scope: Scope, receive: Any, send: Any) -> Any:
         key = token_from_scope(scope)
         redact_token_query(scope)
         if key is not None:

@@ -1,0 +1,75 @@
+"""PostgreSQL outage at the socket door: a handshake that needs the database (a token lookup,
+the game's first snapshot) is answered with the API.md body, 503 `service_unavailable`, and
+closed with 1013 ("try again later"), never a bare HTTP 500. Once PostgreSQL is back the same
+server opens sockets again. A real uvicorn on a private PostgreSQL (tests/support/services.py);
+the machine's shared PostgreSQL is never stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+
+from tests.support.services import AppServer, PrivatePostgres, migrate, postgres_missing
+
+pytestmark = pytest.mark.skipif(
+    postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
+)
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def private_pg() -> Iterator[PrivatePostgres]:
+    with PrivatePostgres(fsync=False) as pg:
+        yield pg
+
+
+async def _open(port: int, game_id: str, token: str | None) -> tuple[list[dict[str, Any]], Any]:
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    async with connect(
+        f"ws://127.0.0.1:{port}/ws/games/{game_id}", additional_headers=headers
+    ) as ws:
+        frames: list[dict[str, Any]] = []
+        try:
+            while True:
+                frames.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+                if frames[-1]["type"] == "state":
+                    return frames, None
+        except Exception:  # the server closed the socket
+            return frames, ws.close_code
+
+
+def test_a_socket_handshake_while_postgresql_is_down_is_503_then_works_again(
+    private_pg: PrivatePostgres,
+) -> None:
+    url = private_pg.create_database("socket_outage")
+    migrate(url)
+    with AppServer("uvicorn", workers=1, DATABASE_URL=url, DB_POOL="1") as server:
+        server.request("POST", "/api/auth/register", {"username": "down", "password": PASSWORD})
+        _, _, body, _ = server.request(
+            "POST", "/api/auth/token", {"username": "down", "password": PASSWORD}
+        )
+        token = body["token"]
+        _, _, game, _ = server.request("POST", "/api/games", {"level": "beginner"}, token=token)
+        private_pg.stop("immediate")
+        try:
+            for who in (token, None):  # the token lookup; the anonymous watcher's snapshot
+                frames, code = asyncio.run(_open(server.port, game["id"], who))
+                assert code == 1013, (who is not None, frames, code)
+                assert frames and frames[-1]["type"] == "error", frames
+                assert frames[-1]["error"]["code"] == "service_unavailable"
+                assert frames[-1]["error"]["details"]["retry_after"] > 0
+        finally:
+            private_pg.start()
+        for who in (token, None):
+            for _ in range(40):  # the pool replaces its dead connections within seconds
+                frames, code = asyncio.run(_open(server.port, game["id"], who))
+                if code is None:
+                    break
+                asyncio.run(asyncio.sleep(0.25))
+            assert code is None and frames[-1]["type"] == "state", frames
+        assert "Traceback" not in server.output(), server.output()
