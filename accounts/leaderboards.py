@@ -15,15 +15,17 @@ ahead of the player and reads the page around them by keyset, so it never walks 
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.db import connection, transaction
+from django.db import connections, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from demineur_site.db_router import lagging_reads
 from demineur_site.errors import DomainError
 from demineur_site.formats import iso
 
@@ -210,7 +212,13 @@ def _row(spec: BoardSpec, rank: int, username: str, values: tuple[Any, ...]) -> 
     return row
 
 
+# The database alias the board's raw SQL runs on: set by leaderboard_page (the replica when
+# the router allows it, docs/DEPLOYMENT.md), the primary otherwise.
+_alias: ContextVar[str] = ContextVar("leaderboard_alias", default="default")
+
+
 def _fetch(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    connection = connections[_alias.get()]
     # Timestamps as the backend stores them (SQLite, in dev, compares them as text).
     adapt = connection.ops.adapt_datetimefield_value
     params = [adapt(p) if isinstance(p, datetime) else p for p in params]
@@ -321,16 +329,27 @@ def leaderboard_page(
 ) -> BoardPage:
     """One page of a board, with `me` (the viewer's row, or None). With `around_me` the page is
     the one holding the viewer's row; a viewer with no row gets the first page. A page past
-    the last is 404; page 1 of an empty board is an empty page."""
-    with transaction.atomic():
-        # A parallel plan costs more in worker start-up than it saves on scans of this size,
-        # and makes the latency spiky on a small machine: these reads run serially.
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cur:
-                cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-        return _leaderboard_page(
-            spec=spec, page=page, page_size=page_size, viewer=viewer, around_me=around_me, now=now
-        )
+    the last is 404; page 1 of an empty board is an empty page. A board may lag: it is read
+    on the replica when there is one (demineur_site.db_router), in one transaction there."""
+    with lagging_reads() as alias, transaction.atomic(using=alias):
+        token = _alias.set(alias)
+        try:
+            connection = connections[alias]
+            # A parallel plan costs more in worker start-up than it saves on scans of this
+            # size, and makes the latency spiky on a small machine: these reads run serially.
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cur:
+                    cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            return _leaderboard_page(
+                spec=spec,
+                page=page,
+                page_size=page_size,
+                viewer=viewer,
+                around_me=around_me,
+                now=now,
+            )
+        finally:
+            _alias.reset(token)
 
 
 def _leaderboard_page(

@@ -142,3 +142,18 @@ def database_from_url(
         config["CONN_HEALTH_CHECKS"] = True
     config["OPTIONS"] = options
     return config
+
+
+def redis_urls(urls: list[str], url: str = "") -> list[str]:
+    """The Redis hosts: REDIS_URLS (a list) when set, else REDIS_URL alone, else none.
+
+    >>> redis_urls([], "redis://r:6379/1")
+    ['redis://r:6379/1']
+    >>> redis_urls(["redis://a:6379/0", "redis://b:6379/0"], "redis://r:6379/1")
+    ['redis://a:6379/0', 'redis://b:6379/0']
+    """
+    hosts = list(urls) if urls else ([url] if url else [])
+    for host in hosts:
+        if urlparse(host).scheme not in {"redis", "rediss", "unix"}:
+            raise ImproperlyConfigured(f"Redis URL {host!r}: the scheme must be redis://")
+    return hosts

@@ -3,7 +3,7 @@
 
 * ``/healthz``: the process answers. Touches neither the database nor Redis: a server whose
   database is down is alive (restarting it would not help), only not ready.
-* ``/readyz``: PostgreSQL (or SQLite) and Redis answer, each one's state in the body; 200 when
+* ``/readyz``: PostgreSQL (or SQLite), its replica if any, and every Redis host answer, each one's state in the body; 200 when
   every configured service answers, else 503. Each check is bounded (about 2 s): a database
   that is down answers it with an error, not a hang.
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from typing import Any
+from urllib.parse import urlparse
 
 from django.conf import settings
 from django.db import connections
@@ -87,17 +88,48 @@ def _redis_client(url: str) -> Any:
         return client
 
 
+def redis_hosts() -> list[str]:
+    """The Redis hosts in use: REDIS_URLS, whose first host is REDIS_URL; a REDIS_URL that is
+    not their first (set alone, or overridden by a test) is one host."""
+    url = str(getattr(settings, "REDIS_URL", "") or "")
+    urls = [str(u) for u in getattr(settings, "REDIS_URLS", None) or [] if u]
+    if urls and urls[0] == url:
+        return urls
+    return [url] if url else []
+
+
 def check_redis() -> dict[str, Any]:
-    url = getattr(settings, "REDIS_URL", "")
-    if not url:
+    """PING every Redis host (REDIS_URLS, or REDIS_URL alone): an outage of any one loses the
+    live events of the channels it shards. With several hosts, each one's answer is in
+    `hosts` (host:port only, never a password)."""
+    urls = redis_hosts()
+    if not urls:
         # Not configured: the in-memory channel layer and cache; nothing to wait for.
         return {"ok": None, "configured": False}
     start = time.perf_counter()
-    try:
-        _redis_client(url).ping()
-    except Exception as exc:
-        return {"ok": False, "configured": True, "ms": _ms(start), "error": _error_text(exc)}
-    return {"ok": True, "configured": True, "ms": _ms(start)}
+    hosts: list[dict[str, Any]] = []
+    for url in urls:
+        one = time.perf_counter()
+        parsed = urlparse(url)
+        entry: dict[str, Any] = {"host": f"{parsed.hostname or ''}:{parsed.port or 6379}"}
+        try:
+            _redis_client(url).ping()
+        except Exception as exc:
+            entry.update(ok=False, ms=_ms(one), error=_error_text(exc))
+        else:
+            entry.update(ok=True, ms=_ms(one))
+        hosts.append(entry)
+    result: dict[str, Any] = {
+        "ok": all(h["ok"] for h in hosts),
+        "configured": True,
+        "ms": _ms(start),
+    }
+    failed = [h for h in hosts if not h["ok"]]
+    if failed:
+        result["error"] = failed[0]["error"]
+    if len(hosts) > 1:
+        result["hosts"] = hosts
+    return result
 
 
 @csrf_exempt
@@ -112,7 +144,11 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @never_cache
 def readyz(request: HttpRequest) -> HttpResponse:
     checks = {"database": check_database(), "redis": check_redis()}
-    ready = all(check["ok"] is not False for check in checks.values())
+    if "replica" in settings.DATABASES:
+        checks["replica"] = check_database("replica")
+    # A replica that does not answer is reported but leaves the node ready: moves, sign-ins
+    # and games only need the primary; the reads that may lag answer 503 until it is back.
+    ready = all(check["ok"] is not False for name, check in checks.items() if name != "replica")
     return JsonResponse(
         {"status": "ready" if ready else "unavailable", "checks": checks},
         status=200 if ready else 503,

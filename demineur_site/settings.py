@@ -14,7 +14,16 @@ from urllib.parse import urlparse
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from .env import database_from_url, env_bool, env_float, env_int, env_levels, env_list, env_str
+from .env import (
+    database_from_url,
+    env_bool,
+    env_float,
+    env_int,
+    env_levels,
+    env_list,
+    env_str,
+    redis_urls,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -84,6 +93,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # With a replica: a client's reads go to the primary right after its own writes.
+    "demineur_site.db_router.ReadYourWritesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -141,6 +152,27 @@ else:
             },
         }
     }
+# A streaming replica of the primary (docs/DEPLOYMENT.md): the reads that may lag go there
+# (demineur_site.db_router); writes, transactions and a client's reads right after its own
+# writes (REPLICA_PIN_SECONDS) stay on the primary. Same options as the primary.
+DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL")
+if DATABASE_REPLICA_URL:
+    if not DATABASE_URL:
+        raise ImproperlyConfigured("DATABASE_REPLICA_URL needs DATABASE_URL (the primary)")
+    DATABASES["replica"] = database_from_url(
+        DATABASE_REPLICA_URL,
+        pool=env_bool("DB_POOL", False),
+        pool_max=env_int("DB_POOL_MAX", 16),
+        conn_max_age=env_int("CONN_MAX_AGE", 600),
+        connect_timeout=env_int("DB_CONNECT_TIMEOUT", 2),
+        pool_timeout=env_float("DB_POOL_TIMEOUT", 3.0),
+        pool_check=env_bool("DB_POOL_CHECK", True),
+        pool_reconnect_timeout=env_float("DB_POOL_RECONNECT_TIMEOUT", 5.0),
+    )
+    # Tests never build a second test database: the replica alias mirrors the primary's.
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["demineur_site.db_router.PrimaryReplicaRouter"]
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     # Covering indexes (INCLUDE) are a PostgreSQL feature; SQLite, for development only,
@@ -148,7 +180,11 @@ if str(DATABASES["default"]["ENGINE"]).endswith("sqlite3"):
     SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 # --- Channels -----------------------------------------------------------------------------
-REDIS_URL = env_str("REDIS_URL")
+# REDIS_URLS (comma-separated) spreads the live events over several Redis hosts (channels-redis
+# shards channels by name); REDIS_URL alone is one host. The first host also holds the cache
+# (throttle counts, read-your-writes markers) and the socket caps (docs/DEPLOYMENT.md).
+REDIS_URLS = redis_urls(env_list("REDIS_URLS", []), env_str("REDIS_URL"))
+REDIS_URL = REDIS_URLS[0] if REDIS_URLS else ""
 
 
 def _redis_prefix() -> str:
@@ -165,7 +201,10 @@ if REDIS_URL:
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             # Pub/Sub channels ignore the Redis database number: fold it into the prefix so
             # that two deployments (or test runs) on one Redis never hear each other.
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("CHANNELS_PREFIX", _redis_prefix())},
+            "CONFIG": {
+                "hosts": list(REDIS_URLS),
+                "prefix": env_str("CHANNELS_PREFIX", _redis_prefix()),
+            },
         }
     }
 else:
@@ -247,6 +286,10 @@ if REDIS_URL:
         "default": {
             # Falls back to a per-process cache while Redis is away (demineur_site/cache.py).
             "BACKEND": "demineur_site.cache.RedisCacheWithFallback",
+            # One host, the first of REDIS_URLS: Django's RedisCache treats further LOCATIONs
+            # as read replicas of the first (writes to the first, reads anywhere), which a
+            # set of independent shards is not; a throttle count read from another host would
+            # be wrong. The cache's load is one INCR-sized call per request.
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_PREFIX", _redis_prefix()),
         }

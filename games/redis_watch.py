@@ -4,7 +4,7 @@ Redis carries the live events only: moves never wait for it (games.events drops 
 it cannot make). But while Redis is away, this process's subscriptions hear nothing, so every
 open socket may have missed events. channels-redis reconnects and subscribes again by itself
 (redis-py's PubSub does, on its next read); it tells nobody. This watch does: one task per
-process PINGs Redis every WATCH_INTERVAL_SECONDS; when Redis answers again after failing, it
+process PINGs Redis (every host of REDIS_URLS) every WATCH_INTERVAL_SECONDS; when Redis answers again after failing, it
 waits RESUBSCRIBE_GRACE_SECONDS (for the subscriptions to come back) and tells every socket of
 this process to resync: a game socket re-reads its game and sends a fresh `state`, the lobby a
 fresh `live` snapshot. Nothing is restarted.
@@ -19,6 +19,8 @@ import weakref
 from typing import Any, Protocol
 
 from django.conf import settings
+
+from demineur_site.health import redis_hosts
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +62,20 @@ class RedisWatch:
     async def _watch(self) -> None:
         import redis.asyncio as aioredis
 
-        client = aioredis.from_url(
-            settings.REDIS_URL,
-            socket_connect_timeout=PING_TIMEOUT_SECONDS,
-            socket_timeout=PING_TIMEOUT_SECONDS,
-        )
+        # Every host of the channel layer (REDIS_URLS): each one carries the events of the
+        # channels it shards, so an outage of any of them loses events.
+        clients = [
+            aioredis.from_url(
+                url,
+                socket_connect_timeout=PING_TIMEOUT_SECONDS,
+                socket_timeout=PING_TIMEOUT_SECONDS,
+            )
+            for url in redis_hosts()
+        ]
         try:
             while self._sockets:
-                up = await self._ping(client)
+                answers = await asyncio.gather(*(self._ping(client) for client in clients))
+                up = all(answers)
                 if up and not self.up:
                     log.warning("Redis answers again: resyncing %d sockets", len(self._sockets))
                     await asyncio.sleep(RESUBSCRIBE_GRACE_SECONDS)
@@ -78,8 +86,9 @@ class RedisWatch:
                 self.up = up
                 await asyncio.sleep(WATCH_INTERVAL_SECONDS)
         finally:
-            with contextlib.suppress(Exception):
-                await client.aclose()
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
 
     async def _resync_all(self) -> None:
         for socket in list(self._sockets):

@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from accounts.models import User
+from demineur_site.db_router import read_alias
 
 from .errors import GameError
 from .models import Game, GameState, Move
@@ -35,7 +36,9 @@ def game_get(*, game_id: Any) -> Game:
 def game_list(*, state: str | None, level: str | None, user: str | None) -> QuerySet[Game]:
     from .engine import LEVELS
 
-    qs = Game.objects.select_related("player").order_by("-created_at", "-id")
+    # A list may lag: the replica when there is one (demineur_site.db_router). The alias is
+    # chosen now, as the queryset is evaluated later by the view.
+    qs = Game.objects.using(read_alias()).select_related("player").order_by("-created_at", "-id")
     if state is not None:
         # An extension of API.md: several states separated by commas (`state=playing,paused`).
         states = state.split(",")
@@ -70,9 +73,11 @@ def user_get(*, username: str) -> User:
 
 
 def recent_games(*, user: User, limit: int = 20) -> list[Game]:
-    """The newest ended games of a player (API.md, Fine points: 20)."""
+    """The newest ended games of a player (API.md, Fine points: 20). Finished games may lag:
+    the replica when there is one (demineur_site.db_router)."""
     return list(
-        Game.objects.filter(player=user, state__in=(GameState.WON, GameState.LOST))
+        Game.objects.using(read_alias())
+        .filter(player=user, state__in=(GameState.WON, GameState.LOST))
         .order_by("-ended_at")
         .defer("board")[:limit]
     )

@@ -10,7 +10,7 @@ WS_MAX_SOCKETS_PER_ADDRESS, default 50; 0 turns a cap off). Over a cap the socke
 gets one ``error`` (429 ``too_many_sockets``, ``details.limit`` and ``details.per`` =
 "user" | "address") and is closed with code 4429, so a bot can read why.
 
-* With REDIS_URL the count holds across every server process: one Redis sorted set per
+* With REDIS_URL (with REDIS_URLS: its first host, which also holds the cache) the count holds across every server process: one Redis sorted set per
   account and per address, whose members are the open sockets and whose scores are the time
   each expires. A connect drops expired members, adds itself and counts, in one MULTI; over
   the cap it removes itself again. A disconnect removes the member. While a socket is open,

@@ -1,92 +1,19 @@
-"""Browser tests: Debian's Chromium driven by Playwright against a real ASGI server.
-
-The site runs in uvicorn on a background thread of the test process, on the pytest-django
-test database (tests use `transactional_db`, so what the server commits is visible and is
-wiped after each test). WebSockets work as in production. Mine layouts are deterministic:
-GAME_TEST_SEED makes games/services.py seed random.Random(f"{seed}:{w}x{h}:{m}"), so a test
-rebuilds the layout with games.engine from the first tap."""
+"""Browser tests: the fixtures and helpers are in tests/support/browser.py."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import random
-import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from games.engine import Board
-
-CHROMIUM = shutil.which("chromium")
-SEED = "browser-tests"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-PASSWORD = "correct horse battery"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class _Server:
-    def __init__(self) -> None:
-        import uvicorn
-
-        from demineur_site.asgi import application
-
-        self.port = _free_port()
-        config = uvicorn.Config(
-            application, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def site(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
-    """The base URL of the site, served by uvicorn for the whole session."""
-    server = _Server()
-    server.start()
-    yield f"http://127.0.0.1:{server.port}"
-    server.stop()
-    # The server's worker threads may still hold connections to the test database, which
-    # would stop pytest-django from dropping it; they are ours to close.
-    from django.db import connection
-
-    with django_db_blocker.unblock():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
+from tests.support.browser import (  # noqa: F401  (fixtures)
+    CHROMIUM,
+    browser,
+    desktop,
+    live,
+    phone,
+    site,
+)
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:
@@ -100,123 +27,3 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
             item.add_marker(pytest.mark.filterwarnings("ignore:StreamingHttpResponse must consume"))
             if CHROMIUM is None:
                 item.add_marker(no_chromium)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One Chromium per test module. Playwright's sync API keeps an asyncio loop registered
-    on the test thread while it runs, so it lives no longer than a module: the async tests
-    of other packages need that thread free. Meanwhile Django's "no ORM inside a running
-    loop" guard would refuse the test database's set-up and flushes on this thread, which
-    are plain synchronous calls, so it is lifted for exactly that time."""
-    from playwright.sync_api import sync_playwright
-
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield b
-            b.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture
-def live(site: str, transactional_db: Any, settings: Any) -> Iterator[str]:
-    """The site with a clean database and deterministic mine layouts."""
-    settings.GAME_TEST_SEED = SEED
-    yield site
-    _wait_for_server_transactions()
-
-
-def _wait_for_server_transactions(timeout: float = 10.0) -> None:
-    """Closing a page pauses its game (RULES.md, Time), so the server may still be in a
-    transaction when the test ends. pytest-django's flush (TRUNCATE) must not race it: the two
-    can deadlock and PostgreSQL would abort the flush. Wait until no other session of the test
-    database is active or inside a transaction."""
-    from django.db import connection
-
-    time.sleep(0.2)  # let a request the closing page sent reach the server (SQLite too)
-    if connection.vendor != "postgresql":
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
-            )
-            (busy,) = cursor.fetchone()
-        if not busy:
-            return
-        time.sleep(0.05)
-
-
-@pytest.fixture
-def desktop(browser: Any, live: str) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 860}, base_url=live, locale="en-GB"
-    )
-    context.set_default_timeout(10_000)
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def phone(browser: Any, live: str) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport={"width": 360, "height": 740},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-        base_url=live,
-        locale="en-GB",
-    )
-    context.set_default_timeout(10_000)
-    yield context
-    context.close()
-
-
-def sign_up_by_api(context: Any, username: str) -> None:
-    """A player with a session cookie in `context`, made through the public API."""
-    r = context.request.post(
-        "/api/auth/register", data={"username": username, "password": PASSWORD}
-    )
-    assert r.status == 201, r.text()
-    r = context.request.post("/api/auth/session", data={"username": username, "password": PASSWORD})
-    assert r.status == 200, r.text()
-
-
-def layout_after_first_tap(width: int, height: int, mines: int, x: int, y: int) -> Board:
-    """The board the server builds for a first tap at (x, y) under GAME_TEST_SEED."""
-    board = Board.new(width, height, mines)
-    board.reveal(x, y, random.Random(f"{SEED}:{width}x{height}:{mines}"))
-    return board
-
-
-def mines_of(board: Board) -> set[tuple[int, int]]:
-    return {
-        (x, y) for y, row in enumerate(board.to_ascii()) for x, ch in enumerate(row) if ch in "*MX"
-    }
-
-
-def cell(page: Any, x: int, y: int) -> Any:
-    return page.locator(f'#board .cell[data-x="{x}"][data-y="{y}"]')
-
-
-def start_game(page: Any, level: str) -> str:
-    """Start a game from the home page; returns its id."""
-    page.goto("/")
-    page.click(f'.level-card[data-level="{level}"]')
-    page.wait_for_url("**/games/*")
-    page.wait_for_selector("#board .cell")
-    return str(page.url.rsplit("/", 1)[1])
-
-
-def screenshot(page: Any, name: str, full_page: bool = False) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)

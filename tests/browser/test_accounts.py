@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import PASSWORD, sign_up_by_api
+from tests.support.browser import sign_up_by_api
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 

@@ -12,15 +12,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import (
-    PASSWORD,
+from tests.support.boards import mines_of
+from tests.support.browser import (
     cell,
     layout_after_first_tap,
-    mines_of,
+    new_context,
     screenshot,
     sign_up_by_api,
     start_game,
 )
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -337,10 +338,7 @@ def token(context: Any, username: str) -> str:
 
 @pytest.fixture
 def laptop(browser: Any, live: str) -> Iterator[Any]:
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 800}, base_url=live, locale="en-GB"
-    )
-    context.set_default_timeout(10_000)
+    context = new_context(browser, live, 1280, 800)
     yield context
     context.close()
 

@@ -17,7 +17,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import PASSWORD, cell, layout_after_first_tap, mines_of, sign_up_by_api, start_game
+from tests.support.boards import mines_of
+from tests.support.browser import cell, layout_after_first_tap, sign_up_by_api, start_game
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 

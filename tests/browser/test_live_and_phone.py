@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import cell, layout_after_first_tap, mines_of, screenshot, sign_up_by_api, start_game
+from tests.support.boards import mines_of
+from tests.support.browser import (
+    cell,
+    layout_after_first_tap,
+    screenshot,
+    sign_up_by_api,
+    start_game,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -8,26 +8,17 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import (
-    PASSWORD,
+from tests.support.boards import mines_of, neighbours
+from tests.support.browser import (
     cell,
     layout_after_first_tap,
-    mines_of,
     screenshot,
     sign_up_by_api,
     start_game,
 )
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
-
-
-def neighbours(x: int, y: int, w: int, h: int) -> list[tuple[int, int]]:
-    return [
-        (x + dx, y + dy)
-        for dy in (-1, 0, 1)
-        for dx in (-1, 0, 1)
-        if (dx or dy) and 0 <= x + dx < w and 0 <= y + dy < h
-    ]
 
 
 def chord_target(

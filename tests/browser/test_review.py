@@ -11,14 +11,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import (
-    PASSWORD,
-    cell,
-    layout_after_first_tap,
-    mines_of,
-    screenshot,
-    sign_up_by_api,
-)
+from tests.support.boards import mines_of, neighbours
+from tests.support.browser import cell, layout_after_first_tap, screenshot, sign_up_by_api
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -237,7 +232,7 @@ def test_the_ranking_tabs_follow_the_arrow_keys(desktop: Any) -> None:
 
 
 def test_the_middle_mouse_button_chords_like_on_the_classic_desktop_game(desktop: Any) -> None:
-    from .test_play import chord_target, neighbours
+    from .test_play import chord_target
 
     sign_up_by_api(desktop, "wanda")
     page = desktop.new_page()

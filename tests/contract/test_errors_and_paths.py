@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.games.helpers import assert_error, mines, new_game, start
+from tests.support.boards import mines
+from tests.support.http import assert_error, new_game, start
 
 pytestmark = pytest.mark.django_db
 

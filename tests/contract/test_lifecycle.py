@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Game, Move
-from tests.games.helpers import assert_error, new_game, post, start
+from tests.support.http import assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 
 from games import services
 from games.models import Game
-from tests.realtime.sockets import TIMEOUT, connected, game_path, layout, next_of, socket
+from tests.support.sockets import TIMEOUT, connected, game_path, layout, next_of, socket
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

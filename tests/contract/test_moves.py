@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from games.models import Game, Move
-from tests.games.helpers import assert_error, game_from_ascii, mines, new_game, post, start
+from tests.support.boards import game_from_ascii, mines
+from tests.support.http import assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

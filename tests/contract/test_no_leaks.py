@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from games.models import Game
-from tests.games.helpers import SAFE_BOARD_CHARS, mines, post, start
+from tests.support.boards import mines
+from tests.support.http import SAFE_BOARD_CHARS, post, start
 
 pytestmark = pytest.mark.django_db
 

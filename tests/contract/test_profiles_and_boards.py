@@ -11,9 +11,10 @@ import pytest
 
 from accounts.models import User
 from accounts.stats import record_game_end
-from tests.conftest import client_for
-from tests.games.helpers import assert_error, mines, new_game, post, start
 from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
+from tests.support.boards import mines
+from tests.support.http import assert_error, new_game, post, start
+from tests.support.personas import client_for
 
 pytestmark = pytest.mark.django_db
 

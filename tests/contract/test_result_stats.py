@@ -13,7 +13,8 @@ import pytest
 from games import services
 from games.engine import Board
 from games.models import Game
-from tests.games.helpers import game_from_ascii, mines, new_game, post, start, win
+from tests.support.boards import game_from_ascii, mines, win
+from tests.support.http import new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from tests.conftest import client_for
+from tests.support.personas import client_for
 
 
 @pytest.fixture

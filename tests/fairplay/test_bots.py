@@ -6,9 +6,10 @@ from __future__ import annotations
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from tests.conftest import client_for
 from tests.fairplay.conftest import board, players_on
-from tests.games.helpers import assert_error, post, start, win
+from tests.support.boards import win
+from tests.support.http import assert_error, post, start
+from tests.support.personas import client_for
 
 
 def test_register_as_a_bot(anon_api: APIClient) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from tests.fairplay.conftest import board, players_on
-from tests.games.helpers import assert_error, post, start, win
+from tests.support.boards import win
+from tests.support.http import assert_error, post, start
 
 
 def _pause_loop_win(api: APIClient) -> dict[str, Any]:

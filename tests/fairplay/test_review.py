@@ -14,7 +14,8 @@ from accounts.models import User
 from games import fairplay
 from games.models import Game, Review
 from tests.fairplay.conftest import board, players_on, relax_limits, ship_limits
-from tests.games.helpers import start, win
+from tests.support.boards import win
+from tests.support.http import start
 
 pytestmark = pytest.mark.usefixtures("shipped_limits", "fixed_layouts")
 

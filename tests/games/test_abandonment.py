@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from games.models import Game
-
-from .helpers import new_game, post, start, win
+from tests.support.boards import win
+from tests.support.http import new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

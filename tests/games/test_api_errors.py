@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import assert_error, new_game
+from tests.support.http import assert_error, new_game
 
 pytestmark = pytest.mark.django_db
 

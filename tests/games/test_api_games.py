@@ -5,17 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games.models import Game, Move
-
-from .helpers import (
-    SAFE_BOARD_CHARS,
-    assert_error,
-    mines,
-    new_game,
-    post,
-    safe_closed,
-    start,
-    win,
-)
+from tests.support.boards import mines, safe_closed, win
+from tests.support.http import SAFE_BOARD_CHARS, assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

@@ -8,17 +8,8 @@ import itertools
 import pytest
 
 from games.models import Game, Move
-
-from .helpers import (
-    assert_error,
-    game_from_ascii,
-    layout,
-    mines,
-    new_game,
-    post,
-    safe_closed,
-    start,
-)
+from tests.support.boards import game_from_ascii, layout, mines, safe_closed
+from tests.support.http import assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

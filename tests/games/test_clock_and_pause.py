@@ -8,7 +8,8 @@ from unittest import mock
 
 import pytest
 
-from .helpers import assert_error, mines, new_game, post, safe_closed
+from tests.support.boards import mines, safe_closed
+from tests.support.http import assert_error, new_game, post
 
 pytestmark = pytest.mark.django_db
 

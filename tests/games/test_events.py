@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from games import events
 from games.models import Game
-
-from .helpers import mines, new_game, post, start, win
+from tests.support.boards import mines, win
+from tests.support.http import new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

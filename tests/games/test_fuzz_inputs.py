@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Game
-
-from .helpers import start
+from tests.support.http import start
 
 pytestmark = pytest.mark.django_db
 

@@ -19,9 +19,9 @@ from accounts.models import PersonalRecord, PlayerStats, User
 from accounts.stats import record_game_end
 from games.engine import Board
 from games.models import Game
-from tests.conftest import client_for
-
-from .helpers import assert_error, game_from_ascii, mines, post, start, win
+from tests.support.boards import game_from_ascii, mines, win
+from tests.support.http import assert_error, post, start
+from tests.support.personas import client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
-
-from .helpers import assert_error, new_game, post, start, win
+from tests.support.boards import win
+from tests.support.http import assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 

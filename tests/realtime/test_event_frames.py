@@ -7,15 +7,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
 from channels.db import database_sync_to_async
 from rest_framework.test import APIClient
 
 from games.models import Move
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import connected, game_path, layout, next_of, socket
 
-from .sockets import connected, game_path, layout, next_of, socket
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 # What legitimately differs between two games played the same way at different instants.
 CLOCK = {"elapsed_ms"}

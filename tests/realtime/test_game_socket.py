@@ -12,8 +12,9 @@ from django.conf import settings
 
 from games import events, sequencing, services, socket_guard
 from games.models import Game
-
-from .sockets import (
+from tests.support.boards import neighbours
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import (
     SITE_ORIGIN,
     connected,
     game_path,
@@ -21,11 +22,12 @@ from .sockets import (
     leaks,
     next_of,
     play_to_the_end,
+    player_and_watcher,
     rest_move,
     socket,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 
 def assert_in_order_without_gaps(messages: list[dict[str, Any]], first_seq: int) -> None:
@@ -115,10 +117,7 @@ async def test_a_lost_game_shows_the_mine_only_in_the_move_that_ends_it(
     alice, alice_token, new_game
 ):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    watcher = socket(game_path(game))
-    await connected(player)
-    await connected(watcher)
+    player, watcher = await player_and_watcher(game, alice_token)
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     opening = await next_of(watcher, "move")
     assert leaks(opening) == []
@@ -142,10 +141,7 @@ async def test_pause_and_resume_over_the_socket_hide_then_show_the_board(
     alice, alice_token, new_game
 ):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    watcher = socket(game_path(game))
-    await connected(player)
-    await connected(watcher)
+    player, watcher = await player_and_watcher(game, alice_token)
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     await next_of(watcher, "move")
     await player.send_json_to({"action": "pause"})
@@ -249,10 +245,7 @@ async def test_a_refused_move_is_an_error_to_the_sender_alone(
     alice, alice_token, new_game, message, code
 ):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    watcher = socket(game_path(game))
-    await connected(player)
-    await connected(watcher)
+    player, watcher = await player_and_watcher(game, alice_token)
     await player.send_json_to(message)
     error = await next_of(player, "error")
     assert error["error"]["code"] == code
@@ -279,10 +272,7 @@ async def test_a_replayed_client_move_id_answers_the_sender_alone_with_the_origi
     alice, alice_token, new_game
 ):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    watcher = socket(game_path(game))
-    await connected(player)
-    await connected(watcher)
+    player, watcher = await player_and_watcher(game, alice_token)
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4, "client_move_id": "first"})
     original = await next_of(player, "move")
     assert (await next_of(watcher, "move")) == original
@@ -352,23 +342,11 @@ async def test_a_watcher_of_an_ended_game_gets_the_whole_layout_in_the_state(ali
     await watcher.disconnect()
 
 
-def neighbours(x: int, y: int, width: int, height: int) -> list[tuple[int, int]]:
-    return [
-        (x + dx, y + dy)
-        for dy in (-1, 0, 1)
-        for dx in (-1, 0, 1)
-        if (dx or dy) and 0 <= x + dx < width and 0 <= y + dy < height
-    ]
-
-
 async def test_a_game_with_flags_chords_pauses_and_a_loss_leaks_nothing_before_its_end(
     alice, alice_token, new_game
 ):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    watcher = socket(game_path(game))
-    await connected(player)
-    await connected(watcher)
+    player, watcher = await player_and_watcher(game, alice_token)
 
     async def play(message: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
         await player.send_json_to(message)

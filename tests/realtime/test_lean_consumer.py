@@ -24,7 +24,6 @@ import textwrap
 from typing import Any
 
 import channels.consumer
-import pytest
 from channels import utils
 from channels.consumer import AsyncConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -32,10 +31,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from games.socket_base import LeanConsumer
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import connected, game_path, next_of, rest_move, socket
 
-from .sockets import connected, game_path, next_of, rest_move, socket
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 # sha256 of textwrap.dedent(inspect.getsource(...)), checked against channels 4.3.2.
 REPLACED = {

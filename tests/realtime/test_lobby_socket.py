@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games import services
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import TIMEOUT, connected, game_path, play_to_the_end, rest_move, socket
 
-from .sockets import TIMEOUT, connected, game_path, play_to_the_end, rest_move, socket
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 
 async def about(comm: WebsocketCommunicator, game_id: str, count: int) -> list[dict[str, Any]]:

@@ -8,8 +8,8 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from accounts.services import token_issue
-
-from .sockets import (
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import (
     SITE_ORIGIN,
     connected,
     game_path,
@@ -19,7 +19,7 @@ from .sockets import (
     socket,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 
 async def first_move_is_accepted(comm) -> None:

@@ -21,8 +21,8 @@ from accounts.models import PlayerStats, User
 from accounts.services import token_issue
 from games import services
 from games.models import Game, Move
-from tests.games.helpers import safe_closed
-from tests.realtime.sockets import TIMEOUT, game_path, socket
+from tests.support.boards import safe_closed
+from tests.support.sockets import TIMEOUT, game_path, socket
 
 pytestmark = [
     pytest.mark.skipif(

@@ -13,7 +13,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import PlayerStats
 from games.models import Game, Move
-from tests.games.helpers import mines, post, safe_closed, start, win
+from tests.support.boards import mines, safe_closed, win
+from tests.support.http import post, start
 
 pytestmark = pytest.mark.django_db
 

@@ -28,7 +28,7 @@ from demineur_site.api_errors import STATUS_BY_CODE
 from games import services
 from games.models import Game
 from games.presenters import game_dict
-from tests.realtime.sockets import TIMEOUT, game_path, socket
+from tests.support.sockets import TIMEOUT, game_path, socket
 
 PERSONAS = ("player", "other", "anon", "bot", "staff")
 

@@ -13,7 +13,7 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory
 
 from accounts.models import User
-from tests.games.helpers import assert_error, new_game
+from tests.support.http import assert_error, new_game
 
 PASSWORD = "correct horse battery"
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (the browser fixtures are imported from tests/browser, then requested)
+# ruff: noqa: F811  (the browser fixtures are imported from tests/support, then requested)
 """Items 3 and 8 of issue 12 in Chromium (Playwright, tests/browser's harness).
 
 * After signing in, `?next=` is followed only to a page of this site: `/\\evil.example`,
@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import (  # noqa: F401  (fixtures)
-    CHROMIUM,
-    PASSWORD,
-    browser,
-    desktop,
-    live,
-    site,
-)
+from tests.support.browser import CHROMIUM, browser, desktop, live, site  # noqa: F401  (fixtures)
+from tests.support.personas import PASSWORD
 
 pytestmark = [
     pytest.mark.browser,

@@ -21,7 +21,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
 
 from accounts.models import User
-from tests.games.helpers import assert_error
+from tests.support.http import assert_error
 
 from .http_servers import Server, migrated_sqlite
 

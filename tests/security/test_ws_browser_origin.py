@@ -1,4 +1,4 @@
-# ruff: noqa: F811  (the browser fixtures are imported from tests/browser, then requested)
+# ruff: noqa: F811  (the browser fixtures are imported from tests/support, then requested)
 """Issue 12, socket item 4, as the review saw it in Chromium: a page served from another port
 of the same host opens the victim's game socket with the victim's cookie (cookies do not
 care about ports) and resigns the game. The Origin check now compares scheme, host *and*
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import (  # noqa: F401  (fixtures)
+from tests.support.browser import (  # noqa: F401  (fixtures)
     CHROMIUM,
     browser,
     cell,

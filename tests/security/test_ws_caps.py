@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the socket fixtures are imported from tests/realtime, then requested)
 """Issue 12, socket item 2: open sockets per account and per address are capped.
 
 Over a cap the socket gets one error (429 too_many_sockets) and close 4429. With REDIS_URL the
@@ -16,18 +15,11 @@ import time
 import pytest
 from django.conf import settings
 
-from .ws_helpers import (  # noqa: F401  (fixtures)
-    _close_thread_connections,
-    alice_token,
-    bob_token,
-    game_path,
-    new_game,
-    session_cookie,
-    until_closed,
-    ws,
-)
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import game_path
+from tests.support.sockets import socket as ws
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 needs_redis = pytest.mark.skipif(
     not os.environ.get("REDIS_URL"), reason="the shared count lives in Redis (REDIS_URL unset)"
 )

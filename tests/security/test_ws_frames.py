@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the socket fixtures are imported from tests/realtime, then requested)
 """Issue 12, socket item 1: what a client's frame can cost the server.
 
 A 16 MiB frame from an anonymous watcher used to be parsed (json.loads) on the event loop;
@@ -16,19 +15,11 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games.models import Game
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import game_path, until_closed
+from tests.support.sockets import socket as ws
 
-from .ws_helpers import (  # noqa: F401  (fixtures)
-    _close_thread_connections,
-    alice_token,
-    bob_token,
-    game_path,
-    new_game,
-    session_cookie,
-    until_closed,
-    ws,
-)
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 LIMIT = 4096
 ROOT = Path(__file__).resolve().parents[2]

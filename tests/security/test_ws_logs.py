@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the socket fixtures are imported from tests/realtime, then requested)
 """Issue 12, socket item 5 (and the server half of item 1), against a real uvicorn server
 running in this test's event loop.
 
@@ -24,15 +23,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from demineur_site.asgi import application
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import socket as ws
 
-from .ws_helpers import (  # noqa: F401  (fixtures)
-    _close_thread_connections,
-    alice_token,
-    new_game,
-    ws,
-)
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 
 def free_port() -> int:

@@ -2,105 +2,41 @@
 the socket cap counts alice's sockets on both processes, and revoking her token through one
 process closes her sockets on the other.
 
-Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as tests/realtime/test_multiprocess.py, whose
-helpers it reuses.
+Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as tests/realtime/test_multiprocess.py; both
+start their servers with tests/support/uvicorn_pair.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import websockets
-from django.conf import settings
 
 from accounts.services import token_issue
-from tests.realtime.test_multiprocess import ROOT, http, wait_until_serving
+from tests.support.uvicorn_pair import (
+    NEEDS_POSTGRES_AND_REDIS,
+    free_port,
+    http,
+    receive,
+    uvicorn_servers,
+)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (
-            os.environ.get("DATABASE_URL", "").startswith("postgres")
-            and os.environ.get("REDIS_URL")
-        ),
-        reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL: processes share nothing else",
-    ),
+    NEEDS_POSTGRES_AND_REDIS,
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
-def two_capped_servers(transactional_db: Any) -> Iterator[tuple[int, int]]:
-    db = settings.DATABASES["default"]
-    database_url = (
-        f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    )
-    if db.get("PASSWORD"):
-        database_url = database_url.replace("@", f":{db['PASSWORD']}@", 1)
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DB_POOL": "1",
-        "DJANGO_SETTINGS_MODULE": "demineur_site.settings_test",
-        "CHANNELS_PREFIX": settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"],
-        "LOG_LEVEL": "WARNING",
-        "WS_MAX_SOCKETS_PER_USER": "2",
-    }
-    ports = (free_port(), free_port())
-    servers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "demineur_site.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-access-log",
-                "--lifespan",
-                "off",
-                "--log-level",
-                "warning",
-                "--ws-max-size",
-                "4096",
-            ],
-            cwd=ROOT,
-            env=env,
-            start_new_session=True,
-        )
-        for port in ports
-    ]
-    try:
-        for port, server in zip(ports, servers, strict=True):
-            wait_until_serving(port, server)
+def two_capped_servers(transactional_db: Any) -> Iterator[tuple[int, ...]]:
+    with uvicorn_servers(
+        (free_port(), free_port()), "--ws-max-size", "4096", WS_MAX_SOCKETS_PER_USER="2"
+    ) as ports:
         yield ports
-    finally:
-        for server in servers:
-            if server.poll() is None:
-                os.killpg(server.pid, signal.SIGTERM)
-        for server in servers:
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
 
 
 def revoke(base: str, key: str) -> int:
@@ -110,10 +46,6 @@ def revoke(base: str, key: str) -> int:
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         return int(response.status)
-
-
-async def receive(ws: Any) -> dict[str, Any]:
-    return json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
 
 
 async def closed_code(ws: Any) -> int | None:

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the socket fixtures are imported from tests/realtime, then requested)
 """Issue 12, socket item 4: a session socket's Origin must be this site: scheme, host and port.
 
 The check used to compare the host only, so a page on another port or scheme of the same
@@ -12,15 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from .ws_helpers import (  # noqa: F401  (fixtures)
-    _close_thread_connections,
-    game_path,
-    new_game,
-    session_cookie,
-    ws,
-)
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import game_path
+from tests.support.sockets import socket as ws
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 
 
 async def handshake(comm) -> tuple[bool, int | None]:

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the socket fixtures are imported from tests/realtime, then requested)
 """Issue 12, socket item 3: revoking a token or signing out closes the sockets it opened.
 
 API.md, Fine points: "Revoking a token (or signing out) closes every socket it opened."
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from channels.db import database_sync_to_async
 from django.contrib.sessions.models import Session
 from django.test import Client
@@ -21,20 +19,11 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken
 from accounts.services import token_issue
 from games.models import Game
+from tests.support.personas import SOCKET_TESTS
+from tests.support.sockets import SITE_ORIGIN, game_path, until_closed
+from tests.support.sockets import socket as ws
 
-from .ws_helpers import (  # noqa: F401  (fixtures)
-    SITE_ORIGIN,
-    _close_thread_connections,
-    alice_token,
-    bob_token,
-    game_path,
-    new_game,
-    session_cookie,
-    until_closed,
-    ws,
-)
-
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = SOCKET_TESTS
 MOVE = {"action": "reveal", "x": 4, "y": 4}
 
 

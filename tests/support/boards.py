@@ -6,10 +6,15 @@ A layout is engine ASCII, one string a row: `*` mine, `M` flagged mine, `.` clos
 from __future__ import annotations
 
 import random
+from typing import Any
+
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from games import services
 from games.engine import Board
 from games.models import Game
+from tests.support.http import post
 
 MINE_CHARS = "*MX"
 
@@ -57,3 +62,36 @@ def layout_after_first_tap(seed: str, width: int, height: int, mines: int, x: in
     board = Board.new(width, height, mines)
     board.reveal(x, y, seeded_rng(seed, width, height, mines))
     return board
+
+
+def win(api: APIClient, game_id: str) -> dict[str, Any]:
+    """Reveal every closed safe cell until the game is won; returns the final Game."""
+    result: dict[str, Any] = {}
+    for x, y in safe_closed(game_id):
+        response = post(api, game_id, "reveal", {"x": x, "y": y})
+        assert response.status_code in (200, 409), response.content
+        if response.status_code == 200:
+            result = response.json()["game"]
+            if result["state"] == "won":
+                return result
+    return api.get(f"/api/games/{game_id}").json()
+
+
+def game_from_ascii(api: APIClient, rows: list[str]) -> dict[str, Any]:
+    """A started custom game whose hidden layout is drawn in engine ASCII (test set-up only:
+    it writes the stored board directly, as if the first tap had produced this layout)."""
+    board = Board.from_ascii(rows)
+    response = api.post(
+        "/api/games",
+        {"width": board.width, "height": board.height, "mines": board.mines},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    game = Game.objects.get(pk=response.json()["id"])
+    game.board = board.encode()
+    game.state = "playing"
+    game.started_at = timezone.now()
+    game.bbbv = board.bbbv()
+    game.mines_left = board.mines_left
+    game.save()
+    return api.get(f"/api/games/{game.id}").json()

@@ -10,6 +10,8 @@ use those at the same time, and these tests stop and start what they run.
             ...                  # server.get("/readyz") -> 503
             pg.start()
 
+`PrivateReplica(pg)` is a streaming replica of such a cluster (``pg_basebackup -R``).
+
 `postgres_missing()` / `redis_missing()` give the reason to skip when the binaries are not
 installed (None when they are)."""
 
@@ -91,6 +93,8 @@ class PrivatePostgres:
         self.datadir = self.root / "data"
         self.log_path = self.root / "postgres.log"
         self._as_postgres = os.geteuid() == 0
+        # Extra `-c name=value` server settings (e.g. log_statement=all on a replica).
+        self.server_settings: dict[str, str] = {}
 
     def _run(self, tool: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         cmd = [str(self.bindir / tool), *args]  # type: ignore[operator]
@@ -114,6 +118,8 @@ class PrivatePostgres:
             # answered, which an immediate stop (unlike a machine crash) does not lose. Never
             # synchronous_commit=off: it loses answered commits on an immediate stop.
             options += " -c fsync=off"
+        for name, value in self.server_settings.items():
+            options += f" -c {name}={value}"
         self._run(
             "pg_ctl",
             "-D",
@@ -168,6 +174,77 @@ class PrivatePostgres:
             with contextlib.suppress(subprocess.CalledProcessError):
                 self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class PrivateReplica(PrivatePostgres):
+    """A hot-standby streaming replica of a PrivatePostgres: its data directory is a
+    ``pg_basebackup -R`` of the primary (which writes the standby.signal and the
+    primary_conninfo), on its own free port. `log_statement=all` by default, so a test can see
+    which statements reached it; `wait_for_replay()` waits until it has replayed all the
+    primary has written so far; `pause()` / `resume()` stop and restart the replay (a replica
+    that lags, on demand)."""
+
+    def __init__(self, primary: PrivatePostgres, *, log_statements: bool = True) -> None:
+        super().__init__(fsync=False)
+        self.primary = primary
+        self.server_settings["hot_standby"] = "on"
+        if log_statements:
+            self.server_settings["log_statement"] = "all"
+
+    def init(self) -> None:
+        if self._as_postgres:
+            shutil.chown(self.root, user="postgres", group="postgres")
+        os.chmod(self.root, 0o755)
+        self._run(
+            "pg_basebackup",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.primary.port),
+            "-U",
+            "postgres",
+            "-D",
+            str(self.datadir),
+            "-R",
+            "-X",
+            "stream",
+            "--checkpoint=fast",
+            "--no-sync",
+        )
+
+    def sql(self, query: str, *, port: int | None = None, dbname: str = "postgres") -> str:
+        done = self._run(
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port or self.port),
+            "-U",
+            "postgres",
+            "-d",
+            dbname,
+            "-At",
+            "-c",
+            query,
+        )
+        return done.stdout.strip()
+
+    def wait_for_replay(self, timeout: float = 30.0) -> None:
+        target = self.sql("SELECT pg_current_wal_lsn()", port=self.primary.port)
+        deadline = time.monotonic() + timeout
+        while True:
+            done = self.sql(f"SELECT pg_last_wal_replay_lsn() >= '{target}'::pg_lsn")
+            if done == "t":
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica has not replayed up to {target} in {timeout} s")
+            time.sleep(0.1)
+
+    def pause(self) -> None:
+        self.sql("SELECT pg_wal_replay_pause()")
+
+    def resume(self) -> None:
+        self.sql("SELECT pg_wal_replay_resume()")
 
 
 # --- Redis -----------------------------------------------------------------------------------
@@ -239,6 +316,7 @@ class PrivateRedis:
 # Variables of the test run that must not leak into a server unless a test passes them.
 _DROPPED_PREFIXES = (
     "DATABASE_URL",
+    "DATABASE_REPLICA_URL",
     "REDIS_URL",
     "DJANGO_SETTINGS_MODULE",
     "DEBUG",

@@ -85,6 +85,18 @@ async def connected(comm: WebsocketCommunicator) -> dict[str, Any]:
     return await comm.receive_json_from(timeout=TIMEOUT)
 
 
+async def player_and_watcher(
+    game: Game, token: str
+) -> tuple[WebsocketCommunicator, WebsocketCommunicator]:
+    """The player's socket (signed in with `token`) and an anonymous watcher's, both connected
+    and past their `state` snapshot."""
+    player = socket(game_path(game), token=token)
+    watcher = socket(game_path(game))
+    await connected(player)
+    await connected(watcher)
+    return player, watcher
+
+
 async def next_of(comm: WebsocketCommunicator, kind: str) -> dict[str, Any]:
     message = await comm.receive_json_from(timeout=TIMEOUT)
     assert message["type"] == kind, message
