@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http soak clean
+.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http soak scale-demo lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -19,6 +19,10 @@ help:
 	@echo "make typecheck mypy (engine under --strict)"
 	@echo "make bench     every benchmark under bench/"
 	@echo "make soak      30 min soak (SOAK_MINUTES=N), crash test, long fuzzing (docs/RELIABILITY.md)"
+	@echo "make scale-demo  replica + 3 Redis + 2 nodes on this machine, backup/restore (docs/DEPLOYMENT.md)"
+	@echo "make serve-prod  production layout here: Caddy + gunicorn + uvicorn on PORT (8080) (docs/deploy/SERVING.md)"
+	@echo "make serve-prod-stop  stop what serve-prod started"
+	@echo "make lock      regenerate requirements/prod.txt (hashed runtime lock) from pyproject.toml"
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python >= 3.11 found"; exit 1; }
@@ -75,6 +79,26 @@ bench-http: venv
 # (bench/soak/crash.py) and the long Schemathesis run when tests/reliability exposes one.
 soak: venv
 	$(PY) -m bench.soak.soak
+
+# Past one machine, on this machine (docs/DEPLOYMENT.md): a private PostgreSQL primary and a
+# streaming replica, three private Redis, two server processes; not part of `make test`.
+scale-demo: venv
+	$(PY) deploy/scale_demo.py
+
+# The image's runtime lock (docs/deploy/SERVING.md): every runtime dependency pinned, with
+# the hashes of its files, from pyproject.toml's [project] dependencies (no dev tools).
+lock: venv
+	$(VENV)/bin/pip-compile --quiet --generate-hashes --strip-extras --no-emit-index-url \
+	  --no-emit-find-links --output-file requirements/prod.txt pyproject.toml
+
+# Production layout on this machine, in the foreground (Ctrl-C stops it): Debian's caddy on
+# PORT (8080), gunicorn with WEB_WORKERS (2), LIVE_WORKERS (2) uvicorn processes, DEBUG off,
+# against DATABASE_URL and REDIS_URL (required). docs/deploy/SERVING.md.
+serve-prod: venv
+	PORT=$(if $(filter environment command line,$(origin PORT)),$(PORT),8080) $(PY) deploy/serve_prod.py
+
+serve-prod-stop:
+	$(PY) deploy/serve_prod.py stop
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache db.sqlite3

@@ -183,17 +183,14 @@ def main() -> int:
         try:
             second = call(a, "POST", "/api/games", {"level": "beginner"}, token)
             others = call(b, "GET", "/api/games?user=alice")
-            hers = call(b, "GET", "/api/games?user=alice", token)
-            import redis as _r
-            print("DEBUG", _r.Redis.from_url(redis[0].url()).keys("*"), b.output()[-2000:])
+            hers = call(b, "GET", "/api/games?user=alice", token=token)
             check(
                 second["id"] not in [g["id"] for g in others["results"]],
                 "another client reads the lagging replica: the new game is not there yet",
             )
             check(
                 second["id"] in [g["id"] for g in hers["results"]],
-                "alice, right after her write, reads the primary (through node B too)"
-                f" {hers} {second['id']}",
+                "alice, right after her write, reads the primary (through node B too)",
             )
         finally:
             replica.resume()

@@ -380,12 +380,12 @@ class Bench:
             ]
             long_rank, long_params = queries["rank (long period)"]
             if bottom and long_rank:
-                l1, k1, c1, l2, k2, c2 = long_params
+                half = len(long_params) // 2  # each half: the board's parameters, then the key
                 runs.append(
                     (
                         "rank of the last player (around=me, `me`), by difference",
                         long_rank,
-                        [l1, k1, c1, *bottom, l2, k2, c2, *bottom],
+                        [*long_params[:half], *bottom, *long_params[half:], *bottom],
                     )
                 )
             elif bottom:

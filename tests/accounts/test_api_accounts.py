@@ -6,8 +6,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
-from tests.shapes import BUCKETS
 from tests.support.http import assert_error
+from tests.support.shapes import BUCKETS
 
 pytestmark = pytest.mark.django_db
 

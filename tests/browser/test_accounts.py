@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import sign_up_by_api
+from tests.support.browser import sign_up_by_api, start_custom_game
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -57,12 +57,7 @@ def test_a_player_signs_in_creates_and_revokes_a_token_then_signs_out(
 def test_a_custom_board_starts_from_the_home_page(desktop: Any) -> None:
     sign_up_by_api(desktop, "judy")
     page = desktop.new_page()
-    page.goto("/")
-    page.fill("#custom input[name=width]", "12")
-    page.fill("#custom input[name=height]", "7")
-    page.fill("#custom input[name=mines]", "9")
-    page.click("#custom button[type=submit]")
-    page.wait_for_url("**/games/*")
+    start_custom_game(page, 12, 7, 9)
     expect(page.locator("#board .cell")).to_have_count(84)
     expect(page.locator("#game-sub")).to_contain_text("12 \u00d7 7, 9")
     page.goto("/")

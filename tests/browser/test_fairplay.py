@@ -17,8 +17,10 @@ from tests.support.browser import (
     cell,
     layout_after_first_tap,
     new_context,
+    new_player_game,
     screenshot,
     sign_up_by_api,
+    start_custom_game,
     start_game,
 )
 from tests.support.personas import PASSWORD
@@ -209,12 +211,7 @@ def test_a_watcher_sees_a_running_game_become_unranked_when_its_player_pauses(
 def test_a_custom_board_says_it_never_ranks_and_pauses_without_asking(desktop: Any) -> None:
     sign_up_by_api(desktop, "mo")
     page = desktop.new_page()
-    page.goto("/")
-    page.fill("#custom input[name=width]", "9")
-    page.fill("#custom input[name=height]", "9")
-    page.fill("#custom input[name=mines]", "10")
-    page.click("#custom button[type=submit]")
-    page.wait_for_url("**/games/*")
+    start_custom_game(page, 9, 9, 10)
     first_tap(page)
     expect(page.locator("#fair-note")).to_have_text("Not ranked: custom boards never rank.")
     page.click("#pause")
@@ -398,9 +395,7 @@ def test_the_fair_play_strings_speak_the_five_languages(
     )
     context.set_default_timeout(10_000)
     try:
-        sign_up_by_api(context, "tess")
-        page = context.new_page()
-        start_game(page, "beginner")
+        page, _ = new_player_game(context, "tess", "beginner")
         first_tap(page)
         expect(page.locator("#fair-note")).to_contain_text(note)  # the script catalog
         page.click("#pause")

@@ -18,7 +18,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support.boards import mines_of
-from tests.support.browser import cell, layout_after_first_tap, sign_up_by_api, start_game
+from tests.support.browser import (
+    cell,
+    layout_after_first_tap,
+    new_player_game,
+    sign_up_by_api,
+)
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -48,9 +53,7 @@ def sign_out_in_another_tab(context: Any) -> None:
 def test_a_player_signed_out_in_another_tab_is_sent_to_sign_in_by_a_move_on_the_socket(
     desktop: Any,
 ) -> None:
-    sign_up_by_api(desktop, "sasha")
-    page = desktop.new_page()
-    game_id = start_game(page, "beginner")
+    page, game_id = new_player_game(desktop, "sasha", "beginner")
     expect(page.locator("#game")).to_have_attribute("data-live", "socket")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")

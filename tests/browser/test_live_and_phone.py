@@ -12,6 +12,7 @@ from tests.support.boards import mines_of
 from tests.support.browser import (
     cell,
     layout_after_first_tap,
+    new_player_game,
     screenshot,
     sign_up_by_api,
     start_game,
@@ -23,9 +24,7 @@ pytestmark = pytest.mark.browser
 def test_a_second_browser_watching_the_game_sees_each_move_live(
     desktop: Any, browser: Any, live: str
 ) -> None:
-    sign_up_by_api(desktop, "alice")
-    player = desktop.new_page()
-    game_id = start_game(player, "intermediate")
+    player, game_id = new_player_game(desktop, "alice", "intermediate")
     cell(player, 8, 5).click()
     expect(cell(player, 8, 5)).to_have_attribute("data-v", "0")
 
@@ -123,9 +122,7 @@ def test_on_a_phone_the_board_fits_taps_open_long_press_flags_and_the_menu_pause
 
 
 def test_expert_and_marathon_boards_play_and_zoom(desktop: Any) -> None:
-    sign_up_by_api(desktop, "grace")
-    page = desktop.new_page()
-    start_game(page, "expert")
+    page, _ = new_player_game(desktop, "grace", "expert")
     cell(page, 15, 8).click()
     expect(cell(page, 15, 8)).to_have_attribute("data-v", "0")
     board = layout_after_first_tap(30, 16, 60, 15, 8)
@@ -184,9 +181,7 @@ def test_how_to_play_boards_open_nine_cells_four_cells_and_one_cell_by_chord(des
 
 
 def test_leaving_the_page_pauses_the_game_by_itself(desktop: Any) -> None:
-    sign_up_by_api(desktop, "heidi")
-    page = desktop.new_page()
-    game_id = start_game(page, "beginner")
+    page, game_id = new_player_game(desktop, "heidi", "beginner")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     # What a browser does when the tab is hidden (RULES.md, Time: a client pauses on its own).

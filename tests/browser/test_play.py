@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.boards import mines_of, neighbours
+from tests.support.boards import chord_target, mines_of, neighbours
 from tests.support.browser import (
     cell,
     layout_after_first_tap,
+    new_player_game,
     screenshot,
     sign_up_by_api,
     start_game,
@@ -19,23 +20,6 @@ from tests.support.browser import (
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
-
-
-def chord_target(
-    board: Any, mines: set[tuple[int, int]]
-) -> tuple[tuple[int, int], list[tuple[int, int]]]:
-    """An opened number with 1 to 3 mines around it and a closed safe neighbour: flag its
-    mines (one per way of flagging) and tapping it chords (RULES.md, Chord)."""
-    rows = board.render()
-    for y, row in enumerate(rows):
-        for x, v in enumerate(row):
-            if v in "123":
-                around = neighbours(x, y, board.width, board.height)
-                its_mines = [c for c in around if c in mines]
-                closed_safe = [c for c in around if c not in mines and rows[c[1]][c[0]] == "#"]
-                if len(its_mines) == int(v) and closed_safe:
-                    return (x, y), its_mines
-    raise AssertionError("no chord candidate on this layout")
 
 
 def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: Any) -> None:
@@ -153,9 +137,7 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
 
 
 def test_a_lost_game_shows_the_mine_hit_and_offers_a_new_game_in_one_click(desktop: Any) -> None:
-    sign_up_by_api(desktop, "dave")
-    page = desktop.new_page()
-    start_game(page, "beginner")
+    page, _ = new_player_game(desktop, "dave", "beginner")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     board = layout_after_first_tap(9, 9, 10, 4, 4)

@@ -11,8 +11,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.boards import mines_of, neighbours
-from tests.support.browser import cell, layout_after_first_tap, screenshot, sign_up_by_api
+from tests.support.boards import chord_target, mines_of, neighbours
+from tests.support.browser import (
+    cell,
+    layout_after_first_tap,
+    new_player_game,
+    screenshot,
+    sign_up_by_api,
+)
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -68,11 +74,7 @@ def test_on_a_phone_no_page_is_wider_than_the_screen(phone: Any) -> None:
 
 
 def test_on_a_phone_the_expert_board_frame_stops_above_the_flag_toggle(phone: Any) -> None:
-    sign_up_by_api(phone, "quentin")
-    page = phone.new_page()
-    page.goto("/")
-    page.click('.level-card[data-level="expert"]')
-    page.wait_for_selector("#board .cell")
+    page, _ = new_player_game(phone, "quentin", "expert")
     cell(page, 15, 8).tap()
     expect(cell(page, 15, 8)).to_have_attribute("data-v", "0")
     frame = page.locator("#board-wrap").bounding_box()
@@ -232,13 +234,7 @@ def test_the_ranking_tabs_follow_the_arrow_keys(desktop: Any) -> None:
 
 
 def test_the_middle_mouse_button_chords_like_on_the_classic_desktop_game(desktop: Any) -> None:
-    from .test_play import chord_target
-
-    sign_up_by_api(desktop, "wanda")
-    page = desktop.new_page()
-    page.goto("/")
-    page.click('.level-card[data-level="beginner"]')
-    page.wait_for_selector("#board .cell")
+    page, _ = new_player_game(desktop, "wanda", "beginner")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     board = layout_after_first_tap(9, 9, 10, 4, 4)

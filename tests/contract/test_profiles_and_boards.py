@@ -11,10 +11,10 @@ import pytest
 
 from accounts.models import User
 from accounts.stats import record_game_end
-from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
 from tests.support.boards import mines
 from tests.support.http import assert_error, new_game, post, start
 from tests.support.personas import client_for
+from tests.support.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
 
 pytestmark = pytest.mark.django_db
 
@@ -56,15 +56,7 @@ def test_win_rate_is_a_fraction_and_a_running_game_counts_nowhere_yet(alice_api,
     assert [g["id"] for g in profile["recent_games"]] == [lost["id"]]
     assert running["id"] not in str(profile)
     alice = User.objects.get(username="alice")
-    record_game_end(
-        user_id=alice.pk,
-        level="beginner",
-        won=True,
-        game_id=uuid.uuid4(),
-        elapsed_ms=5000,
-        bbbv_per_s=2.0,
-        ended_at=datetime.now(UTC),
-    )
+    _ended(alice, level="beginner", won=True, ms=5000, speed=2.0, at=datetime.now(UTC))
     beginner = anon_api.get("/api/users/alice").json()["stats"]["beginner"]
     assert beginner["win_rate"] == 0.5 and isinstance(beginner["win_rate"], float)
 
@@ -99,16 +91,23 @@ def test_a_custom_game_counts_in_the_custom_bucket(alice_api, anon_api):
     assert recent[0]["level"] == "custom"
 
 
-def _win(user: User, *, ms: int, speed: float | None, at: datetime) -> None:
+def _ended(
+    user: User, *, level: str, won: bool, ms: int, speed: float | None, at: datetime
+) -> None:
+    """A game's end as the statistics record it (set-up without playing it)."""
     record_game_end(
         user_id=user.pk,
-        level="expert",
-        won=True,
+        level=level,
+        won=won,
         game_id=uuid.uuid4(),
         elapsed_ms=ms,
         bbbv_per_s=speed,
         ended_at=at,
     )
+
+
+def _win(user: User, *, ms: int, speed: float | None, at: datetime) -> None:
+    _ended(user, level="expert", won=True, ms=ms, speed=speed, at=at)
 
 
 @pytest.mark.parametrize("board", ["times", "speed", "streaks"])
@@ -144,15 +143,7 @@ def test_streak_boards_sort_by_best_unless_sort_is_current(alice, bob, anon_api)
     now = datetime.now(UTC)
     for _ in range(3):
         _win(alice, ms=1000, speed=1.0, at=now)
-    record_game_end(
-        user_id=alice.pk,
-        level="expert",
-        won=False,
-        game_id=uuid.uuid4(),
-        elapsed_ms=10,
-        bbbv_per_s=None,
-        ended_at=now,
-    )
+    _ended(alice, level="expert", won=False, ms=10, speed=None, at=now)
     _win(alice, ms=1000, speed=1.0, at=now)
     for _ in range(2):
         _win(bob, ms=1000, speed=1.0, at=now)

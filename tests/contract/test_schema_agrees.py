@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.shapes import BUCKETS
+
 pytestmark = pytest.mark.django_db
 
 
@@ -53,15 +55,7 @@ def test_the_schema_describes_the_game_and_the_profile(schema):
         "recent_games",
     }
     stats = _component(schema, profile["properties"]["stats"])
-    assert list(stats["properties"]) == [
-        "beginner",
-        "intermediate",
-        "hard",
-        "expert",
-        "extreme",
-        "marathon",
-        "custom",
-    ]
+    assert list(stats["properties"]) == BUCKETS
     recent = _component(schema, profile["properties"]["recent_games"]["items"])
     assert set(recent["properties"]) == {
         "id",

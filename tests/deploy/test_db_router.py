@@ -5,6 +5,7 @@ real replica is tests/deploy/test_replica.py; the settings are read in a subproc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
-from accounts.models import PlayerStats
+from accounts.models import ApiToken, PlayerStats, User
 from demineur_site import db_router
 from demineur_site.db_router import (
     PRIMARY,
@@ -31,7 +32,7 @@ from demineur_site.db_router import (
 from demineur_site.health import check_redis
 from games import selectors
 from games.models import Game
-from tests.support.services import ROOT, app_env, free_port
+from tests.support.services import ROOT, PrivateRedis, app_env, free_port, redis_missing
 
 router = PrimaryReplicaRouter()
 
@@ -54,6 +55,9 @@ def test_without_a_replica_everything_is_the_default() -> None:
 @pytest.mark.usefixtures("replica")
 def test_with_a_replica_only_the_reads_that_may_lag_go_there() -> None:
     assert router.db_for_read(Game) == PRIMARY  # an unmarked read: the primary
+    # Sign-in reads are never the replica's: a revoked token or a disabled account must not
+    # be accepted from a copy that has not replayed the revocation yet.
+    assert ApiToken.objects.all().db == PRIMARY and User.objects.all().db == PRIMARY
     with lagging_reads() as alias:
         assert alias == REPLICA and router.db_for_read(PlayerStats) == REPLICA
         assert router.db_for_write(PlayerStats) == PRIMARY
@@ -205,3 +209,31 @@ def test_readiness_pings_every_redis_host(monkeypatch: pytest.MonkeyPatch) -> No
     assert result["ok"] is False and result["configured"] is True
     assert [h["ok"] for h in result["hosts"]] == [True] * len(live) + [False, False]
     assert all("error" in h for h in result["hosts"][len(live) :])
+
+
+@pytest.mark.skipif(redis_missing() is not None, reason=f"needs redis-server: {redis_missing()}")
+async def test_the_redis_watch_sees_an_outage_of_any_shard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """REDIS_URLS: the first host answers, the second does not. The watch pings every host, so
+    it reports Redis down (before, it pinged REDIS_URL only and saw nothing wrong)."""
+    from games.redis_watch import RedisWatch
+
+    class Socket:
+        async def redis_back(self) -> None:
+            return None
+
+    with PrivateRedis() as live:
+        dead = f"redis://127.0.0.1:{free_port()}/0"
+        monkeypatch.setattr(settings, "REDIS_URL", live.url())
+        monkeypatch.setattr(settings, "REDIS_URLS", [live.url(), dead], raising=False)
+        watch, socket = RedisWatch(), Socket()
+        watch.add(socket)
+        try:
+            for _ in range(100):  # a bound on the wait, not a speed check
+                if not watch.up:
+                    break
+                await asyncio.sleep(0.1)
+            assert watch.up is False
+        finally:
+            watch.discard(socket)
+            if watch._task is not None:
+                watch._task.cancel()

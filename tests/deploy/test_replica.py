@@ -8,6 +8,7 @@ Never the shared PostgreSQL at 127.0.0.1:5432: everything runs on private cluste
 
 from __future__ import annotations
 
+import glob
 import shutil
 from typing import Any
 
@@ -22,9 +23,8 @@ from tests.support.services import (
 )
 
 _MISSING = postgres_missing()
-if _MISSING is None and not any(
-    shutil.which(tool) or list(__import__("glob").glob(f"/usr/lib/postgresql/*/bin/{tool}"))
-    for tool in ("pg_basebackup",)
+if _MISSING is None and not (
+    shutil.which("pg_basebackup") or glob.glob("/usr/lib/postgresql/*/bin/pg_basebackup")
 ):
     _MISSING = "pg_basebackup is not installed"
 
@@ -95,3 +95,28 @@ def test_lagging_reads_are_served_by_the_replica_and_a_writer_reads_its_writes(
         # The replica refuses writes: nothing was ever written there by the server.
         assert replica.sql("SELECT pg_is_in_recovery()") == "t"
         assert "cannot execute" not in replica.log(), replica.log()[-2000:]
+
+
+def test_a_replica_that_is_down_answers_503_and_moves_go_on(cluster: Any) -> None:
+    """Last in the module: it stops the replica. A lagging read is then the API.md error body
+    with 503 (never a 500), /readyz stays 200 with the replica reported down, and a player
+    still plays (a move needs the primary only)."""
+    _primary, replica, url, replica_url = cluster
+    with AppServer("uvicorn", DATABASE_URL=url, DATABASE_REPLICA_URL=replica_url) as server:
+        token = _signed_up(server, "bob")
+        status, _, game, _ = server.request(
+            "POST", "/api/games", {"level": "beginner"}, token=token
+        )
+        assert status == 201, game
+        replica.stop()
+        status, _, board, _ = server.request("GET", "/api/leaderboards/beginner/times")
+        assert status == 503, board
+        assert board["error"]["code"] == "service_unavailable", board
+        status, _, ready, _ = server.request("GET", "/readyz")
+        assert status == 200 and ready["checks"]["replica"]["ok"] is False, ready
+        assert ready["checks"]["database"]["ok"] is True
+        status, _, moved, _ = server.request(
+            "POST", f"/api/games/{game['id']}/reveal", {"x": 4, "y": 4}, token=token
+        )
+        assert status == 200 and moved["seq"] == 1, moved
+        assert "Traceback" not in server.output(), server.output()[-3000:]

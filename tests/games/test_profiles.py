@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
 from tests.support.boards import win
 from tests.support.http import assert_error, new_game, post, start
+from tests.support.shapes import BUCKETS, RECENT_KEYS, STATS_KEYS
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from games.models import Move
 from tests.support.personas import SOCKET_TESTS
-from tests.support.sockets import connected, game_path, layout, next_of, socket
+from tests.support.sockets import connected, connected_player, game_path, layout, next_of, socket
 
 pytestmark = SOCKET_TESTS
 
@@ -82,8 +82,7 @@ async def test_a_rest_move_and_a_socket_move_reach_watchers_as_the_same_frame(
 
 async def test_a_replayed_socket_move_carries_the_moves_own_clock(alice, alice_token, new_game):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
 
     async def play(message: dict[str, Any]) -> dict[str, Any]:
         await player.send_json_to(message)

@@ -17,6 +17,7 @@ from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import (
     SITE_ORIGIN,
     connected,
+    connected_player,
     game_path,
     layout,
     leaks,
@@ -178,8 +179,7 @@ async def test_pause_and_resume_over_the_socket_hide_then_show_the_board(
 
 async def test_resigning_over_the_socket_sends_the_move_then_the_end(alice, alice_token, new_game):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
     await player.send_json_to({"action": "resign"})
     assert (await next_of(player, "error"))["error"]["code"] == "game_not_started"
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
@@ -258,8 +258,7 @@ async def test_a_refused_move_is_an_error_to_the_sender_alone(
 @pytest.mark.parametrize("frame", ["{not json", "[1, 2]", '"reveal"'])
 async def test_a_frame_that_is_not_a_json_object_is_an_error(alice, alice_token, new_game, frame):
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
     await player.send_to(text_data=frame)
     error = await next_of(player, "error")
     assert error["error"]["code"] in ("malformed_json", "invalid")
@@ -393,8 +392,7 @@ async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(
 ):
     game = await new_game(alice)
     monkeypatch.setattr(sequencing, "LOST_EVENT_SECONDS", 0.05)  # read when the socket opens
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
     monkeypatch.setattr(settings, "LIVE_EVENTS", False)  # as if Redis dropped the message
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     fresh = await next_of(player, "state")
@@ -415,8 +413,7 @@ async def test_a_player_flooding_the_socket_is_throttled(alice, alice_token, new
     settings.WS_MESSAGES_PER_SECOND = 1
     settings.WS_MESSAGES_BURST = 2
     game = await new_game(alice)
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
     for _ in range(3):
         await player.send_json_to({"action": "flag", "x": 0, "y": 0})
     codes = [(await next_of(player, "error"))["error"] for _ in range(3)]

@@ -9,7 +9,14 @@ from channels.testing import WebsocketCommunicator
 
 from games import services
 from tests.support.personas import SOCKET_TESTS
-from tests.support.sockets import TIMEOUT, connected, game_path, play_to_the_end, rest_move, socket
+from tests.support.sockets import (
+    TIMEOUT,
+    connected,
+    connected_player,
+    play_to_the_end,
+    rest_move,
+    socket,
+)
 
 pytestmark = SOCKET_TESTS
 
@@ -63,8 +70,7 @@ async def test_the_lobby_hears_a_game_start_and_end_and_a_new_record(alice, alic
     assert started["type"] == "game_started"
     assert (started["player"], started["level"], started["state"]) == ("alice", "beginner", "new")
 
-    player = socket(game_path(game), token=alice_token)
-    await connected(player)
+    player = await connected_player(game, alice_token)
     await play_to_the_end(player, game)
     news = await about(lobby, str(game.id), 1)
     while news[-1]["type"] != "game_ended":  # records are published before the end

@@ -11,7 +11,6 @@ shared PostgreSQL. gunicorn (WSGI, persistent connections with CONN_HEALTH_CHECK
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -31,12 +30,6 @@ pytestmark = pytest.mark.skipif(
 # Behaviour, not speed: an answer within this bound means nothing hung.
 NOTHING_HANGS_S = 10.0
 PASSWORD = "correct horse battery staple"
-
-
-@pytest.fixture(scope="module")
-def private_pg() -> Iterator[PrivatePostgres]:
-    with PrivatePostgres(fsync=False) as pg:
-        yield pg
 
 
 def _sign_up(server: AppServer, username: str) -> str:

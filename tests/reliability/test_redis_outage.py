@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,12 +31,6 @@ pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"needs private serv
 
 NOTHING_HANGS_S = 10.0
 PASSWORD = "correct horse battery staple"
-
-
-@pytest.fixture(scope="module")
-def private_pg() -> Iterator[PrivatePostgres]:
-    with PrivatePostgres(fsync=False) as pg:
-        yield pg
 
 
 def _ok(server: AppServer, method: str, path: str, body: Any = None, token: str = "") -> Any:

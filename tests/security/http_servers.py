@@ -8,6 +8,7 @@ when a test asks for it. Output goes to a file the test reads after stopping the
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -15,6 +16,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +176,15 @@ class Server:
         if children.exists():
             pids += [int(p) for p in children.read_text().split()]
         return pids
+
+
+def post_json(url: str, body: dict[str, Any]) -> int:
+    """POST `body` as JSON to a real server; the status, whatever it is."""
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)

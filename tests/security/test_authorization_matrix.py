@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connections
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -28,6 +27,7 @@ from demineur_site.api_errors import STATUS_BY_CODE
 from games import services
 from games.models import Game
 from games.presenters import game_dict
+from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, game_path, socket
 
 PERSONAS = ("player", "other", "anon", "bot", "staff")
@@ -90,6 +90,10 @@ def _get(path: Callable[[World], str]) -> Call:
     return lambda api, w: api.get(path(w))
 
 
+def _post(path: str, body: dict[str, Any]) -> Call:
+    return lambda api, w: api.post(path, body, format="json")
+
+
 # (what, call, expected status for player, other, anon, bot, staff)
 REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
     ("GET game", _get(lambda w: f"/api/games/{w.game.id}"), (200, 200, 200, 200, 200)),
@@ -111,7 +115,7 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
     ("resign", _game("resign"), (200, 403, 401, 403, 403)),
     (
         "create game",
-        lambda api, w: api.post("/api/games", {"level": "expert"}, format="json"),
+        _post("/api/games", {"level": "expert"}),
         (201, 201, 401, 201, 201),
     ),
     ("GET me", _get(lambda w: "/api/me"), (200, 200, 401, 200, 200)),
@@ -125,7 +129,7 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
     ("GET tokens", _get(lambda w: "/api/tokens"), (200, 200, 401, 200, 200)),
     (
         "create token",
-        lambda api, w: api.post("/api/tokens", {"name": "laptop"}, format="json"),
+        _post("/api/tokens", {"name": "laptop"}),
         (201, 201, 401, 201, 201),
     ),
     (
@@ -153,20 +157,12 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
     ),
     (
         "register",
-        lambda api, w: api.post(
-            "/api/auth/register",
-            {"username": "newcomer", "password": "correct horse battery"},
-            format="json",
-        ),
+        _post("/api/auth/register", {"username": "newcomer", "password": PASSWORD}),
         (201, 201, 201, 201, 201),
     ),
     (
         "token from credentials",
-        lambda api, w: api.post(
-            "/api/auth/token",
-            {"username": "bob", "password": "correct horse battery"},
-            format="json",
-        ),
+        _post("/api/auth/token", {"username": "bob", "password": PASSWORD}),
         (200, 200, 200, 200, 200),
     ),
 ]
@@ -233,14 +229,8 @@ SOCKET_CELLS = [
 ]
 
 
-@pytest.fixture
-async def _close_connections() -> Any:
-    yield
-    await database_sync_to_async(connections.close_all)()
-
-
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("_close_connections")
+@pytest.mark.usefixtures("close_thread_connections")
 @pytest.mark.parametrize(("message", "persona", "expected"), SOCKET_CELLS)
 async def test_socket(message: dict[str, Any], persona: str, expected: str | int) -> None:
     world = await database_sync_to_async(_world)()

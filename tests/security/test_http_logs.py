@@ -8,19 +8,17 @@ lines themselves are there (redacted, not dropped)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from websockets.sync.client import connect
 
-from .http_servers import Server, migrated_sqlite
+from .http_servers import Server, migrated_sqlite, post_json
 
 QUERY_SECRET = "qsecret" + uuid.uuid4().hex
 HEADER_SECRET = "hsecret" + uuid.uuid4().hex
@@ -32,17 +30,6 @@ def _get(url: str, headers: dict[str, str] | None = None) -> int:
         with urllib.request.urlopen(
             urllib.request.Request(url, headers=headers or {}), timeout=30
         ) as r:
-            return int(r.status)
-    except urllib.error.HTTPError as error:
-        return int(error.code)
-
-
-def _post(url: str, body: dict[str, Any]) -> int:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as r:
             return int(r.status)
     except urllib.error.HTTPError as error:
         return int(error.code)
@@ -65,7 +52,9 @@ def test_the_servers_logs_carry_no_token_and_no_password(
         assert _get(f"{server.url}/api/me?access_token={QUERY_SECRET}") == 401
         assert _get(f"{server.url}/api/me", {"Authorization": f"Token {HEADER_SECRET}"}) == 401
         assert (
-            _post(f"{server.url}/api/auth/token", {"username": "x", "password": PASSWORD_SECRET})
+            post_json(
+                f"{server.url}/api/auth/token", {"username": "x", "password": PASSWORD_SECRET}
+            )
             == 401
         )
         if kind == "uvicorn":  # the WebSocket handshake, as a bot opens it

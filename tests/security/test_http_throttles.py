@@ -7,10 +7,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,7 @@ from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
 from accounts.models import User
 from tests.support.http import assert_error
 
-from .http_servers import Server, migrated_sqlite
+from .http_servers import Server, migrated_sqlite, post_json
 
 PASSWORD = "correct horse battery"
 
@@ -114,17 +111,6 @@ def test_sign_in_is_limited_per_username_across_addresses(
 # --- Two server processes, one Redis -------------------------------------------------------
 
 
-def _post(url: str, body: dict[str, Any]) -> int:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as error:
-        return int(error.code)
-
-
 @pytest.mark.skipif(
     not os.environ.get("REDIS_URL"),
     reason="needs REDIS_URL: the shared count lives in Redis (without it each process counts alone)",
@@ -144,7 +130,7 @@ def test_two_server_processes_share_one_count(tmp_path: Path, kind: str) -> None
         Server(kind, tmp_path / "two", template, **shared) as two,
     ):
         codes = [
-            _post(f"{server.url}/api/auth/token", {"username": "nobody", "password": "x"})
+            post_json(f"{server.url}/api/auth/token", {"username": "nobody", "password": "x"})
             for server in (one, two, one, two, one, two)
         ]
     assert codes[:4] == [401, 401, 401, 401]

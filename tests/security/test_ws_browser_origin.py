@@ -23,6 +23,7 @@ from tests.support.browser import (  # noqa: F401  (fixtures)
     cell,
     desktop,
     live,
+    new_player_game,
     sign_up_by_api,
     site,
     start_game,
@@ -81,9 +82,7 @@ def other_port_page() -> Iterator[Any]:
 def test_a_page_on_another_port_cannot_resign_the_victims_game(
     desktop: Any, live: str, other_port_page: Any
 ) -> None:
-    sign_up_by_api(desktop, "victim")
-    victim = desktop.new_page()
-    game_id = start_game(victim, "beginner")
+    victim, game_id = new_player_game(desktop, "victim", "beginner")
     cell(victim, 4, 4).click()
     expect(victim.locator("#game")).to_have_attribute("data-live", "socket")  # ours is fine
 

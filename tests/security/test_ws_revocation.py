@@ -53,6 +53,14 @@ def assert_kicked(frames: list[dict[str, Any]], code: int | None) -> None:
     assert frames[-1]["error"]["code"] == "authentication_failed"
 
 
+async def assert_move_kicked(player: Any, game: Any) -> None:
+    """A move sent on a socket whose credential is gone closes it and is not applied."""
+    await player.send_json_to(MOVE)
+    frames, code = await until_closed(player)
+    assert_kicked(frames, code)
+    assert await stored_seq(game) == 0
+
+
 async def test_revoking_the_token_through_rest_closes_its_socket_and_refuses_the_next_move(
     alice, alice_token, new_game
 ):
@@ -112,10 +120,7 @@ async def test_a_lost_kick_still_leaves_the_revoked_socket_unable_to_move(
     assert ok
     assert (await refused.receive_json_from(timeout=3))["error"]["code"] == "authentication_failed"
     await refused.disconnect()
-    await player.send_json_to(MOVE)
-    frames, code = await until_closed(player)
-    assert_kicked(frames, code)
-    assert await stored_seq(game) == 0
+    await assert_move_kicked(player, game)
 
 
 async def test_signing_out_closes_that_sessions_sockets_and_no_other(alice, new_game):
@@ -134,10 +139,7 @@ async def test_signing_out_closes_that_sessions_sockets_and_no_other(alice, new_
         sockets[name] = ws(game_path(game), origin=SITE_ORIGIN, cookie=cookie)
         await opened(sockets[name])
     assert await database_sync_to_async(rest)("delete", "/api/auth/session", client=leaving) == 204
-    await sockets["leaving"].send_json_to(MOVE)
-    frames, code = await until_closed(sockets["leaving"])
-    assert_kicked(frames, code)
-    assert await stored_seq(game) == 0
+    await assert_move_kicked(sockets["leaving"], game)
     await sockets["staying"].send_json_to(MOVE)
     move = await sockets["staying"].receive_json_from(timeout=3)
     assert (move["type"], move["seq"]) == ("move", 1)
@@ -150,10 +152,7 @@ async def test_a_session_that_ended_without_a_kick_cannot_move(alice, session_co
     player = ws(game_path(game), origin=SITE_ORIGIN, cookie=cookie)
     await opened(player)
     await database_sync_to_async(lambda: Session.objects.all().delete())()
-    await player.send_json_to(MOVE)
-    frames, code = await until_closed(player)
-    assert_kicked(frames, code)
-    assert await stored_seq(game) == 0
+    await assert_move_kicked(player, game)
 
 
 async def test_a_password_change_elsewhere_ends_the_sessions_socket(
@@ -170,10 +169,7 @@ async def test_a_password_change_elsewhere_ends_the_sessions_socket(
         alice.save()
 
     await database_sync_to_async(change_password)()
-    await player.send_json_to(MOVE)
-    frames, code = await until_closed(player)
-    assert_kicked(frames, code)
-    assert await stored_seq(game) == 0
+    await assert_move_kicked(player, game)
 
 
 async def test_a_session_group_name_never_carries_the_session_key(alice, session_cookie):

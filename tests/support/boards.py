@@ -52,6 +52,23 @@ def neighbours(x: int, y: int, width: int, height: int) -> list[tuple[int, int]]
     ]
 
 
+def chord_target(
+    board: Board, mines: set[tuple[int, int]]
+) -> tuple[tuple[int, int], list[tuple[int, int]]]:
+    """An opened number with 1 to 3 mines around it and a closed safe neighbour: flag its
+    mines (one per way of flagging) and tapping it chords (RULES.md, Chord)."""
+    rows = board.render()
+    for y, row in enumerate(rows):
+        for x, v in enumerate(row):
+            if v in "123":
+                around = neighbours(x, y, board.width, board.height)
+                its_mines = [c for c in around if c in mines]
+                closed_safe = [c for c in around if c not in mines and rows[c[1]][c[0]] == "#"]
+                if len(its_mines) == int(v) and closed_safe:
+                    return (x, y), its_mines
+    raise AssertionError("no chord candidate on this layout")
+
+
 def seeded_rng(seed: str, width: int, height: int, mines: int) -> random.Random:
     """The generator the server places mines with while GAME_TEST_SEED is `seed`."""
     return services.seeded_rng(seed, width, height, mines)

@@ -197,6 +197,24 @@ def start_game(page: Any, level: str) -> str:
     return str(page.url.rsplit("/", 1)[1])
 
 
+def start_custom_game(page: Any, width: int, height: int, mines: int) -> None:
+    """Start a custom board from the home page's form and wait for its game page."""
+    page.goto("/")
+    page.fill("#custom input[name=width]", str(width))
+    page.fill("#custom input[name=height]", str(height))
+    page.fill("#custom input[name=mines]", str(mines))
+    page.click("#custom button[type=submit]")
+    page.wait_for_url("**/games/*")
+
+
+def new_player_game(context: Any, username: str, level: str) -> tuple[Any, str]:
+    """A new player signed up in `context`, on a new page, on a game of `level` started from
+    the home page: the page and the game's id."""
+    sign_up_by_api(context, username)
+    page = context.new_page()
+    return page, start_game(page, level)
+
+
 def screenshot(page: Any, name: str, full_page: bool = False) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)

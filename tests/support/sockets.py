@@ -85,14 +85,20 @@ async def connected(comm: WebsocketCommunicator) -> dict[str, Any]:
     return await comm.receive_json_from(timeout=TIMEOUT)
 
 
+async def connected_player(game: Game, token: str) -> WebsocketCommunicator:
+    """The player's socket, signed in with `token`, connected and past its `state` snapshot."""
+    player = socket(game_path(game), token=token)
+    await connected(player)
+    return player
+
+
 async def player_and_watcher(
     game: Game, token: str
 ) -> tuple[WebsocketCommunicator, WebsocketCommunicator]:
     """The player's socket (signed in with `token`) and an anonymous watcher's, both connected
     and past their `state` snapshot."""
-    player = socket(game_path(game), token=token)
+    player = await connected_player(game, token)
     watcher = socket(game_path(game))
-    await connected(player)
     await connected(watcher)
     return player, watcher
 

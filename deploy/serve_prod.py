@@ -1,0 +1,352 @@
+"""`make serve-prod`: the production layout on this machine, without Docker.
+
+    Caddy (Debian's package) on PORT (8080)
+      /ws/*  round-robin to LIVE_WORKERS (2) uvicorn processes, each on its own port (DB_POOL=1)
+      /*     to one gunicorn with WEB_WORKERS (2) sync workers
+    against the PostgreSQL of DATABASE_URL and the Redis of REDIS_URL (both required),
+    DEBUG off, TRUSTED_PROXIES=1 (Caddy is the one proxy in front).
+
+    python deploy/serve_prod.py          start (foreground; Ctrl-C stops everything)
+    python deploy/serve_prod.py stop     stop a running one (from another terminal)
+
+SECRET_KEY comes from the environment, or is generated once into `.run/secret_key` (ignored
+by git) for a local try. Pid files, logs and the generated proxy config live in the run
+directory (SERVE_PROD_RUN_DIR, default `.run/serve-prod`). docs/deploy/SERVING.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from string import Template
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "deploy" / "Caddyfile.template"
+START_TIMEOUT = 60.0
+STOP_TIMEOUT = 20.0
+# What each pid file may name: a pid reused by another program is never signalled.
+EXPECTED = {"launcher": "serve_prod", "web": "gunicorn", "live": "uvicorn", "proxy": "caddy"}
+
+
+class ServeError(Exception):
+    """A refusal to start, with the reason for the operator."""
+
+
+def run_dir() -> Path:
+    return Path(os.environ.get("SERVE_PROD_RUN_DIR") or ROOT / ".run" / "serve-prod").resolve()
+
+
+def positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ServeError(f"{name}={raw!r} is not an integer") from None
+    if value < 1:
+        raise ServeError(f"{name} must be 1 or more")
+    return value
+
+
+def free_port(bind: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((bind, 0))
+        return int(probe.getsockname()[1])
+
+
+def secret_key() -> str:
+    key = os.environ.get("SECRET_KEY", "")
+    if key:
+        return key
+    path = ROOT / ".run" / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(60))
+        print(f"serve-prod: generated a SECRET_KEY into {path} (set SECRET_KEY to use your own)")
+    return path.read_text().strip()
+
+
+def alive(pid: int, role: str) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return False
+    return EXPECTED[role] in cmdline
+
+
+def read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def get(url: str, host: str, timeout: float = 2.0) -> int:
+    request = urllib.request.Request(url, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+class Layout:
+    def __init__(self) -> None:
+        self.dir = run_dir()
+        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+        self.stopping = False
+
+    # --- configuration -------------------------------------------------------------------
+    def configure(self) -> None:
+        database_url = os.environ.get("DATABASE_URL", "")
+        if not database_url.startswith(("postgres://", "postgresql://")):
+            raise ServeError("DATABASE_URL must point at PostgreSQL (postgres://...)")
+        if not os.environ.get("REDIS_URL", "").startswith(("redis://", "rediss://", "unix://")):
+            raise ServeError("REDIS_URL must point at Redis (redis://...)")
+        caddy = os.environ.get("CADDY") or shutil.which("caddy")
+        if not caddy:
+            raise ServeError("no `caddy` binary: apt-get install caddy (or set CADDY=path)")
+        self.caddy = caddy
+        self.bind = os.environ.get("BIND", "127.0.0.1")
+        self.port = positive_int("PORT", 8080)
+        self.web_workers = positive_int("WEB_WORKERS", 2)
+        self.live_workers = positive_int("LIVE_WORKERS", 2)
+        self.web_port = free_port("127.0.0.1")
+        self.live_ports = [free_port("127.0.0.1") for _ in range(self.live_workers)]
+        origin_hosts = ["127.0.0.1", "localhost"]
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "demineur_site.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": secret_key(),
+            "TRUSTED_PROXIES": "1",
+            "ALLOWED_HOSTS": os.environ.get("ALLOWED_HOSTS") or ",".join(origin_hosts),
+            "CSRF_TRUSTED_ORIGINS": os.environ.get("CSRF_TRUSTED_ORIGINS")
+            or ",".join(f"http://{h}:{self.port}" for h in origin_hosts),
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.probe_host = self.env["ALLOWED_HOSTS"].split(",")[0].strip().lstrip(".")
+        max_body = positive_int("MAX_REQUEST_BYTES", 64 * 1024)
+        self.caddyfile = self.dir / "Caddyfile"
+        self.caddyfile.write_text(
+            Template(TEMPLATE.read_text()).substitute(
+                run_dir=str(self.dir),
+                bind=self.bind,
+                port=self.port,
+                max_body=f"{max_body}B",
+                max_body_bytes=str(max_body),
+                live_upstreams=" ".join(f"127.0.0.1:{p}" for p in self.live_ports),
+                web_upstreams=f"127.0.0.1:{self.web_port}",
+            )
+        )
+
+    # --- processes -----------------------------------------------------------------------
+    def manage(self, *args: str) -> None:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=False
+        )
+        if result.returncode != 0:
+            raise ServeError(f"manage.py {' '.join(args)} failed ({result.returncode})")
+
+    def spawn(self, name: str, command: list[str], **extra_env: str) -> None:
+        log = (self.dir / f"{name}.log").open("ab")
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**self.env, **extra_env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: Ctrl-C reaches the launcher only
+        )
+        log.close()
+        (self.dir / f"{name}.pid").write_text(f"{process.pid}\n")
+        self.children.append((name, process))
+
+    def wait_until(self, name: str, url: str) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            for child, process in self.children:
+                if process.poll() is not None:
+                    raise ServeError(f"{child} exited with {process.returncode}: see {child}.log")
+            try:
+                if get(url, self.probe_host) == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise ServeError(f"{name} did not answer {url} within {START_TIMEOUT:.0f} s")
+
+    def start(self) -> None:
+        self.manage("migrate", "--noinput", "-v", "0")
+        self.manage("collectstatic", "--noinput", "-v", "0")
+        py = sys.executable
+        self.spawn(
+            "web",
+            [
+                py,
+                "-m",
+                "gunicorn",
+                "demineur_site.wsgi:application",
+                "--workers",
+                str(self.web_workers),
+                "--bind",
+                f"127.0.0.1:{self.web_port}",
+                "--access-logfile",
+                str(self.dir / "web-access.log"),
+            ],
+        )
+        for index, port in enumerate(self.live_ports, start=1):
+            self.spawn(
+                f"live-{index}",
+                [
+                    py,
+                    "-m",
+                    "uvicorn",
+                    "demineur_site.asgi:application",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--no-access-log",
+                    "--ws-max-size",
+                    "4096",
+                    # Django reads X-Forwarded-For itself, TRUSTED_PROXIES hops from the right.
+                    "--no-proxy-headers",
+                ],
+                DB_POOL="1",
+            )
+        self.wait_until("web", f"http://127.0.0.1:{self.web_port}/readyz")
+        for index, port in enumerate(self.live_ports, start=1):
+            self.wait_until(f"live-{index}", f"http://127.0.0.1:{port}/readyz")
+        self.spawn(
+            "proxy",
+            [self.caddy, "run", "--config", str(self.caddyfile), "--adapter", "caddyfile"],
+            HOME=str(self.dir),
+            XDG_DATA_HOME=str(self.dir / "caddy"),
+            XDG_CONFIG_HOME=str(self.dir / "caddy"),
+        )
+        self.wait_until("proxy", f"http://127.0.0.1:{self.port}/readyz")
+        (self.dir / "layout.json").write_text(
+            json.dumps(
+                {
+                    "port": self.port,
+                    "web_port": self.web_port,
+                    "web_workers": self.web_workers,
+                    "live_ports": self.live_ports,
+                    "pids": {name: process.pid for name, process in self.children},
+                },
+                indent=2,
+            )
+        )
+
+    def stop_children(self) -> None:
+        for _, process in reversed(self.children):
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT
+        for _, process in self.children:
+            try:
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        for name, _ in self.children:
+            (self.dir / f"{name}.pid").unlink(missing_ok=True)
+
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+
+def serve() -> int:
+    directory = run_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    launcher_pid = directory / "launcher.pid"
+    running = read_pid(launcher_pid)
+    if running and running != os.getpid() and alive(running, "launcher"):
+        print(f"serve-prod: already running (pid {running}); `make serve-prod-stop` stops it")
+        return 1
+    layout = Layout()
+    signal.signal(signal.SIGTERM, layout.on_signal)
+    signal.signal(signal.SIGINT, layout.on_signal)
+    launcher_pid.write_text(f"{os.getpid()}\n")
+    code = 0
+    try:
+        layout.configure()
+        layout.start()
+        print(
+            f"serve-prod: http://{layout.bind}:{layout.port}/ (proxy) -> gunicorn "
+            f"{layout.web_workers} workers on :{layout.web_port}, uvicorn on "
+            f"{', '.join(f':{p}' for p in layout.live_ports)}; logs in {directory}. "
+            "Ctrl-C or `make serve-prod-stop` stops it.",
+            flush=True,
+        )
+        while not layout.stopping:
+            for name, process in layout.children:
+                if process.poll() is not None:
+                    print(f"serve-prod: {name} exited ({process.returncode}); stopping")
+                    layout.stopping = True
+                    code = 1
+            time.sleep(0.5)
+    except ServeError as exc:
+        print(f"serve-prod: {exc}", file=sys.stderr)
+        code = 2
+    finally:
+        layout.stop_children()
+        launcher_pid.unlink(missing_ok=True)
+    return code
+
+
+def stop() -> int:
+    directory = run_dir()
+    launcher = read_pid(directory / "launcher.pid")
+    if launcher and alive(launcher, "launcher"):
+        os.kill(launcher, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_TIMEOUT + 5
+        while time.monotonic() < deadline and alive(launcher, "launcher"):
+            time.sleep(0.2)
+    # A launcher killed outright leaves its children: stop those the pid files still name.
+    stopped = 0
+    for pid_file in sorted(directory.glob("*.pid")):
+        role = "live" if pid_file.stem.startswith("live-") else pid_file.stem
+        pid = read_pid(pid_file)
+        if role in EXPECTED and pid and alive(pid, role):
+            try:
+                if role == "launcher":
+                    os.kill(pid, signal.SIGKILL)
+                else:
+                    os.killpg(pid, signal.SIGTERM)
+                stopped += 1
+            except ProcessLookupError:
+                pass
+        pid_file.unlink(missing_ok=True)
+    print("serve-prod: stopped" if launcher or stopped else "serve-prod: nothing was running")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] == ["stop"]:
+        return stop()
+    if argv[1:]:
+        print(__doc__)
+        return 2
+    return serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,290 @@
+"""`make serve-prod` (deploy/serve_prod.py): Caddy in front of gunicorn and two uvicorn
+processes, on a database of its own on the shared PostgreSQL and on the shared Redis.
+
+* a move sent by HTTP through the proxy reaches watchers whose sockets went through the proxy
+  to two different uvicorn processes (the proxy balances, Redis carries the event across);
+* a 1 MiB body is refused with 413 and the API.md error body by the proxy itself, whether
+  its length is declared or it comes chunked: no app server sees it;
+* `serve_prod.py stop` stops every process it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import websockets
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = ROOT / "deploy" / "serve_prod.py"
+START_TIMEOUT = 120.0
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which("caddy") is None,
+        reason="needs Debian's caddy (apt-get install caddy): the proxy of `make serve-prod`",
+    ),
+    pytest.mark.skipif(
+        not (DATABASE_URL.startswith("postgres") and REDIS_URL),
+        reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL: serve-prod refuses to start "
+        "without them, and processes share nothing else",
+    ),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def admin_connect() -> Any:
+    import psycopg
+
+    parts = urlparse(DATABASE_URL)
+    return psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True)
+
+
+@pytest.fixture
+def serve_prod(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The launcher in the foreground, as `make serve-prod` runs it; stopped by `stop`."""
+    name = f"demineur_serveprod_{os.getpid()}"
+    with admin_connect() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    run = tmp_path / "run"
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": urlparse(DATABASE_URL)._replace(path=f"/{name}").geturl(),
+        "REDIS_URL": REDIS_URL,
+        "CHANNELS_PREFIX": f"serveprod{os.getpid()}",
+        "SECRET_KEY": secrets.token_urlsafe(60),
+        "SERVE_PROD_RUN_DIR": str(run),
+        "PORT": str(port),
+        "WEB_WORKERS": "2",
+        "LIVE_WORKERS": "2",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    launcher = subprocess.Popen(
+        [sys.executable, str(LAUNCHER)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not (run / "layout.json").exists():
+            if launcher.poll() is not None:
+                output = launcher.stdout.read().decode() if launcher.stdout else ""
+                pytest.fail(f"serve_prod.py exited with {launcher.returncode}:\n{output}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"serve_prod.py did not start within {START_TIMEOUT:.0f} s")
+            time.sleep(0.2)
+        layout = json.loads((run / "layout.json").read_text())
+        yield {"port": port, "run": run, "layout": layout, "env": env, "launcher": launcher}
+    finally:
+        stop = subprocess.run(
+            [sys.executable, str(LAUNCHER), "stop"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        try:
+            launcher.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+        with admin_connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        assert stop.returncode == 0, stop.stdout + stop.stderr
+        assert launcher.returncode == 0
+        left = [pid for pid in layout_pids(run) if Path(f"/proc/{pid}").exists()]
+        assert not left, f"still running after stop: {left}"
+        assert not list(run.glob("*.pid"))
+
+
+def layout_pids(run: Path) -> list[int]:
+    try:
+        return list(json.loads((run / "layout.json").read_text())["pids"].values())
+    except (OSError, ValueError):
+        return []
+
+
+def request(
+    port: int, method: str, path: str, body: Any = None, token: str = ""
+) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    response = conn.getresponse()
+    status, data = response.status, response.read()
+    conn.close()
+    return status, json.loads(data) if data else None
+
+
+def established_on(ports: list[int]) -> dict[int, int]:
+    """How many established TCP connections each local port holds (Linux /proc/net/tcp*)."""
+    counts = dict.fromkeys(ports, 0)
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if fields[3] == "01" and local_port in counts:
+                counts[local_port] += 1
+    return counts
+
+
+async def receive(ws: Any) -> dict[str, Any]:
+    return json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+
+
+def test_a_move_through_the_proxy_reaches_watchers_on_two_socket_workers(serve_prod):
+    port, live_ports = serve_prod["port"], serve_prod["layout"]["live_ports"]
+    assert len(live_ports) == 2
+    status, _ = request(
+        port, "POST", "/api/auth/register", {"username": "deployer", "password": "a long secret 1"}
+    )
+    assert status == 201
+    status, body = request(
+        port, "POST", "/api/auth/token", {"username": "deployer", "password": "a long secret 1"}
+    )
+    assert status == 200
+    token = body["token"]
+    status, game = request(port, "POST", "/api/games", {"level": "beginner"}, token)
+    assert status == 201
+
+    async def scenario() -> None:
+        watchers: list[tuple[Any, int]] = []
+        try:
+            # Open watchers through the proxy until two different uvicorn processes hold one.
+            for _ in range(8):
+                before = established_on(live_ports)
+                ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game['id']}")
+                assert (await receive(ws))["type"] == "state"
+                after = established_on(live_ports)
+                grown = [p for p in live_ports if after[p] > before[p]]
+                assert len(grown) == 1, (before, after)
+                watchers.append((ws, grown[0]))
+                if len({p for _, p in watchers}) == 2:
+                    break
+            served_by = {p for _, p in watchers}
+            assert served_by == set(live_ports), "the proxy sent every socket to one worker"
+
+            status, result = await asyncio.to_thread(
+                request,
+                port,
+                "POST",
+                f"/api/games/{game['id']}/reveal",
+                {"x": 4, "y": 4},
+                token,
+            )
+            assert status == 200
+            for ws, _ in watchers:
+                move = await receive(ws)
+                assert (move["type"], move["seq"]) == ("move", 1)
+                assert move["changes"] == result["changes"]
+        finally:
+            for ws, _ in watchers:
+                await ws.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_1_mib_body_is_refused_by_the_proxy_before_any_app_server(serve_prod):
+    port, run = serve_prod["port"], serve_prod["run"]
+    nonce = secrets.token_hex(8)
+    body = b'{"username": "' + b"x" * (1024 * 1024) + b'"}'
+
+    declared = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    declared.request(
+        "POST",
+        f"/api/auth/register?probe={nonce}",
+        body=body,
+        headers={"Content-Type": "application/json"},
+    )
+    response = declared.getresponse()
+    assert response.status == 413
+    assert json.loads(response.read())["error"]["code"] == "payload_too_large"
+    declared.close()
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(body), 16384):
+            yield body[start : start + 16384]
+
+    chunked = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    chunked.request(
+        "POST",
+        f"/api/auth/register?probe={nonce}",
+        body=chunks(),
+        headers={"Content-Type": "application/json"},
+        encode_chunked=True,
+    )
+    response = chunked.getresponse()
+    assert response.status == 413
+    error = json.loads(response.read())["error"]
+    assert error["code"] == "payload_too_large"
+    assert set(error) == {"code", "message", "details"}
+    chunked.close()
+
+    # Neither request was forwarded: the app servers' access log never saw the nonce. (A
+    # request that reaches gunicorn is logged: the readiness probes are in the same log.)
+    access = (run / "web-access.log").read_text()
+    assert "/readyz" in access
+    assert nonce not in access
+
+    # And the web upstream is still in rotation afterwards (no passive health check marked
+    # it down because of a client's oversized body).
+    status, body_ = request(port, "GET", "/api/games?page_size=1")
+    assert status == 200, body_
+
+
+def test_serve_prod_refuses_to_start_without_postgresql_and_redis(tmp_path: Path):
+    env = {
+        **os.environ,
+        "SERVE_PROD_RUN_DIR": str(tmp_path / "run"),
+        "DATABASE_URL": "",
+        "REDIS_URL": REDIS_URL,
+    }
+    result = subprocess.run(
+        [sys.executable, str(LAUNCHER)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "DATABASE_URL" in result.stderr
+    result = subprocess.run(
+        [sys.executable, str(LAUNCHER)],
+        cwd=ROOT,
+        env={**env, "DATABASE_URL": DATABASE_URL, "REDIS_URL": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert "REDIS_URL" in result.stderr
