@@ -35,7 +35,7 @@ START_TIMEOUT = 120.0
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
-pytestmark = [
+needs_proxy_and_services = [
     pytest.mark.skipif(
         shutil.which("caddy") is None,
         reason="needs Debian's caddy (apt-get install caddy): the proxy of `make serve-prod`",
@@ -167,6 +167,8 @@ async def receive(ws: Any) -> dict[str, Any]:
     return json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
 
 
+@needs_proxy_and_services[0]
+@needs_proxy_and_services[1]
 def test_a_move_through_the_proxy_reaches_watchers_on_two_socket_workers(serve_prod):
     port, live_ports = serve_prod["port"], serve_prod["layout"]["live_ports"]
     assert len(live_ports) == 2
@@ -219,6 +221,8 @@ def test_a_move_through_the_proxy_reaches_watchers_on_two_socket_workers(serve_p
     asyncio.run(scenario())
 
 
+@needs_proxy_and_services[0]
+@needs_proxy_and_services[1]
 def test_a_1_mib_body_is_refused_by_the_proxy_before_any_app_server(serve_prod):
     port, run = serve_prod["port"], serve_prod["run"]
     nonce = secrets.token_hex(8)
@@ -272,7 +276,7 @@ def test_serve_prod_refuses_to_start_without_postgresql_and_redis(tmp_path: Path
         **os.environ,
         "SERVE_PROD_RUN_DIR": str(tmp_path / "run"),
         "DATABASE_URL": "",
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": "redis://127.0.0.1:1/0",
     }
     result = subprocess.run(
         [sys.executable, str(LAUNCHER)], cwd=ROOT, env=env, capture_output=True, text=True
@@ -282,7 +286,8 @@ def test_serve_prod_refuses_to_start_without_postgresql_and_redis(tmp_path: Path
     result = subprocess.run(
         [sys.executable, str(LAUNCHER)],
         cwd=ROOT,
-        env={**env, "DATABASE_URL": DATABASE_URL, "REDIS_URL": ""},
+        # Never reached: the launcher checks the settings before it connects to anything.
+        env={**env, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "REDIS_URL": ""},
         capture_output=True,
         text=True,
     )
