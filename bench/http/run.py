@@ -49,7 +49,8 @@ from bench.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-ANCHOR = Path(os.environ.get("BENCH_ANCHOR_DIR", "/work/shared/perf/bench-limits"))
+# The perf-limits anchors live in ../shared beside the repository (or BENCH_ANCHOR_DIR).
+ANCHOR = Path(os.environ.get("BENCH_ANCHOR_DIR", ROOT.parent / "shared" / "perf" / "bench-limits"))
 ANCHOR_APP = ANCHOR / "djbench"
 ANCHOR_LUA = ANCHOR / "lua" / "post_move.lua"
 HOST = "127.0.0.1"
