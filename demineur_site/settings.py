@@ -121,21 +121,20 @@ TEMPLATES = [
 
 # --- Database -----------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
+# Connection options of every PostgreSQL alias (the primary and its replica alike).
+DATABASE_OPTIONS: dict[str, Any] = {
+    "pool": env_bool("DB_POOL", False),
+    "pool_max": env_int("DB_POOL_MAX", 16),
+    "conn_max_age": env_int("CONN_MAX_AGE", 600),
+    # PostgreSQL down or unreachable: errors (503) within seconds, never a hung worker
+    # (docs/RELIABILITY.md, "PostgreSQL outage").
+    "connect_timeout": env_int("DB_CONNECT_TIMEOUT", 2),
+    "pool_timeout": env_float("DB_POOL_TIMEOUT", 3.0),
+    "pool_check": env_bool("DB_POOL_CHECK", True),
+    "pool_reconnect_timeout": env_float("DB_POOL_RECONNECT_TIMEOUT", 5.0),
+}
 if DATABASE_URL:
-    DATABASES = {
-        "default": database_from_url(
-            DATABASE_URL,
-            pool=env_bool("DB_POOL", False),
-            pool_max=env_int("DB_POOL_MAX", 16),
-            conn_max_age=env_int("CONN_MAX_AGE", 600),
-            # PostgreSQL down or unreachable: errors (503) within seconds, never a hung worker
-            # (docs/RELIABILITY.md, "PostgreSQL outage").
-            connect_timeout=env_int("DB_CONNECT_TIMEOUT", 2),
-            pool_timeout=env_float("DB_POOL_TIMEOUT", 3.0),
-            pool_check=env_bool("DB_POOL_CHECK", True),
-            pool_reconnect_timeout=env_float("DB_POOL_RECONNECT_TIMEOUT", 5.0),
-        )
-    }
+    DATABASES = {"default": database_from_url(DATABASE_URL, **DATABASE_OPTIONS)}
 else:
     DATABASES = {
         "default": {
@@ -159,16 +158,7 @@ DATABASE_REPLICA_URL = env_str("DATABASE_REPLICA_URL")
 if DATABASE_REPLICA_URL:
     if not DATABASE_URL:
         raise ImproperlyConfigured("DATABASE_REPLICA_URL needs DATABASE_URL (the primary)")
-    DATABASES["replica"] = database_from_url(
-        DATABASE_REPLICA_URL,
-        pool=env_bool("DB_POOL", False),
-        pool_max=env_int("DB_POOL_MAX", 16),
-        conn_max_age=env_int("CONN_MAX_AGE", 600),
-        connect_timeout=env_int("DB_CONNECT_TIMEOUT", 2),
-        pool_timeout=env_float("DB_POOL_TIMEOUT", 3.0),
-        pool_check=env_bool("DB_POOL_CHECK", True),
-        pool_reconnect_timeout=env_float("DB_POOL_RECONNECT_TIMEOUT", 5.0),
-    )
+    DATABASES["replica"] = database_from_url(DATABASE_REPLICA_URL, **DATABASE_OPTIONS)
     # Tests never build a second test database: the replica alias mirrors the primary's.
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["demineur_site.db_router.PrimaryReplicaRouter"]
