@@ -38,6 +38,15 @@ STATUS_BY_CODE: dict[str, int] = {
     "idempotency_conflict": 409,
     "account_has_games": 409,
     "guest_account": 409,
+    # Races (API.md, Races)
+    "race_running": 403,
+    "not_race_host": 403,
+    "race_full": 409,
+    "race_closed": 409,
+    "already_racing": 409,
+    "race_needs_players": 409,
+    "race_game": 409,
+    "not_in_race": 409,
 }
 
 

@@ -6,6 +6,7 @@ application serves /ws/ (and may serve everything); docs/LIVE.md describes the s
 
 import os
 import warnings
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -21,10 +22,11 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
+from games import race_clock  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import WebSocketAuthMiddleware  # noqa: E402
 
-application = ProtocolTypeRouter(
+router = ProtocolTypeRouter(
     {
         # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
         "http": BodySizeLimitASGI(django_http),
@@ -32,3 +34,24 @@ application = ProtocolTypeRouter(
         "websocket": WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The router, plus the ASGI lifespan: the race clock starts with the server and stops
+    with it (games.race_clock; RACE_CLOCK=off leaves it to `manage.py race_clock`)."""
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    await router(scope, receive, send)
+
+
+async def _lifespan(receive: Any, send: Any) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            race_clock.start_in_process()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            race_clock.stop_in_process()
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -310,6 +310,15 @@ if GAME_TEST_SEED and not DEBUG:
 # the publish on the move endpoint (games.events). Always on in real deployments.
 LIVE_EVENTS = env_bool("LIVE_EVENTS", True)
 
+# The race clock (games.race_clock, docs/RACES.md): countdowns, starts and time limits happen
+# on the server without waiting for a request. `thread` runs it inside every ASGI process
+# (make run, the live workers); `off` leaves it to `manage.py race_clock` (or, in tests, to
+# calls of games.races.race_clock_tick with a controlled clock). Several clocks are safe.
+RACE_CLOCK = env_str("RACE_CLOCK", "thread")
+if RACE_CLOCK not in ("thread", "off"):
+    raise ImproperlyConfigured(f"RACE_CLOCK is `thread` or `off`, not {RACE_CLOCK!r}.")
+RACE_CLOCK_INTERVAL_MS = env_int("RACE_CLOCK_INTERVAL_MS", 100)
+
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
 # A human's won game beyond any of these limits is held for review (games.fairplay). The
 # shipped defaults stay readable here (tests/fairplay restores them); the environment may

@@ -4,6 +4,9 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
+# Race tests drive the race clock themselves (games.races.race_clock_tick); the servers the
+# suite starts (tests/support/services.py) run it as production does.
+os.environ.setdefault("RACE_CLOCK", "off")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")

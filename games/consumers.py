@@ -66,15 +66,24 @@ def _check_credential(credential: socket_credentials.SocketCredential | None) ->
 class _Snapshot:
     __slots__ = ("ended", "game", "player_id", "seq")
 
-    def __init__(self, game: Game) -> None:
-        self.game = game_dict(game, player_name=game.player.username)
+    def __init__(self, game: Game, *, viewer_id: int | None) -> None:
+        self.game = game_dict(game, player_name=game.player.username, viewer_id=viewer_id)
         self.seq: int = game.seq
         self.player_id: int = game.player_id
         self.ended = game.state in ENDED_STATES
 
 
-def _read_snapshot(game_id: Any) -> _Snapshot:
-    return _Snapshot(selectors.game_get(game_id=game_id))
+def _read_snapshot(game_id: Any, viewer_id: int | None) -> _Snapshot:
+    """The game as this socket's user may see it; a race game still sealed for them is refused
+    (403 `race_running`, API.md Races)."""
+    game = selectors.game_get(game_id=game_id)
+    selectors.check_watchable(game=game, viewer_id=viewer_id)
+    return _Snapshot(game, viewer_id=viewer_id)
+
+
+def _viewer_id(scope: dict[str, Any]) -> int | None:
+    user = scope.get("user")
+    return user.pk if user is not None and user.is_authenticated else None
 
 
 def _play(
@@ -122,7 +131,7 @@ def _act(
 ) -> tuple[int, dict[str, Any]]:
     _check_credential(credential)
     game = STATE_ACTIONS[action](game_id=game_id, player=player)
-    return game.seq, game_dict(game, player_name=player.username)
+    return game.seq, game_dict(game, player_name=player.username, viewer_id=player.pk)
 
 
 class GameConsumer(LeanConsumer):
@@ -158,7 +167,9 @@ class GameConsumer(LeanConsumer):
         self.group = events.game_group(self.game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         try:
-            snapshot = await database_sync_to_async(_read_snapshot)(self.game_id)
+            snapshot = await database_sync_to_async(_read_snapshot)(
+                self.game_id, _viewer_id(self.scope)
+            )
         except GameError as exc:
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.group = None
@@ -197,7 +208,9 @@ class GameConsumer(LeanConsumer):
     async def _resync(self, why: str) -> None:
         log.warning("game %s: sending a fresh state (%s)", self.game_id, why)
         try:
-            snapshot = await database_sync_to_async(_read_snapshot)(self.game_id)
+            snapshot = await database_sync_to_async(_read_snapshot)(
+                self.game_id, _viewer_id(self.scope)
+            )
         except GameError:  # the game vanished (a discarded untapped game): nothing to show
             await self.close(code=CLOSE_NOT_FOUND)
             return

@@ -434,13 +434,14 @@ class Board:
             return 0
         return self.width * self.height - self.mines - self._safe_closed
 
-    def render(self) -> list[str]:
+    def render(self, *, layout: bool = True) -> list[str]:
         """What a viewer sees, one string per row.
 
         While the game runs: ``#`` closed, ``F`` flag, ``0``-``8`` opened, and nothing
         else about closed cells. Once it has ended, also ``*`` an unflagged mine, ``X`` an
         opened mine and ``!`` a flag on a safe cell; a flag on a mine stays ``F`` and a
-        closed safe cell stays ``#``.
+        closed safe cell stays ``#``. With ``layout=False`` an ended board shows only what
+        was opened and flagged (a race game while its race runs: RULES.md, Races).
 
         >>> board = Board.from_ascii(["o.*", "oFM"])
         >>> board.render()
@@ -448,8 +449,10 @@ class Board:
         >>> board.resign()
         >>> board.render()
         ['0#*', '0!F']
+        >>> board.render(layout=False)
+        ['0##', '0FF']
         """
-        if not self.ended:
+        if not self.ended or not layout:
             return self._rows(self._view)
         out = bytearray(self._view)
         for i in self._mine_cells:

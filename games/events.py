@@ -297,7 +297,9 @@ def resumed_event(
         "seq": game.seq,
         "elapsed_ms": at_ms,
         "state": str(game.state),
-        "game": game_dict(game, player_name=player_name, board=board, now=now),
+        "game": game_dict(
+            game, player_name=player_name, viewer_id=game.player_id, board=board, now=now
+        ),
     }
 
 
@@ -306,7 +308,8 @@ def ended_event(game: Game, *, player_name: str, board: Board) -> EndedEvent:
     return {
         "type": "ended",
         "seq": game.seq,
-        "game": game_dict(game, player_name=player_name, board=board),
+        # A sealed race game's group holds its player's sockets only (games.consumers).
+        "game": game_dict(game, player_name=player_name, viewer_id=game.player_id, board=board),
     }
 
 

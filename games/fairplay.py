@@ -27,9 +27,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import stats
-from accounts.models import AccountKind, User
+from accounts.models import AccountKind, BoardPool, User
 
-from .models import Action, Game, Move, Review, ReviewStatus, UnrankedReason
+from .models import Action, Game, Move, RaceRating, Review, ReviewStatus, UnrankedReason
 
 # The moves a hand makes (the server's own actions and pause/resume are not).
 HAND_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
@@ -249,6 +249,8 @@ def account_flag(*, user: User, staff: User | None = None) -> int:
             status=ReviewStatus.CONFIRMED, decided_at=now, decided_by=staff
         )
         stats.remove_from_boards(user_id=user.pk)
+        # Off the race boards too; the race history stays (docs/RACES.md).
+        RaceRating.objects.filter(player=user).update(pool=BoardPool.NONE)
     return unranked
 
 

@@ -22,6 +22,7 @@ class EndReason(models.TextChoices):
     MINE = "mine"
     RESIGNED = "resigned"
     ABANDONED = "abandoned"
+    OUT_OF_TIME = "out_of_time"  # a race game still running when the race's time ran out
 
 
 class Action(models.TextChoices):
@@ -64,7 +65,7 @@ class Game(models.Model):
         max_length=8, choices=UnrankedReason.choices, null=True, blank=True
     )
     state = models.CharField(max_length=8, choices=GameState.choices, default=GameState.NEW)
-    end_reason = models.CharField(max_length=10, choices=EndReason.choices, null=True, blank=True)
+    end_reason = models.CharField(max_length=11, choices=EndReason.choices, null=True, blank=True)
     # The engine's compact codec: mines, opened cells and flags. Never leaves the server raw.
     board = models.BinaryField()
     seq = models.PositiveIntegerField(default=0)  # number of the last recorded Move
@@ -81,6 +82,12 @@ class Game(models.Model):
     last_action_at = models.DateTimeField(default=timezone.now)
     elapsed_ms = models.BigIntegerField(null=True, blank=True)  # final time, set at the end
     bbbv_per_s = models.FloatField(null=True, blank=True)  # won games with elapsed_ms > 0
+    # A race game (RULES.md, Races) names its race; `sealed` holds while that race runs: nobody
+    # else sees the board, the moves or a socket, and not even the player sees the layout.
+    race = models.ForeignKey(
+        "Race", on_delete=models.SET_NULL, null=True, blank=True, related_name="games"
+    )
+    sealed = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
@@ -92,6 +99,10 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.level} game {self.id} of {self.player_id} ({self.state})"
+
+    def sealed_for(self, viewer_id: int | None) -> bool:
+        """True when `viewer_id` (None: anonymous) may not see this race game yet."""
+        return self.sealed and viewer_id != self.player_id
 
     @property
     def ended(self) -> bool:
@@ -163,3 +174,153 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"review of {self.game_id} ({self.status})"
+
+
+# --- races (RULES.md and API.md, Races; docs/RACES.md) ----------------------------------------
+
+
+class RaceState(models.TextChoices):
+    OPEN = "open"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class RacerState(models.TextChoices):
+    WAITING = "waiting"
+    RACING = "racing"
+    WON = "won"
+    LOST = "lost"
+    LEFT = "left"
+
+
+ACTIVE_RACE_STATES = (RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING)
+DONE_RACER_STATES = (RacerState.WON, RacerState.LOST, RacerState.LEFT)
+
+
+class Race(models.Model):
+    """Two to eight racers on one layout. Written by games.races (and games.race_progress for
+    the counts each move changes); `deadline` is the next instant the race clock must act on it
+    (the end of the countdown, the time limit, or now once every racer is done)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    code = models.CharField(max_length=6, unique=True)
+    level = models.CharField(max_length=16)  # one of engine.LEVELS
+    width = models.PositiveSmallIntegerField()
+    height = models.PositiveSmallIntegerField()
+    mines = models.PositiveIntegerField()
+    state = models.CharField(max_length=9, choices=RaceState.choices, default=RaceState.OPEN)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    max_players = models.PositiveSmallIntegerField(default=8)
+    quick = models.BooleanField(default=False)  # made by quick match
+    rated = models.BooleanField(default=False)  # fixed at the start (docs/RACES.md)
+    time_limit_ms = models.PositiveIntegerField()
+    seq = models.PositiveIntegerField(default=0)  # number of the last race event
+    created_at = models.DateTimeField(default=timezone.now)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    start_x = models.PositiveSmallIntegerField(null=True, blank=True)
+    start_y = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["state", "deadline"], name="race_clock"),
+            models.Index(fields=["state", "level", "-created_at"], name="race_list"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.level} race {self.code} ({self.state})"
+
+
+class Racer(models.Model):
+    """One player in one race: their counts, their result, and the raw result the ratings are
+    computed from (`place`, `pool`), kept so that every rating can be recomputed."""
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="racers")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="racers"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+    ready = models.BooleanField(default=False)
+    game = models.OneToOneField(
+        Game, on_delete=models.SET_NULL, null=True, blank=True, related_name="racer"
+    )
+    state = models.CharField(max_length=7, choices=RacerState.choices, default=RacerState.WAITING)
+    opened = models.PositiveIntegerField(default=0)  # safe cells opened
+    flags = models.PositiveIntegerField(default=0)
+    elapsed_ms = models.BigIntegerField(null=True, blank=True)  # fixed when the racer is done
+    pool = models.CharField(max_length=5, blank=True, default="")  # rating pool, at the start
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+    # True while the player is still in the race (waiting or racing in an open, counting down
+    # or running race): one such row per player at the most.
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["race", "joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["race", "player"], name="racer_once_per_race"),
+            models.UniqueConstraint(
+                fields=["player"], condition=models.Q(active=True), name="racer_one_active_race"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "-joined_at"], name="racer_history")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.race_id} ({self.state})"
+
+
+class RaceQueueEntry(models.Model):
+    """A player waiting for quick match (one place per player); `race` is set once matched."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_queue"
+    )
+    level = models.CharField(max_length=16)
+    rating = models.FloatField()  # the player's race rating for the level when they queued
+    joined_at = models.DateTimeField(default=timezone.now)
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["level", "joined_at"], name="race_queue_wait")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} queued for {self.level}"
+
+
+class RaceRating(models.Model):
+    """A player's race rating for one level (games.ratings: openskill's Plackett-Luce), with
+    their race statistics. `pool` is the board pool (human, bot; none once flagged)."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_ratings"
+    )
+    level = models.CharField(max_length=16)
+    pool = models.CharField(max_length=5)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField()  # round(mu): what is shown and ranked
+    races = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    podiums = models.PositiveIntegerField(default=0)
+    rated_races = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "level"], name="race_rating_once"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["level", "pool", "-rating", "updated_at", "player"], name="race_board"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.level} {self.rating}"

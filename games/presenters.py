@@ -31,8 +31,9 @@ def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:
 
 
 def result_stats(game: Game) -> dict[str, Any] | None:
-    """API.md: after the end only."""
-    if game.state not in ENDED_STATES or game.bbbv is None:
+    """API.md: after the end only (and, for a race game, once its race has ended: the 3BV is
+    the layout's, shared by every racer)."""
+    if game.state not in ENDED_STATES or game.bbbv is None or game.sealed:
         return None
     solved = game.bbbv_solved or 0
     return {
@@ -48,15 +49,21 @@ def game_dict(
     game: Game,
     *,
     player_name: str,
+    viewer_id: int | None,
     board: Board | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
-    """The Game object of API.md. `board` may be passed when the caller already decoded it."""
+    """The Game object of API.md as `viewer_id` (None: anonymous) may see it. `board` may be
+    passed when the caller already decoded it.
+
+    A race game while its race runs (`sealed`, RULES.md, Races): no board for anyone but its
+    player, and for its player no layout even once their own game has ended (a racer who
+    opens a mine on purpose must not learn where the others' mines are)."""
     rows: list[str] | None
-    if game.state == GameState.PAUSED:
+    if game.state == GameState.PAUSED or game.sealed_for(viewer_id):
         rows = None  # RULES.md, Time: a paused game's board is hidden from every response
     else:
-        rows = (board or Board.decode(bytes(game.board))).render()
+        rows = (board or Board.decode(bytes(game.board))).render(layout=not game.sealed)
     return {
         "id": str(game.id),
         "player": player_name,
@@ -73,7 +80,7 @@ def game_dict(
         "ranked": game.ranked,
         "unranked_reason": game.unranked_reason,
         # A race game names its race (API.md, Races); solo games have none.
-        "race": None,
+        "race": str(game.race_id) if game.race_id is not None else None,
         "end_reason": game.end_reason,
         "result_stats": result_stats(game),
         "seq": game.seq,

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.urls import re_path
 
-from . import consumers
+from . import consumers, race_consumers
 
 websocket_urlpatterns: list[Any] = [
     re_path(r"^ws/games/(?P<game_id>[^/]{1,64})/?$", consumers.GameConsumer.as_asgi()),
     re_path(r"^ws/live/?$", consumers.LobbyConsumer.as_asgi()),
+    re_path(r"^ws/races/(?P<race_id>[^/]{1,64})/?$", race_consumers.RaceConsumer.as_asgi()),
 ]

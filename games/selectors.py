@@ -57,6 +57,18 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
     return qs
 
 
+def check_moves_visible(*, game: Game, viewer_id: int | None) -> None:
+    """A race game's moves are its player's alone until the race ends (API.md, Races)."""
+    if game.sealed_for(viewer_id):
+        raise GameError("race_running", "This race game is hidden until the race ends.")
+
+
+def check_watchable(*, game: Game, viewer_id: int | None) -> None:
+    """Who may open a socket on a game: anyone, except on a race game while its race runs."""
+    if game.sealed_for(viewer_id):
+        raise GameError("race_running", "This race game can be watched once the race ends.")
+
+
 def game_moves(*, game: Game) -> QuerySet[Move]:
     return (
         Move.objects.filter(game=game)
@@ -73,20 +85,22 @@ def user_get(*, username: str) -> User:
 
 
 def recent_games(*, user: User, limit: int = 20) -> list[Game]:
-    """The newest ended games of a player (API.md, Fine points: 20). Finished games may lag:
+    """The newest ended solo games of a player (API.md, Fine points: 20; race games are in the
+    race history, games.race_selectors). Finished games may lag:
     the replica when there is one (demineur_site.db_router)."""
     return list(
         Game.objects.using(read_alias())
-        .filter(player=user, state__in=(GameState.WON, GameState.LOST))
+        .filter(player=user, state__in=(GameState.WON, GameState.LOST), race__isnull=True)
         .order_by("-ended_at")
         .defer("board")[:limit]
     )
 
 
 def live_games(*, limit: int) -> list[Game]:
-    """The newest running (playing or paused) games, for the lobby's snapshot."""
+    """The newest running (playing or paused) solo games, for the lobby's snapshot (race games
+    are watched through their race)."""
     return list(
-        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED))
+        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED), race__isnull=True)
         .select_related("player")
         .defer("board")
         .order_by("-created_at", "-id")[:limit]

@@ -23,7 +23,7 @@ from django.utils import timezone
 from accounts import stats
 from accounts.models import User
 
-from . import clock, engine, events, fairplay
+from . import clock, engine, events, fairplay, race_progress, race_rules
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
@@ -118,6 +118,7 @@ def game_create(
             player=player,
             level=level_name,
             state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
+            race__isnull=True,  # a race game is the race's to end (games.races)
         )
         for old in previous:
             old.player = player
@@ -178,11 +179,26 @@ def _replay(
     )
 
 
-def _check_playable(game: Game) -> None:
+def _check_playable(game: Game, *, now: datetime) -> None:
     if game.state == GameState.PAUSED:
         raise GameError("game_paused", "The game is paused: resume it first.")
     if game.state in ENDED_STATES:
         raise GameError("game_over", "The game has ended.")
+    if game.race_id is not None and _race_time_is_up(game, now=now):
+        # The race clock ends it within its tick (games.races); no move counts after the limit.
+        raise GameError("game_over", "The race's time is up.")
+
+
+def _race_time_is_up(game: Game, *, now: datetime) -> bool:
+    limit = race_rules.TIME_LIMIT_MS.get(game.level)
+    if limit is None or game.started_at is None:
+        return False
+    return (
+        clock.elapsed_ms(
+            started_at=game.started_at, now=now, paused_ms=0, paused_at=None, ended_at=None
+        )
+        >= limit
+    )
 
 
 def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
@@ -252,7 +268,7 @@ def game_move(
                 f"The cell must be inside the {game.width}x{game.height} board.",
                 {"width": game.width, "height": game.height},
             )
-        _check_playable(game)
+        _check_playable(game, now=now)
         board = Board.decode(bytes(game.board))
         first_tap = game.state == GameState.NEW and action == Action.REVEAL
         try:
@@ -283,6 +299,10 @@ def game_move(
             changes=changes,
             outcome=outcome,
         )
+        if game.race_id is not None:
+            race_progress.after_race_move(
+                game, board, now=now, at_ms=at_ms, player_name=player.username
+            )
         _publish_move(
             game,
             board,
@@ -363,6 +383,9 @@ def _finish(
         game.bbbv = board.bbbv()
     game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
     game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
+    if game.race_id is not None:
+        # RULES.md, Races: race games count in race statistics and ratings only (games.races).
+        return
     player = game.player
     if won:
         review = fairplay.hold_if_superhuman(game, player=player)
@@ -415,7 +438,8 @@ def _publish_move(
 
 def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
     events.game_on_commit(game.id, events.ended_event(game, player_name=player_name, board=board))
-    events.lobby_on_commit(events.game_ended_event(game, player=game.player))
+    if game.race_id is None:  # race games are followed through their race, not the lobby
+        events.lobby_on_commit(events.game_ended_event(game, player=game.player))
 
 
 # --- pause, resume, resign, abandon ---------------------------------------------------------
@@ -428,6 +452,8 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         if game.state == GameState.PAUSED:
             return game
         _check_started_and_running(game)
+        if game.race_id is not None:
+            raise GameError("race_game", "A race game cannot be paused (RULES.md, Races).")
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
         # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
@@ -491,7 +517,14 @@ def _check_started_and_running(game: Game) -> None:
 
 
 def _end_without_mine(
-    game: Game, *, player_name: str, now: datetime, action: str, reason: str
+    game: Game,
+    *,
+    player_name: str,
+    now: datetime,
+    action: str,
+    reason: str,
+    at_ms: int | None = None,
+    left_race: bool = False,
 ) -> None:
     board = Board.decode(bytes(game.board))
     board.resign()
@@ -501,17 +534,52 @@ def _end_without_mine(
             paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now
         )
         game.paused_at = None
-    at_ms = clock.elapsed_ms(
-        started_at=game.started_at, now=now, paused_ms=game.paused_ms, paused_at=None, ended_at=None
-    )
+    if at_ms is None:
+        at_ms = clock.elapsed_ms(
+            started_at=game.started_at,
+            now=now,
+            paused_ms=game.paused_ms,
+            paused_at=None,
+            ended_at=None,
+        )
     game.seq += 1
     game.last_action_at = now
     _finish(game, board, player_name=player_name, now=now, at_ms=at_ms, reason=reason)
     game.board = board.encode()
     game.save()
     Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    if game.race_id is not None:
+        race_progress.after_race_move(
+            game, board, now=now, at_ms=at_ms, player_name=player_name, left=left_race
+        )
     events.game_on_commit(game.id, events.move_event(game, action=action, changes=[], at_ms=at_ms))
     _publish_end(game, board, player_name=player_name)
+
+
+def race_game_end(game: Game, *, now: datetime, out_of_time_ms: int | None = None) -> None:
+    """For games.races, holding the game's row lock: end a running race game as lost, because
+    its player left the race (`out_of_time_ms` None) or because the race's time ran out (the
+    game's time is then the limit)."""
+    if game.state not in (GameState.PLAYING, GameState.PAUSED):
+        return
+    if out_of_time_ms is None:
+        _end_without_mine(
+            game,
+            player_name=game.player.username,
+            now=now,
+            action=Action.RESIGN,
+            reason=EndReason.RESIGNED,
+            left_race=True,
+        )
+    else:
+        _end_without_mine(
+            game,
+            player_name=game.player.username,
+            now=now,
+            action=Action.ABANDON,
+            reason=EndReason.OUT_OF_TIME,
+            at_ms=out_of_time_ms,
+        )
 
 
 def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
@@ -568,5 +636,6 @@ __all__ = [
     "game_resign",
     "game_resume",
     "games_close_idle",
+    "race_game_end",
     "resolve_board_spec",
 ]

@@ -101,6 +101,8 @@ class FlagIn(MoveIn):
 # --- response shapes, for the schema ------------------------------------------------------
 
 UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest"]
+# `out_of_time`: a race game still running when its race's time ran out (docs/RACES.md).
+END_REASONS = ["cleared", "mine", "resigned", "abandoned", "out_of_time"]
 
 
 class ResultStatsOut(serializers.Serializer[Any]):
@@ -127,9 +129,7 @@ class GameOut(serializers.Serializer[Any]):
     ranked = serializers.BooleanField()
     unranked_reason = serializers.ChoiceField(choices=UNRANKED_REASONS, allow_null=True)
     race = serializers.UUIDField(allow_null=True)
-    end_reason = serializers.ChoiceField(
-        choices=["cleared", "mine", "resigned", "abandoned"], allow_null=True
-    )
+    end_reason = serializers.ChoiceField(choices=END_REASONS, allow_null=True)
     result_stats = ResultStatsOut(allow_null=True)
     seq = serializers.IntegerField()
     board = serializers.ListField(child=serializers.CharField(), allow_null=True)
@@ -225,7 +225,7 @@ class RecentGameOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     level = serializers.CharField()
     state = serializers.ChoiceField(choices=["won", "lost"])
-    end_reason = serializers.ChoiceField(choices=["cleared", "mine", "resigned", "abandoned"])
+    end_reason = serializers.ChoiceField(choices=END_REASONS)
     elapsed_ms = serializers.IntegerField()
     result_stats = ResultStatsOut()
     ended_at = serializers.DateTimeField()
@@ -236,7 +236,11 @@ class ProfileOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
     date_joined = serializers.DateTimeField()
     stats = ProfileStatsOut()
-    recent_games = RecentGameOut(many=True, help_text="The 20 newest ended games.")
+    recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
+    races = serializers.DictField(
+        help_text="Race statistics and history (docs/RACES.md): "
+        "{levels: {level: {rating, races, wins, podiums}}, races, wins, podiums, history}."
+    )
 
 
 class AccountPatchIn(serializers.Serializer[Any]):

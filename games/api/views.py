@@ -58,8 +58,14 @@ def _valid_page(request: Request) -> None:
         raise ApiError(400, "invalid_page", "page must be a positive integer.")
 
 
-def _game_response(game: Game, *, player_name: str, code: int = status.HTTP_200_OK) -> Response:
-    return Response(game_dict(game, player_name=player_name), status=code)
+def _viewer_id(request: Request) -> int | None:
+    return request.user.pk if request.user.is_authenticated else None
+
+
+def _game_response(
+    game: Game, *, player_name: str, viewer_id: int | None, code: int = status.HTTP_200_OK
+) -> Response:
+    return Response(game_dict(game, player_name=player_name, viewer_id=viewer_id), status=code)
 
 
 class GameListView(APIView):
@@ -82,7 +88,10 @@ class GameListView(APIView):
         _valid_page(request)
         paginator = Pagination()
         page = paginator.paginate_queryset(qs, request, view=self)
-        rows = [game_dict(g, player_name=g.player.username) for g in page or []]
+        viewer_id = _viewer_id(request)
+        rows = [
+            game_dict(g, player_name=g.player.username, viewer_id=viewer_id) for g in page or []
+        ]
         return paginator.get_paginated_response(rows)
 
     @extend_schema(request=GameCreateIn, responses={201: GameOut, **ERRORS}, tags=["games"])
@@ -96,14 +105,16 @@ class GameListView(APIView):
             height=body.get("height"),
             mines=body.get("mines"),
         )
-        return _game_response(game, player_name=player.username, code=status.HTTP_201_CREATED)
+        return _game_response(
+            game, player_name=player.username, viewer_id=player.pk, code=status.HTTP_201_CREATED
+        )
 
 
 class GameDetailView(APIView):
     @extend_schema(responses={200: GameOut, 404: ErrorOut}, tags=["games"])
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id)
-        return _game_response(game, player_name=game.player.username)
+        return _game_response(game, player_name=game.player.username, viewer_id=_viewer_id(request))
 
 
 class _MoveView(APIView):
@@ -124,7 +135,12 @@ class _MoveView(APIView):
         )
         return Response(
             {
-                "game": game_dict(result.game, player_name=player.username, board=result.board),
+                "game": game_dict(
+                    result.game,
+                    player_name=player.username,
+                    viewer_id=player.pk,
+                    board=result.board,
+                ),
                 "changes": result.changes,
                 "seq": result.seq,
             }
@@ -166,7 +182,7 @@ class _StateView(APIView):
     def post(self, request: Request, game_id: str) -> Response:
         player = _signed_in(request)
         game = type(self).service(game_id=selectors.parse_game_id(game_id), player=player)
-        return _game_response(game, player_name=player.username)
+        return _game_response(game, player_name=player.username, viewer_id=player.pk)
 
 
 class PauseView(_StateView):
@@ -190,6 +206,7 @@ class MoveListView(APIView):
     )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id)
+        selectors.check_moves_visible(game=game, viewer_id=_viewer_id(request))
         _valid_page(request)
         paginator = Pagination()
         page = paginator.paginate_queryset(selectors.game_moves(game=game), request, view=self)

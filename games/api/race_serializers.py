@@ -1,0 +1,94 @@
+"""Race request shapes (validation only) and response shapes for the schema (API.md, Races)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from ..race_rules import MAX_RACERS, MIN_RACERS
+from .serializers import LevelNameField, StrictBooleanField, StrictIntegerField, _PageOut
+
+
+class RaceCreateIn(serializers.Serializer[Any]):
+    level = LevelNameField()
+    max_players = StrictIntegerField(min_value=MIN_RACERS, max_value=MAX_RACERS, required=False)
+
+
+class ReadyIn(serializers.Serializer[Any]):
+    ready = StrictBooleanField(required=False)
+
+
+class QueueIn(serializers.Serializer[Any]):
+    level = LevelNameField()
+
+
+RACER_STATES = ["waiting", "racing", "won", "lost", "left"]
+RACE_STATES = ["open", "countdown", "running", "finished", "cancelled"]
+
+
+class CellOut(serializers.Serializer[Any]):
+    x = serializers.IntegerField()
+    y = serializers.IntegerField()
+
+
+class RacerOut(serializers.Serializer[Any]):
+    player = serializers.CharField()
+    player_kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
+    ready = serializers.BooleanField()
+    game = serializers.UUIDField(allow_null=True)
+    state = serializers.ChoiceField(choices=RACER_STATES)
+    opened = serializers.IntegerField()
+    safe_cells = serializers.IntegerField()
+    flags = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+    rating_before = serializers.IntegerField(allow_null=True)
+    rating_after = serializers.IntegerField(allow_null=True)
+
+
+class RaceOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    code = serializers.CharField()
+    level = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    mines = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=RACE_STATES)
+    host = serializers.CharField(allow_null=True)
+    max_players = serializers.IntegerField()
+    quick = serializers.BooleanField()
+    rated = serializers.BooleanField()
+    time_limit_ms = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    start_cell = CellOut(allow_null=True)
+    racers = RacerOut(many=True)
+
+
+class RacePageOut(_PageOut):
+    results = RaceOut(many=True)
+
+
+class QueueOut(serializers.Serializer[Any]):
+    state = serializers.ChoiceField(choices=["waiting", "matched"])
+    level = serializers.CharField()
+    race = RaceOut(allow_null=True)
+    waited_ms = serializers.IntegerField()
+
+
+class RaceBoardRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    rating = serializers.IntegerField()
+    races = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    podiums = serializers.IntegerField()
+
+
+class RaceBoardPageOut(_PageOut):
+    results = RaceBoardRowOut(many=True)
+    me = RaceBoardRowOut(allow_null=True)

@@ -1,0 +1,200 @@
+"""REST endpoints of races (API.md, Races). Thin: validate, call games.races or
+games.race_selectors, shape the answer with games.race_presenters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from demineur_site.api_errors import ApiError
+from demineur_site.pagination import Pagination
+
+from .. import race_selectors, races
+from ..engine import LEVELS
+from ..models import Race
+from ..race_presenters import race_dict
+from .leaderboard_views import _link, _page_number
+from .race_serializers import (
+    QueueIn,
+    QueueOut,
+    RaceBoardPageOut,
+    RaceCreateIn,
+    RaceOut,
+    RacePageOut,
+    ReadyIn,
+)
+from .serializers import ErrorOut, PageQuery
+from .views import _signed_in, _valid, _valid_page
+
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+
+
+def _race_response(race: Race, code: int = status.HTTP_200_OK) -> Response:
+    return Response(races.race_json(race), status=code)
+
+
+class RaceListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("state", str, enum=sorted(race_selectors.RACE_STATES)),
+            OpenApiParameter("level", str, enum=list(LEVELS)),
+            OpenApiParameter("code", str),
+            PageQuery,
+        ],
+        responses={200: RacePageOut, 400: ErrorOut, 404: ErrorOut},
+        operation_id="races_list",
+        tags=["races"],
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        qs = race_selectors.race_list(
+            state=params.get("state"), level=params.get("level"), code=params.get("code")
+        )
+        _valid_page(request)
+        paginator = Pagination()
+        page = list(paginator.paginate_queryset(qs, request, view=self) or [])
+        racers = race_selectors.racers_by_race(page)
+        rows = [race_dict(r, racers[r.pk]) for r in page]
+        return paginator.get_paginated_response(rows)
+
+    @extend_schema(request=RaceCreateIn, responses={201: RaceOut, **ERRORS}, tags=["races"])
+    def post(self, request: Request) -> Response:
+        player = _signed_in(request)
+        body = _valid(RaceCreateIn, request)
+        race = races.race_create(
+            player=player, level=body["level"], max_players=body.get("max_players", 8)
+        )
+        return _race_response(race, status.HTTP_201_CREATED)
+
+
+class RaceDetailView(APIView):
+    @extend_schema(responses={200: RaceOut, 404: ErrorOut}, tags=["races"])
+    def get(self, request: Request, race_id: str) -> Response:
+        return _race_response(race_selectors.race_get(race_id=race_id))
+
+
+class _RaceActionView(APIView):
+    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
+        raise NotImplementedError
+
+    def post(self, request: Request, race_id: str) -> Response:
+        player = _signed_in(request)
+        race_selectors.parse_race_id(race_id)
+        body = _valid(self.body_class, request) if self.body_class is not None else {}
+        return _race_response(self.act(request, race_id, body | {"player": player}))
+
+    body_class: type | None = None
+
+
+_ACTION_SCHEMA: dict[str, Any] = {"responses": {200: RaceOut, **ERRORS}, "tags": ["races"]}
+
+
+class RaceJoinView(_RaceActionView):
+    @extend_schema(request=None, **_ACTION_SCHEMA)
+    def post(self, request: Request, race_id: str) -> Response:
+        return super().post(request, race_id)
+
+    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
+        return races.race_join(race_id=race_id, player=body["player"])
+
+
+class RaceLeaveView(_RaceActionView):
+    @extend_schema(request=None, **_ACTION_SCHEMA)
+    def post(self, request: Request, race_id: str) -> Response:
+        return super().post(request, race_id)
+
+    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
+        return races.race_leave(race_id=race_id, player=body["player"])
+
+
+class RaceReadyView(_RaceActionView):
+    body_class = ReadyIn
+
+    @extend_schema(request=ReadyIn, **_ACTION_SCHEMA)
+    def post(self, request: Request, race_id: str) -> Response:
+        return super().post(request, race_id)
+
+    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
+        return races.race_ready(
+            race_id=race_id, player=body["player"], ready=body.get("ready", True)
+        )
+
+
+class RaceStartView(_RaceActionView):
+    @extend_schema(request=None, **_ACTION_SCHEMA)
+    def post(self, request: Request, race_id: str) -> Response:
+        return super().post(request, race_id)
+
+    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
+        return races.race_start(race_id=race_id, player=body["player"])
+
+
+class QueueView(APIView):
+    @extend_schema(request=QueueIn, responses={200: QueueOut, **ERRORS}, tags=["races"])
+    def post(self, request: Request) -> Response:
+        player = _signed_in(request)
+        body = _valid(QueueIn, request)
+        return Response(races.queue_join(player=player, level=body["level"]))
+
+    @extend_schema(responses={200: QueueOut, 401: ErrorOut, 404: ErrorOut}, tags=["races"])
+    def get(self, request: Request) -> Response:
+        return Response(races.queue_status(player=_signed_in(request)))
+
+    @extend_schema(responses={204: None, 401: ErrorOut, 404: ErrorOut}, tags=["races"])
+    def delete(self, request: Request) -> Response:
+        races.queue_leave(player=_signed_in(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RaceBoardView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(LEVELS)),
+            PageQuery,
+            OpenApiParameter("around", str, enum=["me"]),
+            OpenApiParameter("players", str, enum=list(race_selectors.PLAYERS)),
+        ],
+        responses={200: RaceBoardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        operation_id="leaderboards_races",
+        tags=["leaderboards"],
+    )
+    def get(self, request: Request, level: str) -> Response:
+        """Ratings by level, with `me`; `around=me` is the page holding the viewer's row. A page
+        past the last is 404; page 1 of an empty board is an empty page (as the solo boards)."""
+        params = request.query_params
+        board = race_selectors.race_board(level=level, players=params.get("players"))
+        around = params.get("around")
+        if around not in (None, "me"):
+            raise ApiError(400, "invalid_around", "around accepts only `me`.")
+        viewer = request.user if request.user.is_authenticated else None
+        if around == "me" and viewer is None:
+            raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+        size = Pagination().get_page_size(request)
+        me = None
+        mine = board.filter(player=viewer).first() if viewer is not None else None
+        if mine is not None:
+            me = race_selectors.race_board_row(mine, rank=race_selectors.race_board_rank(row=mine))
+        count = board.count()
+        last = max(1, -(-count // size))
+        page = (me["rank"] - 1) // size + 1 if around == "me" and me else _page_number(request)
+        if page > last:
+            raise ApiError(404, "not_found", "No such page.", {"last_page": last})
+        start = (page - 1) * size
+        rows = [
+            race_selectors.race_board_row(row, rank=start + i + 1)
+            for i, row in enumerate(board[start : start + size])
+        ]
+        return Response(
+            {
+                "count": count,
+                "next": _link(request, page + 1) if page < last else None,
+                "previous": _link(request, page - 1) if page > 1 else None,
+                "results": rows,
+                "me": me,
+            }
+        )

@@ -1,0 +1,83 @@
+"""Race personas and helpers: alice, bob and carol race; dave watches; the race clock is
+driven by the tests (games.races.race_clock_tick) with a controlled `now`."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import User
+from games import races
+from games.engine import Board
+from games.models import Game, Race
+from tests.support.personas import PASSWORD, client_for
+
+
+@pytest.fixture
+def carol(db: Any) -> User:
+    return User.objects.create_user(username="carol", password=PASSWORD)
+
+
+@pytest.fixture
+def dave(db: Any) -> User:
+    return User.objects.create_user(username="dave", password=PASSWORD)
+
+
+@pytest.fixture
+def carol_api(carol: User) -> APIClient:
+    return client_for(carol)
+
+
+@pytest.fixture
+def dave_api(dave: User) -> APIClient:
+    return client_for(dave)
+
+
+def race_of(body: dict[str, Any]) -> Race:
+    return Race.objects.get(pk=body["id"])
+
+
+def tick(at: datetime | None = None) -> int:
+    """One tick of the race clock at `at` (default: now)."""
+    return races.race_clock_tick(now=at or timezone.now())
+
+
+def start_now(race_id: str) -> None:
+    """End the race's countdown at once (the clock ticked at its deadline)."""
+    race = Race.objects.get(pk=race_id)
+    assert race.starts_at is not None
+    tick(race.starts_at + timedelta(milliseconds=1))
+
+
+def racing(api: APIClient, others: list[APIClient], level: str = "beginner") -> dict[str, Any]:
+    """`api` creates a race on `level`, every other client joins, all are ready; the countdown
+    ends. Returns the Race as it is once started."""
+    body = api.post("/api/races", {"level": level}, format="json").json()
+    for other in others:
+        assert other.post(f"/api/races/{body['id']}/join").status_code == 200
+    for client in [api, *others]:
+        assert client.post(f"/api/races/{body['id']}/ready", {}, format="json").status_code == 200
+    start_now(body["id"])
+    started = api.get(f"/api/races/{body['id']}").json()
+    assert started["state"] == "running"
+    return dict(started)
+
+
+def layout_of(game_id: str) -> Board:
+    """The stored board of a game (tests know the mines; no client ever does)."""
+    return Board.decode(bytes(Game.objects.get(pk=game_id).board))
+
+
+def safe_cells(board: Board) -> list[tuple[int, int]]:
+    """Every safe cell still closed, from the board's ASCII form ('.' closed safe)."""
+    rows = board.to_ascii()
+    return [(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == "."]
+
+
+def mine_cell(board: Board) -> tuple[int, int]:
+    rows = board.to_ascii()
+    return next((x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in "*M")
