@@ -146,9 +146,10 @@ def test_quick_match_puts_two_players_queued_for_one_level_in_one_race(
     waiting = alice_api.post("/api/races/queue", {"level": "beginner"}, format="json")
     assert waiting.status_code == 200
     assert waiting.json()["state"] == "waiting"
-    assert bob_api.post("/api/races/queue", {"level": "beginner"}, format="json").json()[
-        "state"
-    ] == "waiting"
+    assert (
+        bob_api.post("/api/races/queue", {"level": "beginner"}, format="json").json()["state"]
+        == "waiting"
+    )
     tick(timezone.now() + timedelta(seconds=4))
     matched = alice_api.get("/api/races/queue").json()
     assert matched["state"] == "matched"
