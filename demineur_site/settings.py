@@ -318,6 +318,19 @@ RACE_CLOCK = env_str("RACE_CLOCK", "thread")
 if RACE_CLOCK not in ("thread", "off"):
     raise ImproperlyConfigured(f"RACE_CLOCK is `thread` or `off`, not {RACE_CLOCK!r}.")
 RACE_CLOCK_INTERVAL_MS = env_int("RACE_CLOCK_INTERVAL_MS", 100)
+# Each level's race time limit in seconds (RULES.md, Races; docs/RACES.md says why these),
+# fixed on a race when it is created: `level:seconds,...` replaces some of them.
+RACE_TIME_LIMITS_S = env_levels(
+    "RACE_TIME_LIMITS_S",
+    {
+        "beginner": 300.0,
+        "intermediate": 600.0,
+        "hard": 900.0,
+        "expert": 1200.0,
+        "extreme": 1800.0,
+        "marathon": 3600.0,
+    },
+)
 
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
 # A human's won game beyond any of these limits is held for review (games.fairplay). The

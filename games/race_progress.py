@@ -12,15 +12,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import connection, transaction
+from django.utils.dateparse import parse_datetime
 
 from . import race_events
 from .engine import Board
-from .models import ENDED_STATES, Game, GameState, Race, Racer, RacerState
+from .errors import GameError
+from .models import ENDED_STATES, EndReason, Game, GameState, Race, Racer, RacerState
 
 
-def take_seq(race_id: object, *, count: int = 1, deadline: datetime | None = None) -> int:
-    """Add `count` to the race's seq (locking its row) and return the new value; when
-    `deadline` is given the race clock is asked to act at that instant."""
+def take_seq(
+    race_id: object, *, count: int = 1, deadline: datetime | None = None
+) -> tuple[int, datetime | None, int]:
+    """Add `count` to the race's seq (locking its row); returns the new seq, the race's start
+    and its time limit. With `deadline` the race clock is asked to act at that instant."""
     table = Race._meta.db_table
     pk = Race._meta.pk
     assert pk is not None
@@ -28,17 +32,23 @@ def take_seq(race_id: object, *, count: int = 1, deadline: datetime | None = Non
     with connection.cursor() as cur:
         if deadline is None:
             cur.execute(
-                f"UPDATE {table} SET seq = seq + %s WHERE id = %s RETURNING seq", [count, race_pk]
+                f"UPDATE {table} SET seq = seq + %s WHERE id = %s"
+                " RETURNING seq, started_at, time_limit_ms",
+                [count, race_pk],
             )
         else:
             cur.execute(
-                f"UPDATE {table} SET seq = seq + %s, deadline = %s WHERE id = %s RETURNING seq",
+                f"UPDATE {table} SET seq = seq + %s, deadline = %s WHERE id = %s"
+                " RETURNING seq, started_at, time_limit_ms",
                 [count, deadline, race_pk],
             )
         row = cur.fetchone()
     if row is None:
         raise Race.DoesNotExist(race_id)
-    return int(row[0])
+    started_at = row[1]
+    if isinstance(started_at, str):  # SQLite returns the text it stores
+        started_at = parse_datetime(started_at)
+    return int(row[0]), started_at, int(row[2])
 
 
 def after_race_move(
@@ -67,7 +77,14 @@ def after_race_move(
         .exclude(game_id=game.id)
         .exists()
     )
-    seq = take_seq(race_id, count=2 if done else 1, deadline=now if last else None)
+    seq, started_at, limit_ms = take_seq(
+        race_id, count=2 if done else 1, deadline=now if last else None
+    )
+    by_the_clock = game.end_reason == EndReason.OUT_OF_TIME
+    if not (left or by_the_clock) and at_ms >= limit_ms and started_at is not None:
+        # Past the race's time limit no move counts: refused, and the whole transaction with
+        # it. The race clock ends the game as out of time within its tick (games.races).
+        raise GameError("game_over", "The race's time is up.")
     for number, finished in ((seq - 1, False), (seq, True)) if done else ((seq, False),):
         event = race_events.progress_event(
             seq=number,

@@ -18,15 +18,7 @@ MIN_RACERS = 2
 MAX_RACERS = 8
 COUNTDOWN_MS = 3000
 
-# The level's time limit (RULES.md, Races: "the level's time limit"); docs/RACES.md says why.
-TIME_LIMIT_MS = {
-    "beginner": 5 * 60_000,
-    "intermediate": 10 * 60_000,
-    "hard": 15 * 60_000,
-    "expert": 20 * 60_000,
-    "extreme": 30 * 60_000,
-    "marathon": 60 * 60_000,
-}
+# Each level's time limit is a setting (RACE_TIME_LIMITS_S), fixed on a race at its creation.
 
 # Race codes: six characters a person can read aloud and type (no 0/O, 1/I/L).
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

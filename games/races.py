@@ -134,7 +134,7 @@ def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick:
                     host=host,
                     max_players=max_players,
                     quick=quick,
-                    time_limit_ms=race_rules.TIME_LIMIT_MS[spec.name],
+                    time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
                     created_at=now,
                 )
         except IntegrityError:  # a code already taken (1 in 887 million): draw another

@@ -23,7 +23,7 @@ from django.utils import timezone
 from accounts import stats
 from accounts.models import User
 
-from . import clock, engine, events, fairplay, race_progress, race_rules
+from . import clock, engine, events, fairplay, race_progress
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
@@ -179,26 +179,11 @@ def _replay(
     )
 
 
-def _check_playable(game: Game, *, now: datetime) -> None:
+def _check_playable(game: Game) -> None:
     if game.state == GameState.PAUSED:
         raise GameError("game_paused", "The game is paused: resume it first.")
     if game.state in ENDED_STATES:
         raise GameError("game_over", "The game has ended.")
-    if game.race_id is not None and _race_time_is_up(game, now=now):
-        # The race clock ends it within its tick (games.races); no move counts after the limit.
-        raise GameError("game_over", "The race's time is up.")
-
-
-def _race_time_is_up(game: Game, *, now: datetime) -> bool:
-    limit = race_rules.TIME_LIMIT_MS.get(game.level)
-    if limit is None or game.started_at is None:
-        return False
-    return (
-        clock.elapsed_ms(
-            started_at=game.started_at, now=now, paused_ms=0, paused_at=None, ended_at=None
-        )
-        >= limit
-    )
 
 
 def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
@@ -268,7 +253,7 @@ def game_move(
                 f"The cell must be inside the {game.width}x{game.height} board.",
                 {"width": game.width, "height": game.height},
             )
-        _check_playable(game, now=now)
+        _check_playable(game)
         board = Board.decode(bytes(game.board))
         first_tap = game.state == GameState.NEW and action == Action.REVEAL
         try:

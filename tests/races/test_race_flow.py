@@ -158,3 +158,39 @@ def test_quick_match_puts_two_players_queued_for_one_level_in_one_race(
     assert sorted(r["player"] for r in race["racers"]) == ["alice", "bob"]
     start_now(race["id"])
     assert alice_api.get(f"/api/races/{race['id']}").json()["state"] == "running"
+
+
+def test_no_move_counts_once_the_race_time_is_up_even_before_the_clock_ticks(
+    alice_api: Any, bob_api: Any
+) -> None:
+    race = racing(alice_api, [bob_api])
+    game_id = race["racers"][0]["game"]
+    x, y = safe_cells(layout_of(game_id))[0]
+    Game.objects.filter(pk=game_id).update(started_at=timezone.now() - timedelta(minutes=6))
+    six_ago = timezone.now() - timedelta(minutes=6)
+    Race.objects.filter(pk=race["id"]).update(
+        started_at=six_ago, deadline=six_ago + timedelta(minutes=5)
+    )
+    late = alice_api.post(f"/api/games/{game_id}/reveal", {"x": x, "y": y}, format="json")
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "game_over")
+    assert Game.objects.get(pk=game_id).seq == 1  # refused: nothing stored
+    tick()
+    assert Game.objects.get(pk=game_id).end_reason == "out_of_time"
+
+
+def test_quick_match_seats_the_closest_ratings_together(
+    alice_api: Any, bob_api: Any, carol_api: Any, alice: Any, bob: Any, carol: Any
+) -> None:
+    from games.models import RaceRating
+
+    for user, mu in ((alice, 1500.0), (bob, 2900.0), (carol, 1550.0)):
+        RaceRating.objects.create(
+            player=user, level="beginner", pool="human", mu=mu, sigma=200, rating=round(mu)
+        )
+    for api in (alice_api, bob_api, carol_api):
+        assert api.post("/api/races/queue", {"level": "beginner"}, format="json").status_code == 200
+    tick(timezone.now() + timedelta(seconds=3.5))
+    # alice waited longest: carol (50 apart) joins her; bob (1400 apart) waits for a closer match.
+    matched = alice_api.get("/api/races/queue").json()
+    assert sorted(r["player"] for r in matched["race"]["racers"]) == ["alice", "carol"]
+    assert bob_api.get("/api/races/queue").json()["state"] == "waiting"
