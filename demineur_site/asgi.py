@@ -42,6 +42,10 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
         return
+    if not race_clock.started:
+        # A server run without the lifespan protocol (uvicorn --lifespan off, daphne) starts
+        # the clock on its first connection instead.
+        race_clock.start_in_process()
     await router(scope, receive, send)
 
 

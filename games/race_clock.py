@@ -70,11 +70,13 @@ class RaceClock:
 
 _clock: RaceClock | None = None
 _clock_lock = threading.Lock()
+started = False  # start_in_process() was called in this process (whatever RACE_CLOCK says)
 
 
 def start_in_process() -> RaceClock | None:
     """Start this process's clock thread when RACE_CLOCK is `thread` (once per process)."""
-    global _clock
+    global _clock, started
+    started = True
     if settings.RACE_CLOCK != "thread":
         return None
     with _clock_lock:

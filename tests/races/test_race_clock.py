@@ -1,0 +1,79 @@
+"""The race clock on a real server (uvicorn, the production settings, PostgreSQL): the
+countdown ends and the race starts within 250 ms of `starts_at` with no request to wait for,
+and a race whose countdown ended while the server was down starts on its first tick back."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tests.support.services import AppServer, PrivatePostgres, migrate, postgres_missing
+
+pytestmark = pytest.mark.skipif(
+    postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
+)
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def database_url() -> Iterator[str]:
+    with PrivatePostgres(fsync=False) as pg:
+        url = pg.create_database("race_clock")
+        migrate(url)
+        yield url
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _token(server: AppServer, name: str) -> str:
+    server.request("POST", "/api/auth/register", {"username": name, "password": PASSWORD})
+    _, _, body, _ = server.request(
+        "POST", "/api/auth/token", {"username": name, "password": PASSWORD}
+    )
+    return str(body["token"])
+
+
+def _countdown(server: AppServer, host: str, guest: str) -> dict[str, Any]:
+    _, _, race, _ = server.request("POST", "/api/races", {"level": "beginner"}, token=host)
+    server.request("POST", f"/api/races/{race['id']}/join", token=guest)
+    _, _, race, _ = server.request("POST", f"/api/races/{race['id']}/start", token=host)
+    assert race["state"] == "countdown", race
+    return dict(race)
+
+
+def test_the_race_starts_on_time_without_a_request_and_after_a_restart(database_url: str) -> None:
+    env = {"DATABASE_URL": database_url, "RACE_CLOCK": "thread"}
+    with AppServer("uvicorn", workers=1, **env) as server:
+        alice, bob = _token(server, "alice"), _token(server, "bob")
+        race = _countdown(server, alice, bob)
+        time.sleep(4.0)  # no request while the countdown runs out
+        _, _, started, _ = server.request("GET", f"/api/races/{race['id']}")
+        assert started["state"] == "running"
+        late_ms = (_at(started["started_at"]) - _at(race["starts_at"])).total_seconds() * 1000
+        assert 0 <= late_ms < 250, late_ms
+        assert started["start_cell"] is not None
+        assert {r["state"] for r in started["racers"]} == {"racing"}
+        for token in (alice, bob):  # both leave: the race ends by itself too
+            server.request("POST", f"/api/races/{race['id']}/leave", token=token)
+        time.sleep(0.5)
+        _, _, ended, _ = server.request("GET", f"/api/races/{race['id']}")
+        assert ended["state"] == "finished"
+        second = _countdown(server, alice, bob)
+    # The server is down when the countdown ends; it comes back after starts_at.
+    time.sleep(3.5)
+    with AppServer("uvicorn", workers=1, **env) as server:
+        back = time.monotonic()
+        while time.monotonic() - back < 5:
+            _, _, race, _ = server.request("GET", f"/api/races/{second['id']}")
+            if race["state"] == "running":
+                break
+            time.sleep(0.05)
+        assert race["state"] == "running", race
+        assert _at(race["started_at"]) >= _at(second["starts_at"])
+        assert "Traceback" not in server.output(), server.output()
