@@ -87,7 +87,7 @@ class Game(models.Model):
     race = models.ForeignKey(
         "Race", on_delete=models.SET_NULL, null=True, blank=True, related_name="games"
     )
-    sealed = models.BooleanField(default=False)
+    sealed = models.BooleanField(default=False, db_default=False)  # raw inserts (seed_demo) too
 
     class Meta:
         indexes = [

@@ -49,7 +49,7 @@ def game_dict(
     game: Game,
     *,
     player_name: str,
-    viewer_id: int | None,
+    viewer_id: int | None = None,
     board: Board | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:

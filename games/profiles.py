@@ -8,7 +8,7 @@ from accounts.models import User
 from accounts.selectors import stats_for_user
 from demineur_site.formats import iso
 
-from . import race_selectors, selectors
+from . import selectors
 from .presenters import result_stats
 
 
@@ -32,6 +32,4 @@ def profile_dict(user: User) -> dict[str, Any]:
             }
             for g in selectors.recent_games(user=user)
         ],
-        # An extension of API.md: race statistics per level and the newest finished races.
-        "races": race_selectors.race_profile(user=user),
     }

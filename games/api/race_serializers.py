@@ -92,3 +92,33 @@ class RaceBoardRowOut(serializers.Serializer[Any]):
 class RaceBoardPageOut(_PageOut):
     results = RaceBoardRowOut(many=True)
     me = RaceBoardRowOut(allow_null=True)
+
+
+class RaceLevelStatsOut(serializers.Serializer[Any]):
+    rating = serializers.IntegerField(allow_null=True)
+    races = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    podiums = serializers.IntegerField()
+
+
+class RaceHistoryOut(serializers.Serializer[Any]):
+    race = serializers.UUIDField()
+    code = serializers.CharField()
+    level = serializers.CharField()
+    ended_at = serializers.DateTimeField()
+    racers = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+    state = serializers.ChoiceField(choices=RACER_STATES)
+    elapsed_ms = serializers.IntegerField(allow_null=True)
+    game = serializers.UUIDField(allow_null=True)
+    rated = serializers.BooleanField()
+    rating_before = serializers.IntegerField(allow_null=True)
+    rating_after = serializers.IntegerField(allow_null=True)
+
+
+class PlayerRacesOut(serializers.Serializer[Any]):
+    levels = serializers.DictField(child=RaceLevelStatsOut())
+    races = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    podiums = serializers.IntegerField()
+    history = RaceHistoryOut(many=True)

@@ -13,6 +13,11 @@ urlpatterns = [
     re_path(rf"^races/{RACE}/ready/?$", race_views.RaceReadyView.as_view(), name="api-race-ready"),
     re_path(rf"^races/{RACE}/start/?$", race_views.RaceStartView.as_view(), name="api-race-start"),
     re_path(
+        r"^users/(?P<username>[^/]{1,150})/races/?$",
+        race_views.PlayerRacesView.as_view(),
+        name="api-user-races",
+    ),
+    re_path(
         r"^leaderboards/(?P<level>[^/]{1,32})/races/?$",
         race_views.RaceBoardView.as_view(),
         name="api-race-board",

@@ -14,12 +14,13 @@ from rest_framework.views import APIView
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination
 
-from .. import race_selectors, races
+from .. import race_selectors, races, selectors
 from ..engine import LEVELS
 from ..models import Race
 from ..race_presenters import race_dict
 from .leaderboard_views import _link, _page_number
 from .race_serializers import (
+    PlayerRacesOut,
     QueueIn,
     QueueOut,
     RaceBoardPageOut,
@@ -149,6 +150,16 @@ class QueueView(APIView):
     def delete(self, request: Request) -> Response:
         races.queue_leave(player=_signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PlayerRacesView(APIView):
+    """An extension of API.md: a player's race statistics per level (rating, races, wins,
+    podiums), their totals, and their 20 newest finished races (docs/RACES.md)."""
+
+    @extend_schema(responses={200: PlayerRacesOut, 404: ErrorOut}, tags=["races"])
+    def get(self, request: Request, username: str) -> Response:
+        user = selectors.user_get(username=username)
+        return Response(race_selectors.race_profile(user=user))
 
 
 class RaceBoardView(APIView):

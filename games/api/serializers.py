@@ -237,10 +237,6 @@ class ProfileOut(serializers.Serializer[Any]):
     date_joined = serializers.DateTimeField()
     stats = ProfileStatsOut()
     recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
-    races = serializers.DictField(
-        help_text="Race statistics and history (docs/RACES.md): "
-        "{levels: {level: {rating, races, wins, podiums}}, races, wins, podiums, history}."
-    )
 
 
 class AccountPatchIn(serializers.Serializer[Any]):

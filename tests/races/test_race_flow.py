@@ -194,3 +194,20 @@ def test_quick_match_seats_the_closest_ratings_together(
     matched = alice_api.get("/api/races/queue").json()
     assert sorted(r["player"] for r in matched["race"]["racers"]) == ["alice", "carol"]
     assert bob_api.get("/api/races/queue").json()["state"] == "waiting"
+
+
+def test_a_profile_lists_race_statistics_and_history(alice_api: Any, bob_api: Any) -> None:
+    race = racing(alice_api, [bob_api])
+    bob_game = race["racers"][1]["game"]
+    x, y = safe_cells(layout_of(bob_game))[0]
+    bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json")
+    alice_api.post(f"/api/races/{race['id']}/leave")
+    bob_api.post(f"/api/races/{race['id']}/leave")
+    tick()
+    mine = alice_api.get("/api/users/alice/races").json()
+    assert (mine["races"], mine["wins"], mine["podiums"]) == (1, 0, 1)
+    assert mine["levels"]["beginner"]["races"] == 1
+    entry = mine["history"][0]
+    assert entry["race"] == race["id"] and entry["place"] == 2 and entry["state"] == "left"
+    assert entry["rated"] is True and entry["rating_after"] < entry["rating_before"] == 1500
+    assert alice_api.get("/api/users/nobody/races").status_code == 404
