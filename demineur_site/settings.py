@@ -260,6 +260,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "AccountKindEnum": ["human", "bot", "guest"],
         "ChosenKindEnum": ["human", "bot"],
+        "RaceStateEnum": ["open", "countdown", "running", "finished", "cancelled"],
+        "RacerStateEnum": ["waiting", "racing", "won", "lost", "left"],
+        "QueueStateEnum": ["waiting", "matched"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.services import (  # noqa: E402 - after the path is set
+from deploy.private_services import (  # noqa: E402 - after the path is set
     AppServer,
     PrivatePostgres,
     PrivateRedis,
@@ -197,49 +197,12 @@ def main() -> int:
 
         step("backup: pg_dump -Fc of the primary")
         dump = primary.root / "demineur.dump"
-        primary._run(
-            "pg_dump",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(primary.port),
-            "-U",
-            "postgres",
-            "-Fc",
-            "-f",
-            str(dump),
-            "demineur",
-        )
+        primary.client("pg_dump", "-Fc", "-f", str(dump), "demineur")
         step(f"dump written: {dump.stat().st_size} bytes")
         step("restore: a new database, pg_restore into it")
         restored = primary.create_database("demineur_restored")
-        primary._run(
-            "pg_restore",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(primary.port),
-            "-U",
-            "postgres",
-            "--no-owner",
-            "-d",
-            "demineur_restored",
-            str(dump),
-        )
-        games = primary._run(
-            "psql",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(primary.port),
-            "-U",
-            "postgres",
-            "-d",
-            "demineur_restored",
-            "-At",
-            "-c",
-            "SELECT count(*) FROM games_game",
-        ).stdout.strip()
+        primary.client("pg_restore", "--no-owner", "-d", "demineur_restored", str(dump))
+        games = primary.sql("SELECT count(*) FROM games_game", dbname="demineur_restored")
         check(int(games) >= 2, f"the restored database holds the games ({games})")
         done = manage("verify_games", DATABASE_URL=restored)
         print("          " + (done.stdout.strip().replace("\n", "\n          ") or "(no output)"))

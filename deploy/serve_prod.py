@@ -22,7 +22,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,6 +32,11 @@ from string import Template
 from types import FrameType
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from deploy.processes import free_port, gunicorn_argv, uvicorn_argv  # noqa: E402 - after the path
+
 TEMPLATE = ROOT / "deploy" / "Caddyfile.template"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
@@ -59,12 +63,6 @@ def positive_int(name: str, default: int) -> int:
     if value < 1:
         raise ServeError(f"{name} must be 1 or more")
     return value
-
-
-def free_port(bind: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((bind, 0))
-        return int(probe.getsockname()[1])
 
 
 def secret_key() -> str:
@@ -126,8 +124,8 @@ class Layout:
         self.port = positive_int("PORT", 8080)
         self.web_workers = positive_int("WEB_WORKERS", 2)
         self.live_workers = positive_int("LIVE_WORKERS", 2)
-        self.web_port = free_port("127.0.0.1")
-        self.live_ports = [free_port("127.0.0.1") for _ in range(self.live_workers)]
+        self.web_port = free_port()
+        self.live_ports = [free_port() for _ in range(self.live_workers)]
         origin_hosts = ["127.0.0.1", "localhost"]
         self.env = {
             **os.environ,
@@ -194,40 +192,21 @@ class Layout:
     def start(self) -> None:
         self.manage("migrate", "--noinput", "-v", "0")
         self.manage("collectstatic", "--noinput", "-v", "0")
-        py = sys.executable
-        self.spawn(
-            "web",
-            [
-                py,
-                "-m",
-                "gunicorn",
-                "demineur_site.wsgi:application",
-                "--workers",
-                str(self.web_workers),
-                "--bind",
-                f"127.0.0.1:{self.web_port}",
-                "--access-logfile",
-                str(self.dir / "web-access.log"),
-            ],
-        )
+        access_log = ["--access-logfile", str(self.dir / "web-access.log")]
+        self.spawn("web", gunicorn_argv(self.web_port, workers=self.web_workers, extra=access_log))
         for index, port in enumerate(self.live_ports, start=1):
             self.spawn(
                 f"live-{index}",
-                [
-                    py,
-                    "-m",
-                    "uvicorn",
-                    "demineur_site.asgi:application",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--no-access-log",
-                    "--ws-max-size",
-                    "4096",
-                    # Django reads X-Forwarded-For itself, TRUSTED_PROXIES hops from the right.
-                    "--no-proxy-headers",
-                ],
+                uvicorn_argv(
+                    port,
+                    extra=[
+                        "--no-access-log",
+                        "--ws-max-size",
+                        "4096",
+                        # Django reads X-Forwarded-For itself, TRUSTED_PROXIES hops from the right.
+                        "--no-proxy-headers",
+                    ],
+                ),
                 DB_POOL="1",
             )
         self.wait_until("web", f"http://127.0.0.1:{self.web_port}/readyz")

@@ -119,25 +119,24 @@ def test_docker_compose_config_accepts_the_file_with_the_example_env(tmp_path: P
     shutil.copy(ROOT / "docs" / "Caddyfile", tmp_path / "docs" / "Caddyfile")
     shutil.copy(ROOT / ".env.example", tmp_path / ".env")
     env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "POSTGRES_PASSWORD"}}
-    result = subprocess.run(
-        ["docker-compose", "config", "-q"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+
+    def compose_config() -> subprocess.CompletedProcess[str]:
+        """`docker-compose config -q` on the copy, without the required settings in the
+        environment: only the env file may give them."""
+        return subprocess.run(
+            ["docker-compose", "config", "-q"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    result = compose_config()
     assert result.returncode == 0, result.stderr
     # Without an env file the required settings are refused, not defaulted.
     (tmp_path / ".env").write_text("")
-    result = subprocess.run(
-        ["docker-compose", "config", "-q"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = compose_config()
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr or "POSTGRES_PASSWORD" in result.stderr
 

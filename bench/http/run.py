@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from bench.ports import free_port
+from bench.seeding import player_with_a_started_game
+from deploy.processes import WSGI_APP, ServerProcess, gunicorn_argv, run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -206,14 +207,7 @@ def seed_anchor(games: int) -> None:
     recreate_database(ANCHOR_DB)
     env = anchor_env(pubsub=False)
     for argv in (["migrate", "-v0"], ["seed", "--games", str(games), "--no-groups"]):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *argv],
-            cwd=ANCHOR_APP,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = run_python("manage.py", *argv, env=env, cwd=ANCHOR_APP)
         if done.returncode != 0:
             raise SystemExit(f"anchor {argv[0]} failed:\n{done.stderr[-2000:]}")
         if done.stdout.strip():
@@ -236,21 +230,15 @@ def seed_ours(games: int, rng: random.Random) -> Seeded:
     django.setup()
     from django.core.management import call_command
 
-    from accounts.models import User
-    from accounts.services import token_issue
-    from games import events, services
+    from games import events
 
     call_command("migrate", verbosity=0, interactive=False)
     flags: list[str] = []
     reveals: list[str] = []
     started = time.monotonic()
     for n in range(games):
-        user = User(username=f"http{n}")
-        user.set_unusable_password()
-        user.save()
-        _, key = token_issue(user=user)
-        game = services.game_create(player=user, level="marathon")
-        result = services.game_move(game_id=game.id, player=user, action="reveal", x=40, y=20)
+        _, key, result = player_with_a_started_game(f"http{n}", "marathon", 40, 20)
+        game = result.game
         assert result.board is not None
         rows = result.board.to_ascii()
         h, w = len(rows), len(rows[0])
@@ -290,74 +278,55 @@ class Ports:
         return free_port(PORTS, self.taken)
 
 
-class Server:
+class Server(ServerProcess):
     """gunicorn sync, 2 workers, no access log, in its own session; stopped by its PID's group."""
 
     def __init__(
         self, name: str, ports: Ports, logs: Path, *, anchor: bool, pubsub: bool = False
     ) -> None:
-        self.name = name
-        self.port = ports.take()
+        port = ports.take()
         self.ready_path = "/hello/" if anchor else "/api/games?page_size=1"
-        app = "djbench.wsgi:application" if anchor else "demineur_site.wsgi:application"
-        argv = [
-            sys.executable, "-m", "gunicorn", app,
-            "-w", str(WORKERS), "-k", "sync", "-b", f"{HOST}:{self.port}", "--log-level", "warning",
-        ]  # fmt: skip
-        env = anchor_env(pubsub) if anchor else our_env()
-        self.log = logs / f"{name}-{self.port}.log"
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                argv,
-                cwd=ANCHOR_APP if anchor else ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
+        super().__init__(
+            name,
+            gunicorn_argv(
+                port,
+                workers=WORKERS,
+                app="djbench.wsgi:application" if anchor else WSGI_APP,
+                extra=["-k", "sync", "--log-level", "warning"],
+            ),
+            port=port,
+            env=anchor_env(pubsub) if anchor else our_env(),
+            log_path=logs / f"{name}-{port}.log",
+            cwd=ANCHOR_APP if anchor else ROOT,
+        )
+        self.start()
 
     def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"{self.name} exited; see {self.log}")
-            try:
-                with urllib.request.urlopen(
-                    f"http://{HOST}:{self.port}{self.ready_path}", timeout=2
-                ):
-                    return
-            except OSError:
-                time.sleep(0.2)
-        raise SystemExit(f"{self.name} did not answer in {timeout} s; see {self.log}")
+        self.wait_answering(self.ready_path, timeout, error=SystemExit)
 
-    def stop(self) -> None:
-        if self.process.poll() is not None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-        except ProcessLookupError:
-            pass
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+        super().stop(sig, timeout)
 
 
 # --- wrk --------------------------------------------------------------------------------------
 
 
 @dataclass
-class Run:
+class WrkFigures:
+    """What wrk prints of a run."""
+
     rps: float
     p50: float
     p99: float
     requests: int
     non2xx: int
     sock_errors: int
+
+
+@dataclass
+class Run(WrkFigures):
+    """A wrk run and the CPU it cost."""
+
     server_us: float  # server process tree CPU per request
     total_us: float  # whole machine busy CPU per request (includes the neighbours' work)
     busy_cores: float
@@ -367,7 +336,7 @@ def _ms(value: str, unit: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def parse_wrk(out: str) -> tuple[float, float, float, int, int, int]:
+def parse_wrk(out: str) -> WrkFigures:
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     if rps is None:
         raise SystemExit(f"wrk output not understood:\n{out}")
@@ -376,7 +345,7 @@ def parse_wrk(out: str) -> tuple[float, float, float, int, int, int]:
     total = re.search(r"(\d+) requests in", out)
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    return (
+    return WrkFigures(
         float(rps[1]),
         _ms(p50[1], p50[2]) if p50 else float("nan"),
         _ms(p99[1], p99[2]) if p99 else float("nan"),
@@ -396,15 +365,10 @@ def wrk(
     s1, m1, t1 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
     log.write(f"### {server.name} {' '.join(argv)}\n{out}\n")
     log.flush()
-    rps, p50, p99, requests, non2xx, sock_errors = parse_wrk(out)
-    n = max(requests, 1)
+    figures = parse_wrk(out)
+    n = max(figures.requests, 1)
     return Run(
-        rps=rps,
-        p50=p50,
-        p99=p99,
-        requests=requests,
-        non2xx=non2xx,
-        sock_errors=sock_errors,
+        **vars(figures),
         server_us=1e6 * (s1 - s0) / TICK / n,
         total_us=1e6 * (m1 - m0) / TICK / n,
         busy_cores=(m1 - m0) / TICK / (t1 - t0),

@@ -31,17 +31,16 @@ import re
 import shutil
 import signal
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 from bench.ports import free_port
+from bench.seeding import player_with_a_started_game
+from deploy.processes import ServerProcess, server_argv
 
 from .wsclient import Frame, RawSocket, http_post, open_socket
 
@@ -134,82 +133,36 @@ class Env:
         return free_port(PORTS, self.taken_ports)
 
 
-class Server:
+class Server(ServerProcess):
     """One server (and its workers) in its own process group, stopped by that group."""
 
     def __init__(self, env: Env, kind: str, *, publish: bool = True) -> None:
+        port = env.port()
+        argv = server_argv(
+            kind,
+            port,
+            workers=WORKERS,
+            gunicorn=["--log-level", "warning"],
+            uvicorn=["--no-access-log", "--ws-max-size", "4096", "--lifespan", "off",
+                     "--log-level", "warning"],
+        )  # fmt: skip
+        super().__init__(
+            kind,
+            argv,
+            port=port,
+            env=env.server_env(pool=kind == "uvicorn", publish=publish),
+            log_path=env.logs / f"{kind}-{port}.log",
+        )
         self.kind = kind
-        self.port = env.port()
-        python = sys.executable
-        if kind == "gunicorn":
-            argv = [
-                python,
-                "-m",
-                "gunicorn",
-                "demineur_site.wsgi:application",
-                "-w",
-                str(WORKERS),
-                "-b",
-                f"{HOST}:{self.port}",
-                "--log-level",
-                "warning",
-            ]
-            server_env = env.server_env(pool=False, publish=publish)
-        else:
-            argv = [
-                python,
-                "-m",
-                "uvicorn",
-                "demineur_site.asgi:application",
-                "--host",
-                HOST,
-                "--port",
-                str(self.port),
-                "--workers",
-                str(WORKERS),
-                "--no-access-log",
-                "--ws-max-size",
-                "4096",
-                "--lifespan",
-                "off",
-                "--log-level",
-                "warning",
-            ]
-            server_env = env.server_env(pool=True, publish=publish)
-        self.log = env.logs / f"{kind}-{self.port}.log"
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(
-                argv,
-                cwd=ROOT,
-                env=server_env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
         self._env = env
+        self.start()
 
     def wait_ready(self, timeout: float = 60) -> Server:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"{self.kind} exited; see {self.log}")
-            try:
-                with urllib.request.urlopen(
-                    f"http://{HOST}:{self.port}/api/games?page_size=1", timeout=2
-                ):
-                    return self
-            except OSError:
-                time.sleep(0.2)
-        raise SystemExit(f"{self.kind} did not answer in {timeout} s; see {self.log}")
+        self.wait_answering("/api/games?page_size=1", timeout, error=SystemExit)
+        return self
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
+        super().stop(sig, timeout)
         self._env.taken_ports.discard(self.port)
 
 
@@ -226,21 +179,14 @@ def setup_django(env: Env) -> None:
 def migrate_and_seed(count: int) -> list[Player]:
     from django.core.management import call_command
 
-    from accounts.models import User
-    from accounts.services import token_issue
-    from games import services
     from games.presenters import game_dict
 
     call_command("migrate", verbosity=0, interactive=False)
     call_command("flush", verbosity=0, interactive=False)
     players: list[Player] = []
     for i in range(count):
-        user = User(username=f"bench{i}")
-        user.set_unusable_password()
-        user.save()
-        _, key = token_issue(user=user)
-        game = services.game_create(player=user, level="expert")
-        result = services.game_move(game_id=game.id, player=user, action="reveal", x=15, y=8)
+        user, key, result = player_with_a_started_game(f"bench{i}", "expert", 15, 8)
+        game = result.game
         rows = game_dict(result.game, player_name=user.username)["board"]
         x, y = next((x, y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == "#")
         players.append(Player(user.username, key, str(game.id), x, y))
@@ -622,21 +568,37 @@ async def run(args: argparse.Namespace, env: Env, players: list[Player]) -> None
     report(deliveries, throughputs, args)
 
 
+def say_table(head: str, align: str, rows: list[str]) -> None:
+    """A Markdown table: its head, its alignment row, then one line a row."""
+    for line in (head, align, *rows):
+        say(line)
+
+
+def delivery_row(d: Delivery) -> str:
+    rounds = " / ".join(f"{p:.1f}" for p in d.round_p99s)
+    return (
+        f"| {d.watchers:,} | {d.samples:,} | {d.missing} | {d.out_of_order} "
+        f"| {d.p50_answer:.1f} | **{d.p99_answer:.1f}** | {d.max_answer:.1f} | {rounds} "
+        f"| {d.p50_sent:.1f} / {d.p99_sent:.1f} | {d.connect_s:.1f} s |"
+    )
+
+
+def throughput_row(t: Throughput) -> str:
+    runs = " / ".join(f"{r:.0f}" for r in t.runs)
+    return (
+        f"| {t.label}: **{t.median:.0f}** | {runs} | {t.p50_ms:.1f} | {t.p99_ms:.1f} | {t.errors} |"
+    )
+
+
 def report(deliveries: list[Delivery], throughputs: list[Throughput], args: Any) -> None:
     say("\n## Results (paste into docs/PERFORMANCE.md, section Live)\n")
     if deliveries:
-        say(
+        say_table(
             "| watchers | deliveries (median round) | missing | out of order | p50 ms | **p99 ms** "
-            "| max ms | p99 of each round | p50 / p99 from the request | connect all |"
+            "| max ms | p99 of each round | p50 / p99 from the request | connect all |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+            [delivery_row(d) for d in deliveries],
         )
-        say("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
-        for d in deliveries:
-            rounds = " / ".join(f"{p:.1f}" for p in d.round_p99s)
-            say(
-                f"| {d.watchers:,} | {d.samples:,} | {d.missing} | {d.out_of_order} "
-                f"| {d.p50_answer:.1f} | **{d.p99_answer:.1f}** | {d.max_answer:.1f} | {rounds} "
-                f"| {d.p50_sent:.1f} / {d.p99_sent:.1f} | {d.connect_s:.1f} s |"
-            )
         big = [d for d in deliveries if d.watchers >= 1000]
         if big:
             verdict = "met" if big[0].p99_answer < GOAL_P99_MS else "NOT met"
@@ -645,16 +607,12 @@ def report(deliveries: list[Delivery], throughputs: list[Throughput], args: Any)
                 f"({big[0].p99_answer:.1f} ms, median round of {args.runs})."
             )
     if throughputs:
-        say(
+        say_table(
             f"\n| moves/s ({args.runs} x {args.seconds} s, median) | runs | p50 ms | p99 ms "
-            "| failed (non-2xx; socket: errors, re-reads, 10 s stalls) |"
+            "| failed (non-2xx; socket: errors, re-reads, 10 s stalls) |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            [throughput_row(t) for t in throughputs],
         )
-        say("| --- | ---: | ---: | ---: | ---: |")
-        for t in throughputs:
-            runs = " / ".join(f"{r:.0f}" for r in t.runs)
-            say(
-                f"| {t.label}: **{t.median:.0f}** | {runs} | {t.p50_ms:.1f} | {t.p99_ms:.1f} | {t.errors} |"
-            )
 
 
 def main() -> None:

@@ -126,28 +126,24 @@ class Board:
         return {"action": "reveal", "x": x, "y": y}
 
 
+@dataclass
+class Load:
+    """What every player of one run shares: the servers' ports (REST, sockets), the levels
+    played, the pause between two moves, the ledger and the signal to stop."""
+
+    http_port: int
+    ws_port: int
+    levels: tuple[str, ...]
+    think: float  # seconds a player waits between its moves
+    ledger: Ledger = field(default_factory=Ledger)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class Player:
-    def __init__(
-        self,
-        username: str,
-        token: str,
-        *,
-        http_port: int,
-        ws_port: int,
-        levels: tuple[str, ...],
-        ledger: Ledger,
-        stop: asyncio.Event,
-        think: float,
-        seed: int,
-    ) -> None:
+    def __init__(self, username: str, token: str, load: Load, *, seed: int) -> None:
         self.username = username
         self.token = token
-        self.http_port = http_port
-        self.ws_port = ws_port
-        self.levels = levels
-        self.ledger = ledger
-        self.stop = stop
-        self.think = think
+        self.load = load
         self.rng = random.Random(seed)
         self.n = 0
 
@@ -157,22 +153,22 @@ class Player:
 
     async def pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stop.wait(), seconds)
+            await asyncio.wait_for(self.load.stop.wait(), seconds)
 
     async def post(self, path: str, body: dict[str, Any] | None) -> tuple[int, Any] | None:
         """One POST; None when no HTTP answer came (refused, cut, timed out): counted."""
         try:
             status, raw = await asyncio.wait_for(
-                http_post(HOST, self.http_port, path, self.token, body), ANSWER_TIMEOUT
+                http_post(HOST, self.load.http_port, path, self.token, body), ANSWER_TIMEOUT
             )
         except ConnectionRefusedError:
-            self.ledger.error("http: connection refused")
+            self.load.ledger.error("http: connection refused")
             return None
         except TimeoutError:
-            self.ledger.error("http: no answer in time")
+            self.load.ledger.error("http: no answer in time")
             return None
         except (OSError, IndexError, ValueError):
-            self.ledger.error("http: connection cut before an answer")
+            self.load.ledger.error("http: connection cut before an answer")
             return None
         try:
             data = json.loads(raw) if raw else None
@@ -181,55 +177,59 @@ class Player:
         if data is None:
             # The status line came but not the whole body (the worker died while writing it):
             # the move may be stored, but its seq is unknown; the player sends it again.
-            self.ledger.error(f"http: {status} cut before the whole body")
+            self.load.ledger.error(f"http: {status} cut before the whole body")
             return None
         if status >= 500:
             code = data.get("error", {}).get("code") if isinstance(data, dict) else None
             # 503 is what an outage explains (API.md error body); a 500 is a bug.
             prefix = "" if status in (502, 503, 504) else "unexpected "
-            self.ledger.error(f"{prefix}http {status} {code}", repr(data))
+            self.load.ledger.error(f"{prefix}http {status} {code}", repr(data))
         return status, data
 
     async def new_game(self) -> Board | None:
-        level = self.rng.choice(self.levels)
-        while not self.stop.is_set():
+        level = self.rng.choice(self.load.levels)
+        while not self.load.stop.is_set():
             answer = await self.post("/api/games", {"level": level})
             if answer is not None and answer[0] == 201:
-                self.ledger.games += 1
-                self.ledger.levels[level] += 1
+                self.load.ledger.games += 1
+                self.load.ledger.levels[level] += 1
                 return Board(answer[1])
             if answer is not None and not _transient_status(answer[0]):
-                self.ledger.error(f"unexpected http {answer[0]} on create", repr(answer[1]))
+                self.load.ledger.error(f"unexpected http {answer[0]} on create", repr(answer[1]))
             await self.pause(0.5)
         return None
 
     async def run(self) -> None:
+        """Games one after another, until the stop signal."""
+        while not self.load.stop.is_set():
+            board = await self.new_game()
+            if board is None:
+                return
+            await self.play_game(board)
+            if board.state in ENDED:
+                self.load.ledger.games_ended += 1
+
+    async def play_game(self, board: Board) -> None:
         raise NotImplementedError
 
 
 class RestPlayer(Player):
-    async def run(self) -> None:
-        while not self.stop.is_set():
-            board = await self.new_game()
-            if board is None:
+    async def play_game(self, board: Board) -> None:
+        while board.state not in ENDED and not self.load.stop.is_set():
+            move = board.choose(self.rng)
+            cmid = self.next_cmid()
+            self.load.ledger.moves += 1
+            if not await self.play(board, move, cmid):
                 return
-            while board.state not in ENDED and not self.stop.is_set():
-                move = board.choose(self.rng)
-                cmid = self.next_cmid()
-                self.ledger.moves += 1
-                if not await self.play(board, move, cmid):
-                    break
-                await self.pause(self.think)
-            if board.state in ENDED:
-                self.ledger.games_ended += 1
+            await self.pause(self.load.think)
 
     async def play(self, board: Board, move: dict[str, Any], cmid: str) -> bool:
         """Send the move until it has a definite answer; False when the game cannot go on."""
         body = {k: v for k, v in move.items() if k != "action"} | {"client_move_id": cmid}
         path = f"/api/games/{board.id}/{move['action']}"
         retried = False
-        while not self.stop.is_set():
-            self.ledger.attempts += 1
+        while not self.load.stop.is_set():
+            self.load.ledger.attempts += 1
             answer = await self.post(path, body)
             if answer is None or _transient_status(answer[0]):
                 retried = True
@@ -237,10 +237,10 @@ class RestPlayer(Player):
                 continue
             status, data = answer
             if status == 200:
-                self.ledger.ack(cmid, board.id, int(data["seq"]), "rest", retried)
+                self.load.ledger.ack(cmid, board.id, int(data["seq"]), "rest", retried)
                 board.load(data["game"])
                 return True
-            self.ledger.error(f"unexpected http {status} on a move", repr(data))
+            self.load.ledger.error(f"unexpected http {status} on a move", repr(data))
             return False
         return False
 
@@ -248,22 +248,13 @@ class RestPlayer(Player):
 class SocketPlayer(Player):
     """Creates its games over REST, plays them over `/ws/games/{id}` with its token."""
 
-    async def run(self) -> None:
-        while not self.stop.is_set():
-            board = await self.new_game()
-            if board is None:
-                return
-            await self.play_game(board)
-            if board.state in ENDED:
-                self.ledger.games_ended += 1
-
     async def connect(self, board: Board) -> Any | None:
         from websockets.asyncio.client import connect
 
-        while not self.stop.is_set():
+        while not self.load.stop.is_set():
             try:
                 ws = await connect(
-                    f"ws://{HOST}:{self.ws_port}/ws/games/{board.id}",
+                    f"ws://{HOST}:{self.load.ws_port}/ws/games/{board.id}",
                     additional_headers={"Authorization": f"Token {self.token}"},
                     open_timeout=ANSWER_TIMEOUT,
                     close_timeout=2,
@@ -271,11 +262,11 @@ class SocketPlayer(Player):
                 )
                 first = json.loads(await asyncio.wait_for(ws.recv(), ANSWER_TIMEOUT))
             except ConnectionRefusedError:
-                self.ledger.error("socket: connection refused")
+                self.load.ledger.error("socket: connection refused")
             except TimeoutError:
-                self.ledger.error("socket: no answer in time at connect")
+                self.load.ledger.error("socket: no answer in time at connect")
             except Exception as exc:  # refused handshake, closed, reset: all transient here
-                self.ledger.error(f"socket: connect failed ({type(exc).__name__})")
+                self.load.ledger.error(f"socket: connect failed ({type(exc).__name__})")
             else:
                 if first.get("type") == "state":
                     board.load(first["game"])
@@ -283,21 +274,21 @@ class SocketPlayer(Player):
                 await ws.close()
                 code = (first.get("error") or {}).get("code")
                 if first.get("type") == "error" and code == "service_unavailable":
-                    self.ledger.error("socket error service_unavailable at connect")
+                    self.load.ledger.error("socket error service_unavailable at connect")
                 else:
-                    self.ledger.error("unexpected socket first frame", repr(first))
+                    self.load.ledger.error("unexpected socket first frame", repr(first))
             await self.pause(0.5)
         return None
 
     async def play_game(self, board: Board) -> None:
         ws = await self.connect(board)
         try:
-            while ws is not None and board.state not in ENDED and not self.stop.is_set():
+            while ws is not None and board.state not in ENDED and not self.load.stop.is_set():
                 move = board.choose(self.rng)
                 cmid = self.next_cmid()
-                self.ledger.moves += 1
+                self.load.ledger.moves += 1
                 outcome = await self.play(ws, board, move, cmid)
-                while outcome == "reconnect" and not self.stop.is_set():
+                while outcome == "reconnect" and not self.load.stop.is_set():
                     await ws.close()
                     ws = await self.connect(board)
                     if ws is None:
@@ -305,7 +296,7 @@ class SocketPlayer(Player):
                     outcome = await self.play(ws, board, move, cmid, retried=True)
                 if outcome == "give up":
                     return
-                await self.pause(self.think)
+                await self.pause(self.load.think)
         finally:
             if ws is not None:
                 await ws.close()
@@ -316,8 +307,8 @@ class SocketPlayer(Player):
         """Send one move and wait for its event: "ok", "reconnect" (send it again on a new
         socket) or "give up" (an answer that leaves nothing to do on this game)."""
         frame = json.dumps(move | {"client_move_id": cmid})
-        while not self.stop.is_set():
-            self.ledger.attempts += 1
+        while not self.load.stop.is_set():
+            self.load.ledger.attempts += 1
             try:
                 await ws.send(frame)
                 deadline = time.monotonic() + ANSWER_TIMEOUT
@@ -331,9 +322,9 @@ class SocketPlayer(Player):
                         # The player is the only one moving its game: the next move event
                         # after its frame is its own move (a replay says so explicitly).
                         if message.get("client_move_id") not in (None, cmid):
-                            self.ledger.error("unexpected socket replay", repr(message))
+                            self.load.ledger.error("unexpected socket replay", repr(message))
                             return "give up"
-                        self.ledger.ack(
+                        self.load.ledger.ack(
                             cmid, board.id, int(message["seq"]), "socket",
                             retried or bool(message.get("replayed")),
                         )  # fmt: skip
@@ -344,7 +335,7 @@ class SocketPlayer(Player):
                             await self.drain_ended(ws, board)
                         return "ok"
                     if kind == "move" and message.get("replayed"):
-                        self.ledger.ack(cmid, board.id, int(message["seq"]), "socket", True)
+                        self.load.ledger.ack(cmid, board.id, int(message["seq"]), "socket", True)
                         return "ok"
                     if kind == "ended":
                         board.load(message["game"])
@@ -360,17 +351,17 @@ class SocketPlayer(Player):
                     if kind == "error":
                         code = message.get("error", {}).get("code")
                         if code == "service_unavailable":  # PostgreSQL down: retry
-                            self.ledger.error(f"socket error {code}")
+                            self.load.ledger.error(f"socket error {code}")
                             retried = True
                             await self.pause(0.3)
                             break
-                        self.ledger.error(f"unexpected socket error {code}", repr(message))
+                        self.load.ledger.error(f"unexpected socket error {code}", repr(message))
                         return "give up"
             except TimeoutError:
-                self.ledger.error("socket: no answer in time")
+                self.load.ledger.error("socket: no answer in time")
                 return "reconnect"
             except Exception as exc:  # the socket closed or broke: the server went away
-                self.ledger.error(f"socket: closed during a move ({type(exc).__name__})")
+                self.load.ledger.error(f"socket: closed during a move ({type(exc).__name__})")
                 return "reconnect"
         return "give up"
 
@@ -387,33 +378,12 @@ class SocketPlayer(Player):
 
 
 def make_players(
-    accounts: list[dict[str, str]],
-    *,
-    http_port: int,
-    ws_port: int,
-    socket_share: float,
-    levels: tuple[str, ...],
-    ledger: Ledger,
-    stop: asyncio.Event,
-    think: float,
-    seed: int = 1,
+    accounts: list[dict[str, str]], load: Load, *, socket_share: float, seed: int = 1
 ) -> list[Player]:
     """The first `socket_share` of the accounts play over sockets, the others over REST."""
     sockets = round(len(accounts) * socket_share)
     out: list[Player] = []
     for i, account in enumerate(accounts):
         kind: type[Player] = SocketPlayer if i < sockets else RestPlayer
-        out.append(
-            kind(
-                account["username"],
-                account["token"],
-                http_port=http_port,
-                ws_port=ws_port,
-                levels=levels,
-                ledger=ledger,
-                stop=stop,
-                think=think,
-                seed=seed * 1000 + i,
-            )
-        )
+        out.append(kind(account["username"], account["token"], load, seed=seed * 1000 + i))
     return out

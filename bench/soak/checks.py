@@ -4,12 +4,11 @@ clock, statistics agree with the replay of its moves)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 
+from deploy.processes import run_python
+
 from .bots import Ledger
-from .servers import ROOT
 
 
 @dataclass
@@ -46,13 +45,6 @@ def lost_moves(database_url: str, ledger: Ledger) -> Stored:
 
 def verify_games(env: dict[str, str], timeout: float = 600) -> tuple[bool, str]:
     """`manage.py verify_games` against the servers' database: (passed, its last lines)."""
-    done = subprocess.run(
-        [sys.executable, "manage.py", "verify_games", "-v0"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    done = run_python("manage.py", "verify_games", "-v0", env=env, timeout=timeout)
     text = (done.stdout + done.stderr).strip()
     return done.returncode == 0, "\n".join(text.splitlines()[-15:])

@@ -29,23 +29,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.ports import free_port
-
 from . import bots, checks
-from .servers import ROOT, Server, app_env, ready
-from .services import PrivatePostgres, PrivateRedis
+from .layout import PORTS, Layout, production_layout, seed
+from .servers import Server, ready
+from .services import PrivatePostgres
 
-PORTS = range(18500, 18550)
+__all__ = ["PORTS", "STEP_NAMES", "Config", "Report", "main", "run", "seed"]
+
 DATABASE = "demineur_crash"
 # One round of events, in order (Chaos.steps).
 STEP_NAMES = (
@@ -126,21 +123,6 @@ class Report:
         return out
 
 
-def seed(env: dict[str, str], players: int, prefix: str) -> list[dict[str, str]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.soak.seed", "--players", str(players), "--prefix", prefix],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"seeding failed:\n{done.stderr[-3000:]}")
-    accounts: list[dict[str, str]] = json.loads(done.stdout)["players"]
-    return accounts
-
-
 class Chaos:
     """The events, run one after another in a thread beside the load's event loop."""
 
@@ -191,29 +173,15 @@ class Chaos:
 
 
 async def drive(
-    cfg: Config,
-    accounts: list[dict[str, str]],
-    web: Server,
-    live: Server,
-    pg: PrivatePostgres,
-    log: Callable[[str], None],
+    cfg: Config, layout: Layout, log: Callable[[str], None]
 ) -> tuple[bots.Ledger, list[Event], tuple[int, int], float]:
-    ledger = bots.Ledger()
-    stop = asyncio.Event()
-    players = bots.make_players(
-        accounts,
-        http_port=web.port,
-        ws_port=live.port,
-        socket_share=cfg.socket_share,
-        levels=cfg.levels,
-        ledger=ledger,
-        stop=stop,
-        think=cfg.think,
-    )
+    load = bots.Load(layout.web.port, layout.live.port, cfg.levels, cfg.think)
+    ledger, stop = load.ledger, load.stop
+    players = bots.make_players(layout.accounts, load, socket_share=cfg.socket_share)
     tasks = [asyncio.create_task(p.run()) for p in players]
     started = time.monotonic()
     events: list[Event] = []
-    chaos = Chaos(web, live, pg, cfg, log)
+    chaos = Chaos(layout.web, layout.live, layout.pg, cfg, log)
 
     async def progress() -> None:
         last = 0
@@ -269,33 +237,15 @@ async def drive(
 
 
 def run(cfg: Config, log: Callable[[str], None] = say, workdir: Path | None = None) -> Report:
-    logs = Path(tempfile.mkdtemp(prefix="soak-crash-", dir=workdir))
-    taken: set[int] = set()
-    pg_port, redis_port, web_port, live_port = (free_port(PORTS, taken) for _ in range(4))
-    log(f"crash: logs in {logs}; PostgreSQL :{pg_port}, Redis :{redis_port} (private)")
-    with PrivatePostgres(pg_port) as pg, PrivateRedis(redis_port) as redis:
-        pg.create_database(DATABASE)
-        env = app_env(pg.url(DATABASE), redis.url(0), "crash")
-        accounts = seed(env, cfg.players, "crash")
-        log(f"crash: {len(accounts)} players seeded")
-        web = Server("gunicorn", web_port, env, logs)
-        live = Server("uvicorn", live_port, env, logs)
-        try:
-            web.start()
-            live.start()
-            web.wait_ready()
-            live.wait_ready()
-            log(
-                f"crash: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})"
-            )
-            ledger, events, tail, loaded = asyncio.run(drive(cfg, accounts, web, live, pg, log))
-        finally:
-            web.stop()
-            live.stop()
+    with production_layout(
+        "crash", database=DATABASE, players=cfg.players, log=log, workdir=workdir
+    ) as layout:
+        ledger, events, tail, loaded = asyncio.run(drive(cfg, layout, log))
+        layout.stop_servers()
         report = Report(cfg, ledger, events, acked_after_last=tail, loaded_s=loaded)
         log("crash: load stopped; checking the database")
-        report.stored = checks.lost_moves(pg.url(DATABASE), ledger)
-        report.verified, report.verify_output = checks.verify_games(env)
+        report.stored = checks.lost_moves(layout.database_url, ledger)
+        report.verified, report.verify_output = checks.verify_games(layout.env)
     judge(report)
     for line in report.lines():
         log(line)
@@ -332,15 +282,8 @@ def main() -> None:
     parser.add_argument("--socket-share", type=float, default=Config.socket_share)
     parser.add_argument("--think", type=float, default=Config.think)
     parser.add_argument("--gap", type=float, default=Config.gap, help="seconds after each event")
-    args = parser.parse_args()
-    cfg = Config(
-        seconds=args.seconds,
-        players=args.players,
-        socket_share=args.socket_share,
-        think=args.think,
-        gap=args.gap,
-    )
-    report = run(cfg)
+    # Each option is the Config field of the same name.
+    report = run(Config(**vars(parser.parse_args())))
     say("crash: PASSED" if report.passed else "crash: FAILED")
     sys.exit(0 if report.passed else 1)
 

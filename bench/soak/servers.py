@@ -12,16 +12,25 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-HOST = "127.0.0.1"
+from deploy.processes import HOST, ROOT, ServerProcess, server_argv
+
+__all__ = [
+    "HOST",
+    "ROOT",
+    "ProcSample",
+    "Server",
+    "alive",
+    "app_env",
+    "children",
+    "ready",
+    "sample",
+]
 
 
 def app_env(database_url: str, redis_url: str, prefix: str) -> dict[str, str]:
@@ -112,51 +121,31 @@ def ready(port: int) -> bool:
     return False
 
 
-class Server:
-    """One server and its workers in one process group."""
+class Server(ServerProcess):
+    """One server and its workers in one process group (deploy/processes.py)."""
 
     def __init__(
         self, kind: str, port: int, env: dict[str, str], logs: Path, workers: int = 2
     ) -> None:
+        argv = server_argv(
+            kind,
+            port,
+            workers=workers,
+            gunicorn=["-k", "sync", "--log-level", "warning", "--worker-tmp-dir", str(logs)],
+            uvicorn=["--no-access-log", "--ws-max-size", "4096", "--no-proxy-headers",
+                     "--lifespan", "off", "--log-level", "warning"],
+        )  # fmt: skip
+        if kind == "uvicorn":
+            env = {**env, "DB_POOL": "1", "DB_POOL_MAX": "8"}
+        super().__init__(kind, argv, port=port, env=env, log_path=logs / f"{kind}-{port}.log")
         self.kind = kind
-        self.port = port
-        self.env = env
         self.logs = logs
         self.workers = workers
-        self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
-    def argv(self) -> list[str]:
-        if self.kind == "gunicorn":
-            return [sys.executable, "-m", "gunicorn", "demineur_site.wsgi:application",
-                    "-k", "sync", "--workers", str(self.workers), "--bind", f"{HOST}:{self.port}",
-                    "--log-level", "warning", "--worker-tmp-dir", str(self.logs)]  # fmt: skip
-        return [sys.executable, "-m", "uvicorn", "demineur_site.asgi:application",
-                "--host", HOST, "--port", str(self.port), "--workers", str(self.workers),
-                "--no-access-log", "--ws-max-size", "4096", "--no-proxy-headers",
-                "--lifespan", "off", "--log-level", "warning"]  # fmt: skip
-
-    def start(self) -> None:
-        env = dict(self.env)
-        if self.kind == "uvicorn":
-            env.update(DB_POOL="1", DB_POOL_MAX="8")
+    def start(self, *, banner: str = "") -> None:
         self.starts += 1
-        log = self.logs / f"{self.kind}-{self.port}.log"
-        with log.open("ab") as out:
-            out.write(f"--- start {self.starts} at {time.strftime('%H:%M:%S')}\n".encode())
-            self.process = subprocess.Popen(
-                self.argv(),
-                cwd=ROOT,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
+        super().start(banner=f"--- start {self.starts} at {time.strftime('%H:%M:%S')}\n{banner}")
 
     def worker_pids(self) -> list[int]:
         """The workers, not the helper processes (uvicorn's supervisor also starts
@@ -167,10 +156,8 @@ class Server:
         """Until the port answers HTTP and (gunicorn, uvicorn) every worker is up."""
         deadline = time.monotonic() + timeout
         while True:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(
-                    f"{self.kind} exited ({self.process.returncode}); see {self.logs}"
-                )
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RuntimeError(f"{self.kind} exited ({self.proc.returncode}); see {self.logs}")
             if ready(self.port) and (not workers or len(self.worker_pids()) >= self.workers):
                 return
             if time.monotonic() > deadline:
@@ -189,10 +176,10 @@ class Server:
     def kill_master(self) -> int:
         """SIGKILL the main process, then the rest of its group: a container whose main
         process dies loses every process in it. Returns the main process's pid."""
-        assert self.process is not None
-        pid = self.process.pid
+        assert self.proc is not None
+        pid = self.proc.pid
         os.kill(pid, signal.SIGKILL)
-        self.process.wait()
+        self.proc.wait()
         time.sleep(0.3)  # orphaned workers may finish the request in hand
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
@@ -200,18 +187,6 @@ class Server:
         while time.monotonic() < deadline and _group_alive(pid):
             time.sleep(0.1)
         return pid
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-        except ProcessLookupError:
-            pass
 
 
 def _is_tracker(pid: int) -> bool:

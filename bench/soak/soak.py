@@ -38,20 +38,17 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from bench.ports import free_port
+from deploy.processes import ROOT
 
 from . import bots, checks, crash
-from .servers import ROOT, Server, app_env, sample
-from .services import PrivatePostgres, PrivateRedis
+from .layout import Layout, production_layout
+from .servers import Server, sample
 
-PORTS = range(18500, 18550)
 DATABASE = "demineur_soak"
 FUZZ_TEST = ROOT / "tests" / "reliability" / "test_schemathesis.py"
 FUZZ_SWITCH = "SCHEMATHESIS_EXAMPLES"
@@ -245,27 +242,12 @@ class SoakReport:
 
 
 async def drive(
-    cfg: SoakConfig,
-    accounts: list[dict[str, str]],
-    web: Server,
-    live: Server,
-    pg_url: str,
-    redis_url: str,
-    log: Callable[[str], None],
+    cfg: SoakConfig, layout: Layout, log: Callable[[str], None]
 ) -> tuple[bots.Ledger, Samples, int, float]:
-    ledger = bots.Ledger()
-    stop = asyncio.Event()
-    players = bots.make_players(
-        accounts,
-        http_port=web.port,
-        ws_port=live.port,
-        socket_share=cfg.socket_share,
-        levels=bots.LEVELS,
-        ledger=ledger,
-        stop=stop,
-        think=cfg.think,
-        seed=7,
-    )
+    web, live = layout.web, layout.live
+    load = bots.Load(web.port, live.port, bots.LEVELS, cfg.think)
+    ledger, stop = load.ledger, load.stop
+    players = bots.make_players(layout.accounts, load, socket_share=cfg.socket_share, seed=7)
     seen = [0]
     tasks = [asyncio.create_task(p.run()) for p in players]
     tasks += [
@@ -281,7 +263,9 @@ async def drive(
     while (elapsed := time.monotonic() - started) < total:
         await asyncio.sleep(min(interval, max(0.0, total - elapsed)))
         t = time.monotonic() - started
-        now = await asyncio.to_thread(take_sample, samples, web, live, pg_url, redis_url, t)
+        now = await asyncio.to_thread(
+            take_sample, samples, web, live, layout.database_url, layout.redis_url, t
+        )
         acked = len(ledger.acked)
         mem = " ".join(
             f"{name.replace('gunicorn ', 'g').replace('uvicorn ', 'u').replace('worker ', 'w')}"
@@ -302,33 +286,13 @@ async def drive(
 
 
 def run_soak(cfg: SoakConfig, log: Callable[[str], None] = say) -> SoakReport:
-    logs = Path(tempfile.mkdtemp(prefix="soak-"))
-    taken: set[int] = set()
-    pg_port, redis_port, web_port, live_port = (free_port(PORTS, taken) for _ in range(4))
-    log(f"soak: logs in {logs}; PostgreSQL :{pg_port}, Redis :{redis_port} (private)")
-    with PrivatePostgres(pg_port) as pg, PrivateRedis(redis_port) as redis_server:
-        pg.create_database(DATABASE)
-        env = app_env(pg.url(DATABASE), redis_server.url(0), "soak")
-        accounts = crash.seed(env, cfg.players, "soak")
-        web = Server("gunicorn", web_port, env, logs)
-        live = Server("uvicorn", live_port, env, logs)
-        try:
-            web.start()
-            live.start()
-            web.wait_ready()
-            live.wait_ready()
-            log(
-                f"soak: gunicorn :{web_port} (pid {web.pid}), uvicorn :{live_port} (pid {live.pid})"
-            )
-            ledger, samples, lobby, loaded = asyncio.run(
-                drive(cfg, accounts, web, live, pg.url(DATABASE), redis_server.url(0), log)
-            )
-        finally:
-            web.stop()
-            live.stop()
+    with production_layout("soak", database=DATABASE, players=cfg.players, log=log) as layout:
+        ledger, samples, lobby, loaded = asyncio.run(drive(cfg, layout, log))
+        layout.stop_servers()
         log("soak: load stopped; checking the database (verify_games replays every game)")
-        stored = checks.lost_moves(pg.url(DATABASE), ledger)
-        verified, verify_output = checks.verify_games(env, timeout=1800)
+        stored = checks.lost_moves(layout.database_url, ledger)
+        verified, verify_output = checks.verify_games(layout.env, timeout=1800)
+    logs = layout.logs
     verdicts = []
     for name, values in samples.series.items():
         unit = "kB" if name.endswith("RSS") else "count"

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -30,9 +28,10 @@ from demineur_site.db_router import (
     read_alias,
 )
 from demineur_site.health import check_redis
+from deploy.processes import run_python
 from games import selectors
 from games.models import Game
-from tests.support.services import ROOT, PrivateRedis, app_env, free_port, redis_missing
+from tests.support.services import PrivateRedis, app_env, free_port, redis_missing
 
 router = PrimaryReplicaRouter()
 
@@ -151,13 +150,8 @@ def _settings_of(**env: str) -> dict[str, Any]:
         "'cache': s.CACHES['default'], 'redis_url': s.REDIS_URL, "
         "'routers': s.DATABASE_ROUTERS}, default=str))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
-        cwd=ROOT,
-        env=app_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_python(
+        "-c", f"import django; django.setup(); {code}", env=app_env(**env), timeout=60
     )
     assert done.returncode == 0, done.stderr
     return dict(json.loads(done.stdout))
@@ -189,14 +183,8 @@ def test_settings_build_the_replica_and_the_redis_shards() -> None:
 
 
 def test_a_replica_without_a_primary_is_refused() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=ROOT,
-        env=app_env(DATABASE_REPLICA_URL="postgres://app@db-replica:5432/demineur"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    env = app_env(DATABASE_REPLICA_URL="postgres://app@db-replica:5432/demineur")
+    done = run_python("-c", "import django; django.setup()", env=env, timeout=60)
     assert done.returncode != 0 and "DATABASE_REPLICA_URL needs DATABASE_URL" in done.stderr
 
 

@@ -13,71 +13,47 @@ import pytest
 
 from games.engine import WON, Board, EngineError
 
+# Boards whose 3BV was counted by hand: name -> (rows, 3BV).
+BY_HAND = {
+    # Numbers:  2
+    # (1,0) sees both mines; no zero anywhere: one lone number.
+    "one lone number": (["*.*"], 1),
+    # Numbers:  0 0 0
+    #           0 1 1
+    #           0 1 *
+    # Zeros (0,0) (1,0) (2,0) (0,1) (0,2) touch each other: one opening, and the
+    # three 1s all border it.
+    "one opening": (["...", "...", "..*"], 1),
+    # Numbers:  0 2 * 2 0
+    #           0 3 * 3 0
+    #           0 2 * 2 0
+    # A wall of mines splits two openings (columns 0 and 4); the 2s and 3s border
+    # them.
+    "two openings": (["..*..", "..*..", "..*.."], 2),
+    # Numbers:  * 2 * 2 *
+    #           2 4 2 4 2
+    #           * 2 * 2 *
+    # No zero at all: each of the 9 safe cells is its own click.
+    "nine lone numbers": (["*.*.*", ".....", "*.*.*"], 9),
+    # Numbers:  0 0 2 * 2
+    #           0 0 3 * 4
+    #           0 0 2 * *
+    # Columns 0-1 are one opening bordered by column 2; the 2 and the 4 in
+    # column 4 touch no zero: 1 + 2.
+    "an opening and two lone numbers": (["...*.", "...*.", "...**"], 3),
+    # Numbers:  0 1 * 1 0 0
+    #           1 2 2 1 0 0
+    #           1 * 1 0 0 0
+    #           1 1 1 0 0 0
+    # Zeros: (0,0) alone (its neighbours are 1, 1 and 2), and the region on the
+    # right, (4,0) to (3,3): two openings. (1,0), (0,1) and (1,1) border the
+    # corner zero; (3,0), (2,1), (3,1), (2,2) and (2,3) border the right one
+    # (diagonals count). The 1s at (0,2), (0,3) and (1,3) touch no zero: 2 + 3.
+    "two openings and three lone numbers": (["..*...", "......", ".*....", "......"], 5),
+}
 
-@pytest.mark.parametrize(
-    ("rows", "bbbv"),
-    [
-        pytest.param(
-            # Numbers:  2
-            # (1,0) sees both mines; no zero anywhere: one lone number.
-            ["*.*"],
-            1,
-            id="one lone number",
-        ),
-        pytest.param(
-            # Numbers:  0 0 0
-            #           0 1 1
-            #           0 1 *
-            # Zeros (0,0) (1,0) (2,0) (0,1) (0,2) touch each other: one opening, and the
-            # three 1s all border it.
-            ["...", "...", "..*"],
-            1,
-            id="one opening",
-        ),
-        pytest.param(
-            # Numbers:  0 2 * 2 0
-            #           0 3 * 3 0
-            #           0 2 * 2 0
-            # A wall of mines splits two openings (columns 0 and 4); the 2s and 3s border
-            # them.
-            ["..*..", "..*..", "..*.."],
-            2,
-            id="two openings",
-        ),
-        pytest.param(
-            # Numbers:  * 2 * 2 *
-            #           2 4 2 4 2
-            #           * 2 * 2 *
-            # No zero at all: each of the 9 safe cells is its own click.
-            ["*.*.*", ".....", "*.*.*"],
-            9,
-            id="nine lone numbers",
-        ),
-        pytest.param(
-            # Numbers:  0 0 2 * 2
-            #           0 0 3 * 4
-            #           0 0 2 * *
-            # Columns 0-1 are one opening bordered by column 2; the 2 and the 4 in
-            # column 4 touch no zero: 1 + 2.
-            ["...*.", "...*.", "...**"],
-            3,
-            id="an opening and two lone numbers",
-        ),
-        pytest.param(
-            # Numbers:  0 1 * 1 0 0
-            #           1 2 2 1 0 0
-            #           1 * 1 0 0 0
-            #           1 1 1 0 0 0
-            # Zeros: (0,0) alone (its neighbours are 1, 1 and 2), and the region on the
-            # right, (4,0) to (3,3): two openings. (1,0), (0,1) and (1,1) border the
-            # corner zero; (3,0), (2,1), (3,1), (2,2) and (2,3) border the right one
-            # (diagonals count). The 1s at (0,2), (0,3) and (1,3) touch no zero: 2 + 3.
-            ["..*...", "......", ".*....", "......"],
-            5,
-            id="two openings and three lone numbers",
-        ),
-    ],
-)
+
+@pytest.mark.parametrize(("rows", "bbbv"), list(BY_HAND.values()), ids=list(BY_HAND))
 def test_bbbv_counted_by_hand(rows: list[str], bbbv: int) -> None:
     board = Board.from_ascii(rows)
     assert board.bbbv() == bbbv

@@ -36,6 +36,11 @@ def chars_of(board: Board, alphabet: str) -> set[Cell]:
     return {(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in alphabet}
 
 
+def counts(board: Board) -> tuple[str, int, int, int, int]:
+    """What a player's counters show of a board: status, mines, flags, mines left, opened."""
+    return (board.status, board.mines, board.flags, board.mines_left, board.opened_count())
+
+
 def number(cell: Cell, mines: set[Cell], width: int, height: int) -> int:
     return sum(1 for n in around(*cell, width, height) if n in mines)
 
@@ -86,14 +91,19 @@ def play(board: Board, script: list[tuple[str, int, int]]) -> Iterator[Outcome]:
             assert board.encode() == before
 
 
-@SETTINGS
-@given(started_boards(), moves)
-def test_numbers_match_the_mines(
-    start: tuple[Board, Cell], script: list[tuple[str, int, int]]
-) -> None:
-    board, _ = start
-    for _ in play(board, script):
+@st.composite
+def played_boards(draw: st.DrawFn) -> Board:
+    """A started board after a script of `moves`, played until its end or the game's (every
+    refused move checked by `play`)."""
+    board, _ = draw(started_boards())
+    for _ in play(board, draw(moves)):
         pass
+    return board
+
+
+@SETTINGS
+@given(played_boards())
+def test_numbers_match_the_mines(board: Board) -> None:
     mines = mines_of(board)
     for y, row in enumerate(board.render()):
         for x, ch in enumerate(row):
@@ -209,25 +219,12 @@ def test_render_before_the_end_says_nothing_about_closed_cells(
         rows[y][x] = ("M" if flagged else "*") if (x, y) in moved else ("F" if flagged else ".")
     other = Board.from_ascii(["".join(row) for row in rows])
     assert other.render() == board.render()
-    assert (other.status, other.flags, other.mines_left, other.opened_count()) == (
-        board.status,
-        board.flags,
-        board.mines_left,
-        board.opened_count(),
-    )
+    assert counts(other) == counts(board)
 
 
 @SETTINGS
-@given(started_boards(), moves, moves, st.booleans())
-def test_codec_round_trip(
-    start: tuple[Board, Cell],
-    script: list[tuple[str, int, int]],
-    more: list[tuple[str, int, int]],
-    resign: bool,
-) -> None:
-    board, _ = start
-    for _ in play(board, script):
-        pass
+@given(played_boards(), moves, st.booleans())
+def test_codec_round_trip(board: Board, more: list[tuple[str, int, int]], resign: bool) -> None:
     if resign and not board.ended:
         board.resign()
     data = board.encode()
@@ -236,12 +233,7 @@ def test_codec_round_trip(
     assert copy.encode() == data
     assert copy.to_ascii() == board.to_ascii()
     assert copy.render() == board.render()
-    assert (copy.status, copy.mines, copy.flags, copy.opened_count()) == (
-        board.status,
-        board.mines,
-        board.flags,
-        board.opened_count(),
-    )
+    assert counts(copy) == counts(board)
     # The copy plays on exactly like the original.
     assert list(play(copy, more)) == list(play(board, more))
     assert copy == board
@@ -293,13 +285,8 @@ def reference_bbbv(board: Board) -> int:
 
 
 @SETTINGS
-@given(started_boards(), moves)
-def test_bbbv_matches_its_definition(
-    start: tuple[Board, Cell], script: list[tuple[str, int, int]]
-) -> None:
-    board, _ = start
-    for _ in play(board, script):
-        pass
+@given(played_boards())
+def test_bbbv_matches_its_definition(board: Board) -> None:
     assert board.bbbv() == reference_bbbv(board)
     assert 0 <= board.bbbv_solved() <= board.bbbv()
     if board.status == WON:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NamedTuple
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
 from games import events, sequencing, services, socket_guard
@@ -29,6 +31,23 @@ from tests.support.sockets import (
 )
 
 pytestmark = SOCKET_TESTS
+
+
+class Playing(NamedTuple):
+    game: Game
+    player: WebsocketCommunicator
+    watcher: WebsocketCommunicator
+
+
+@pytest.fixture
+async def alice_playing(alice: Any, alice_token: str, new_game: Any) -> AsyncIterator[Playing]:
+    """Alice's new game, her socket and an anonymous watcher's, both connected and past their
+    snapshot; both disconnected after the test."""
+    game = await new_game(alice)
+    player, watcher = await player_and_watcher(game, alice_token)
+    yield Playing(game, player, watcher)
+    for comm in (player, watcher):
+        await comm.disconnect()
 
 
 def assert_in_order_without_gaps(messages: list[dict[str, Any]], first_seq: int) -> None:
@@ -114,11 +133,8 @@ async def test_a_full_game_played_over_the_socket_reaches_every_watcher_without_
         await comm.disconnect()
 
 
-async def test_a_lost_game_shows_the_mine_only_in_the_move_that_ends_it(
-    alice, alice_token, new_game
-):
-    game = await new_game(alice)
-    player, watcher = await player_and_watcher(game, alice_token)
+async def test_a_lost_game_shows_the_mine_only_in_the_move_that_ends_it(alice_playing):
+    game, player, watcher = alice_playing
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     opening = await next_of(watcher, "move")
     assert leaks(opening) == []
@@ -134,15 +150,10 @@ async def test_a_lost_game_shows_the_mine_only_in_the_move_that_ends_it(
     assert (await next_of(player, "move")) == opening
     assert (await next_of(player, "move")) == losing
     assert (await next_of(player, "ended")) == ended
-    for comm in (player, watcher):
-        await comm.disconnect()
 
 
-async def test_pause_and_resume_over_the_socket_hide_then_show_the_board(
-    alice, alice_token, new_game
-):
-    game = await new_game(alice)
-    player, watcher = await player_and_watcher(game, alice_token)
+async def test_pause_and_resume_over_the_socket_hide_then_show_the_board(alice_playing):
+    game, player, watcher = alice_playing
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4})
     await next_of(watcher, "move")
     await player.send_json_to({"action": "pause"})
@@ -173,8 +184,7 @@ async def test_pause_and_resume_over_the_socket_hide_then_show_the_board(
     assert len(resumed["game"]["board"]) == 9 and leaks(resumed) == []
     assert (await next_of(late, "resumed")) == resumed
     assert await watcher.receive_nothing(timeout=0.1)
-    for comm in (player, watcher, late):
-        await comm.disconnect()
+    await late.disconnect()
 
 
 async def test_resigning_over_the_socket_sends_the_move_then_the_end(alice, alice_token, new_game):
@@ -241,18 +251,13 @@ async def test_a_watcher_cannot_move_and_an_anonymous_visitor_must_sign_in(
         ({"action": "chord", "x": 1, "y": 1}, "game_not_started"),
     ],
 )
-async def test_a_refused_move_is_an_error_to_the_sender_alone(
-    alice, alice_token, new_game, message, code
-):
-    game = await new_game(alice)
-    player, watcher = await player_and_watcher(game, alice_token)
+async def test_a_refused_move_is_an_error_to_the_sender_alone(alice_playing, message, code):
+    _, player, watcher = alice_playing
     await player.send_json_to(message)
     error = await next_of(player, "error")
     assert error["error"]["code"] == code
     assert set(error["error"]) == {"code", "message", "details"}
     assert await watcher.receive_nothing(timeout=0.1)
-    for comm in (player, watcher):
-        await comm.disconnect()
 
 
 @pytest.mark.parametrize("frame", ["{not json", "[1, 2]", '"reveal"'])
@@ -267,11 +272,8 @@ async def test_a_frame_that_is_not_a_json_object_is_an_error(alice, alice_token,
     await player.disconnect()
 
 
-async def test_a_replayed_client_move_id_answers_the_sender_alone_with_the_original(
-    alice, alice_token, new_game
-):
-    game = await new_game(alice)
-    player, watcher = await player_and_watcher(game, alice_token)
+async def test_a_replayed_client_move_id_answers_the_sender_alone_with_the_original(alice_playing):
+    _, player, watcher = alice_playing
     await player.send_json_to({"action": "reveal", "x": 4, "y": 4, "client_move_id": "first"})
     original = await next_of(player, "move")
     assert (await next_of(watcher, "move")) == original
@@ -286,8 +288,6 @@ async def test_a_replayed_client_move_id_answers_the_sender_alone_with_the_origi
     conflict = await next_of(player, "error")
     assert conflict["client_move_id"] == "first"
     assert conflict["error"]["code"] == "idempotency_conflict"
-    for comm in (player, watcher):
-        await comm.disconnect()
 
 
 def fake_event(game: Game, seq: int) -> dict[str, Any]:
@@ -297,18 +297,30 @@ def fake_event(game: Game, seq: int) -> dict[str, Any]:
     return {"type": events.GAME_EVENT_TYPE, "game_id": str(game.id), "event": event}
 
 
-async def test_an_event_already_in_the_snapshot_is_dropped_and_a_gap_brings_a_fresh_state(
-    alice, new_game
-):
+async def watching_a_started_game(
+    alice: Any, new_game: Any
+) -> tuple[Game, WebsocketCommunicator, Callable[[int], Awaitable[None]]]:
+    """Alice's game after her first reveal, a watcher past its snapshot (seq 1), and `publish`,
+    which sends the game's group a fake move event of any seq."""
     game = await new_game(alice)
     await rest_move(alice, game, "reveal", 4, 4)
     watcher = socket(game_path(game))
     assert (await connected(watcher))["seq"] == 1
-    layer = get_channel_layer()
     group = events.game_group(game.id)
-    await layer.group_send(group, fake_event(game, 1))  # published late, already in the snapshot
+
+    async def publish(seq: int) -> None:
+        await get_channel_layer().group_send(group, fake_event(game, seq))
+
+    return game, watcher, publish
+
+
+async def test_an_event_already_in_the_snapshot_is_dropped_and_a_gap_brings_a_fresh_state(
+    alice, new_game
+):
+    game, watcher, publish = await watching_a_started_game(alice, new_game)
+    await publish(1)  # published late, already in the snapshot
     assert await watcher.receive_nothing(timeout=0.1)
-    await layer.group_send(group, fake_event(game, 5))  # seq 2 to 4 never come: re-read the game
+    await publish(5)  # seq 2 to 4 never come: re-read the game
     fresh = await next_of(watcher, "state")
     assert fresh["seq"] == 1 and fresh["game"]["state"] == "playing"
     await rest_move(alice, game, "reveal", 4, 4)  # an accepted no-op still takes a seq
@@ -317,14 +329,9 @@ async def test_an_event_already_in_the_snapshot_is_dropped_and_a_gap_brings_a_fr
 
 
 async def test_events_published_out_of_order_reach_the_watcher_in_order(alice, new_game):
-    game = await new_game(alice)
-    await rest_move(alice, game, "reveal", 4, 4)
-    watcher = socket(game_path(game))
-    assert (await connected(watcher))["seq"] == 1
-    layer = get_channel_layer()
-    group = events.game_group(game.id)
+    _, watcher, publish = await watching_a_started_game(alice, new_game)
     for seq in (3, 4, 2):  # two server processes can publish in either order
-        await layer.group_send(group, fake_event(game, seq))
+        await publish(seq)
     assert [(await next_of(watcher, "move"))["seq"] for _ in range(3)] == [2, 3, 4]
     assert await watcher.receive_nothing(timeout=0.3)  # no re-read was needed
     await watcher.disconnect()
@@ -342,10 +349,9 @@ async def test_a_watcher_of_an_ended_game_gets_the_whole_layout_in_the_state(ali
 
 
 async def test_a_game_with_flags_chords_pauses_and_a_loss_leaks_nothing_before_its_end(
-    alice, alice_token, new_game
+    alice_playing,
 ):
-    game = await new_game(alice)
-    player, watcher = await player_and_watcher(game, alice_token)
+    game, player, watcher = alice_playing
 
     async def play(message: dict[str, Any], *kinds: str) -> list[dict[str, Any]]:
         await player.send_json_to(message)
@@ -383,8 +389,6 @@ async def test_a_game_with_flags_chords_pauses_and_a_loss_leaks_nothing_before_i
     board = ended["game"]["board"]
     assert board[safe[1]][safe[0]] == "!" and board[mine[1]][mine[0]] == "X"
     assert all(board[b][a] == "F" for a, b in mines)
-    await player.disconnect()
-    await watcher.disconnect()
 
 
 async def test_a_player_whose_own_move_event_is_lost_still_hears_of_the_move(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +69,25 @@ def _temp_files(server: Server, tmpdir: Path) -> list[str]:
     return found
 
 
-def _server(kind: str, tmp_path: Path, template_db: Path) -> tuple[Server, Path]:
+@dataclass
+class Edge:
+    """A server of one kind (uvicorn, gunicorn) with its own temporary directory, and a raw
+    connection to it."""
+
+    kind: str
+    server: Server
+    tmpdir: Path
+    sock: socket.socket
+
+
+@pytest.fixture(params=["uvicorn", "gunicorn"])
+def edge(request: Any, tmp_path: Path, template_db: Path) -> Iterator[Edge]:
+    kind = request.param
     tmpdir = tmp_path / "server-tmp"
     tmpdir.mkdir()
-    return Server(kind, tmp_path / kind, template_db, TMPDIR=str(tmpdir)), tmpdir
+    server = Server(kind, tmp_path / kind, template_db, TMPDIR=str(tmpdir))
+    with server, socket.create_connection(("127.0.0.1", server.port)) as sock:
+        yield Edge(kind, server, tmpdir, sock)
 
 
 def _headers(port: int, extra: str) -> bytes:
@@ -88,57 +105,42 @@ def _assert_413(status: int, headers: dict[str, str], body: bytes) -> None:
     assert set(error) == {"code", "message", "details"}
 
 
-@pytest.mark.parametrize("kind", ["uvicorn", "gunicorn"])
-def test_a_declared_huge_body_is_refused_before_it_is_read(
-    kind: str, tmp_path: Path, template_db: Path
-) -> None:
-    server, tmpdir = _server(kind, tmp_path, template_db)
-    with server, socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(_headers(server.port, f"Content-Length: {HUGE}\r\n"))
-        sent = 0
-        for _ in range(4):  # a slow client: a few pieces of the body, then nothing more
-            sock.sendall(b"[" * 4096)
-            sent += 4096
-        status, headers, body = _read_answer(sock)
-        _assert_413(status, headers, body)
-        assert sent < HUGE // 1000  # the answer came with almost all of the body unsent
-        assert _temp_files(server, tmpdir) == []
+def test_a_declared_huge_body_is_refused_before_it_is_read(edge: Edge) -> None:
+    edge.sock.sendall(_headers(edge.server.port, f"Content-Length: {HUGE}\r\n"))
+    sent = 0
+    for _ in range(4):  # a slow client: a few pieces of the body, then nothing more
+        edge.sock.sendall(b"[" * 4096)
+        sent += 4096
+    status, headers, body = _read_answer(edge.sock)
+    _assert_413(status, headers, body)
+    assert sent < HUGE // 1000  # the answer came with almost all of the body unsent
+    assert _temp_files(edge.server, edge.tmpdir) == []
 
 
-@pytest.mark.parametrize("kind", ["uvicorn", "gunicorn"])
-def test_a_chunked_body_is_cut_off_once_it_passes_the_limit(
-    kind: str, tmp_path: Path, template_db: Path
-) -> None:
-    server, tmpdir = _server(kind, tmp_path, template_db)
-    with server, socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(_headers(server.port, "Transfer-Encoding: chunked\r\n"))
-        piece = b"[" * 8192
-        sent = 0
-        sock.settimeout(ANSWER_TIMEOUT)
-        # Just past the limit, and no final chunk: a server waiting for the end never answers.
-        while sent <= LIMIT + len(piece):
-            sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-            sent += len(piece)
-        status, headers, body = _read_answer(sock)
-        _assert_413(status, headers, body)
-        assert _temp_files(server, tmpdir) == []
+def test_a_chunked_body_is_cut_off_once_it_passes_the_limit(edge: Edge) -> None:
+    edge.sock.sendall(_headers(edge.server.port, "Transfer-Encoding: chunked\r\n"))
+    piece = b"[" * 8192
+    sent = 0
+    edge.sock.settimeout(ANSWER_TIMEOUT)
+    # Just past the limit, and no final chunk: a server waiting for the end never answers.
+    while sent <= LIMIT + len(piece):
+        edge.sock.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        sent += len(piece)
+    status, headers, body = _read_answer(edge.sock)
+    _assert_413(status, headers, body)
+    assert _temp_files(edge.server, edge.tmpdir) == []
 
 
 @pytest.mark.parametrize("chunked", [False, True])
-@pytest.mark.parametrize("kind", ["uvicorn", "gunicorn"])
-def test_a_body_within_the_limit_still_reaches_the_api(
-    kind: str, chunked: bool, tmp_path: Path, template_db: Path
-) -> None:
-    server, _ = _server(kind, tmp_path, template_db)
-    name = f"edge_{kind}_{int(chunked)}"
+def test_a_body_within_the_limit_still_reaches_the_api(edge: Edge, chunked: bool) -> None:
+    name = f"edge_{edge.kind}_{int(chunked)}"
     payload = json.dumps({"username": name, "password": "correct horse battery"}).encode()
     if chunked:  # WSGI servers hand Django no length for it: the guard buffers it (<= limit)
-        request = _headers(server.port, "Transfer-Encoding: chunked\r\n")
+        request = _headers(edge.server.port, "Transfer-Encoding: chunked\r\n")
         request += f"{len(payload):x}\r\n".encode() + payload + b"\r\n0\r\n\r\n"
     else:
-        request = _headers(server.port, f"Content-Length: {len(payload)}\r\n") + payload
-    with server, socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(request)
-        status, _, body = _read_answer(sock)
+        request = _headers(edge.server.port, f"Content-Length: {len(payload)}\r\n") + payload
+    edge.sock.sendall(request)
+    status, _, body = _read_answer(edge.sock)
     assert status == 201, body
     assert json.loads(body)["username"] == name

@@ -14,12 +14,13 @@ import os
 import re
 import secrets
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from django.test import Client
+
+from deploy.processes import run_python
 
 from .http_servers import ROOT, Server, base_env, migrated_sqlite
 
@@ -32,12 +33,9 @@ PRODUCTION = {
 
 
 def test_check_deploy_is_clean_with_the_production_settings(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
+    result = run_python(
+        *("manage.py", "check", "--deploy", "--fail-level", "WARNING"),
         env=base_env(SQLITE_PATH=str(tmp_path / "db.sqlite3"), **PRODUCTION),
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -51,14 +49,7 @@ def _settings_in(**env: str) -> dict[str, str]:
         " 'SECURE_SSL_REDIRECT', 'SECURE_PROXY_SSL_HEADER'):\n"
         "    print(name, repr(getattr(s, name, None)))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=base_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_python("-c", code, env=base_env(**env), timeout=60)
     assert result.returncode == 0, result.stderr
     return dict(line.split(" ", 1) for line in result.stdout.splitlines())
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import socket
 from typing import Any
 
 import pytest
@@ -23,16 +22,11 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from demineur_site.asgi import application
+from deploy.processes import free_port
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import socket as ws
 
 pytestmark = SOCKET_TESTS
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class InProcessServer:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from deploy.processes import free_port
 from games.engine import Board
 from tests.support import boards
 from tests.support.personas import PASSWORD
@@ -38,19 +38,13 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class _Server:
     def __init__(self) -> None:
         import uvicorn
 
         from demineur_site.asgi import application
 
-        self.port = _free_port()
+        self.port = free_port()
         config = uvicorn.Config(
             application, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
         )

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,17 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from deploy.processes import free_port
+
+__all__ = [
+    "NEEDS_POSTGRES_AND_REDIS",
+    "free_port",
+    "http",
+    "receive",
+    "served_database_url",
+    "uvicorn_servers",
+]
+
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 30.0
 
@@ -28,12 +38,6 @@ NEEDS_POSTGRES_AND_REDIS = pytest.mark.skipif(
     not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
     reason="needs DATABASE_URL (PostgreSQL) and REDIS_URL: processes share nothing else",
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def served_database_url() -> str:
