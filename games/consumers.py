@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from typing import Any
@@ -32,7 +33,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from accounts import socket_credentials
-from demineur_site.api_errors import ApiError, status_of
+from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
 
 from . import events, redis_watch, selectors, sequencing, services, socket_frames, socket_guard
@@ -138,7 +139,6 @@ class GameConsumer(LeanConsumer):
     """One socket watching (and, for its player, playing) one game."""
 
     game_id: str
-    group: str | None = None
     player_id: int | None = None
     timer: asyncio.Task[None] | None = None  # wakes the sequencer at its next deadline
     timer_at: float | None = None
@@ -162,28 +162,14 @@ class GameConsumer(LeanConsumer):
         except GameError as exc:
             await self._refuse(exc)
             return
-        # Join first, read second: an event committed after the read is already queued for us,
-        # one committed before it is in the snapshot (and dropped by its seq).
-        self.group = events.game_group(self.game_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        try:
-            snapshot = await database_sync_to_async(_read_snapshot)(
-                self.game_id, _viewer_id(self.scope)
-            )
-        except GameError as exc:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
-            await self._refuse(exc)
+        read = functools.partial(_read_snapshot, self.game_id, _viewer_id(self.scope))
+        snapshot = await self.join_then_read(events.game_group(self.game_id), read)
+        if snapshot is None:
             return
         self.player_id = snapshot.player_id
         await self.accept()
         await self._send_state(snapshot)
         redis_watch.watch.add(self)
-
-    async def _refuse(self, exc: ApiError | DomainError) -> None:
-        await self.accept()
-        await self.send(text_data=events.dumps(error_frame(exc)))
-        await self.close(code=4000 + status_of(exc))  # 4404 for an unknown game
 
     async def disconnect(self, code: int) -> None:
         redis_watch.watch.discard(self)

@@ -9,16 +9,15 @@ unknown or non-uuid race: one ``error`` (404 ``not_found``) and close 4404, as f
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
 from channels.db import database_sync_to_async
 
-from demineur_site.errors import DomainError
-
 from . import events, race_events, race_selectors, races, redis_watch
 from .errors import GameError
-from .socket_base import LeanConsumer, error_frame
+from .socket_base import LeanConsumer
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,6 @@ class RaceConsumer(LeanConsumer):
     race_id: str
     group: str | None = None
     last_seq = -1
-    ended = False
 
     async def connect(self) -> None:
         raw = self.scope["url_route"]["kwargs"].get("race_id")
@@ -40,23 +38,14 @@ class RaceConsumer(LeanConsumer):
         except GameError as exc:
             await self._refuse(exc)
             return
-        self.group = race_events.race_group(self.race_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        try:
-            race = await database_sync_to_async(_read_race)(self.race_id)
-        except GameError as exc:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
-            await self._refuse(exc)
+        race = await self.join_then_read(
+            race_events.race_group(self.race_id), functools.partial(_read_race, self.race_id)
+        )
+        if race is None:
             return
         await self.accept()
         await self._send_state(race)
         redis_watch.watch.add(self)
-
-    async def _refuse(self, exc: DomainError) -> None:
-        await self.accept()
-        await self.send(text_data=events.dumps(error_frame(exc)))
-        await self.close(code=4404)
 
     async def disconnect(self, code: int) -> None:
         redis_watch.watch.discard(self)

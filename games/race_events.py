@@ -12,6 +12,7 @@ carries a cell: a racer is counts only.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, TypedDict
 from uuid import UUID
 
@@ -58,25 +59,21 @@ def race_event(kind: str, *, race: RaceJson) -> RaceStateEvent:
     return {"type": kind, "seq": race["seq"], "race": race}  # type: ignore[typeddict-item]
 
 
-def progress_event(
-    *,
-    seq: int,
-    player: str,
-    opened: int,
-    flags: int,
-    state: str,
-    elapsed_ms: int,
-    finished: bool = False,
-) -> ProgressEvent:
-    return {
-        "type": "finished" if finished else "progress",
-        "seq": seq,
-        "player": player,
-        "opened": opened,
-        "flags": flags,
-        "state": state,
-        "elapsed_ms": elapsed_ms,
-    }
+@dataclass(frozen=True)
+class Counts:
+    """What everyone may know of a racer during the race: counts, never cells."""
+
+    player: str
+    opened: int
+    flags: int
+    state: str
+    elapsed_ms: int
+
+
+def progress_event(*, seq: int, counts: Counts, finished: bool = False) -> ProgressEvent:
+    """`progress` after each of a racer's moves; `finished` once they are done."""
+    kind: Literal["progress", "finished"] = "finished" if finished else "progress"
+    return {"type": kind, "seq": seq, **asdict(counts)}  # type: ignore[typeddict-item]
 
 
 def race_on_commit(race_id: UUID | str, event: RaceEvent) -> None:

@@ -85,16 +85,9 @@ def after_race_move(
         # Past the race's time limit no move counts: refused, and the whole transaction with
         # it. The race clock ends the game as out of time within its tick (games.races).
         raise GameError("game_over", "The race's time is up.")
+    counts = race_events.Counts(player_name, opened, flags, state, at_ms)
     for number, finished in ((seq - 1, False), (seq, True)) if done else ((seq, False),):
-        event = race_events.progress_event(
-            seq=number,
-            player=player_name,
-            opened=opened,
-            flags=flags,
-            state=state,
-            elapsed_ms=at_ms,
-            finished=finished,
-        )
+        event = race_events.progress_event(seq=number, counts=counts, finished=finished)
         race_events.race_on_commit(race_id, event)
     if last:
         from .races import race_end  # the race services import games.services, which imports us

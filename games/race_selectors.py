@@ -16,6 +16,7 @@ from .engine import LEVELS
 from .errors import GameError
 from .models import Race, Racer, RaceRating, RaceState
 from .race_rules import normalize_code
+from .selectors import parse_states
 
 RACE_STATES = {s.value for s in RaceState}
 # `?players=` as on the solo boards (API.md): humans by default, or the bots' own ratings.
@@ -39,13 +40,7 @@ def race_get(*, race_id: Any) -> Race:
 def race_list(*, state: str | None, level: str | None, code: str | None) -> QuerySet[Race]:
     qs = Race.objects.select_related("host").order_by("-created_at", "-id")
     if state is not None:
-        states = state.split(",")
-        unknown = [s for s in states if s not in RACE_STATES]
-        if unknown:
-            raise GameError(
-                "invalid", f"Unknown state {unknown[0]!r}.", {"states": sorted(RACE_STATES)}
-            )
-        qs = qs.filter(state__in=states)
+        qs = qs.filter(state__in=parse_states(state, RACE_STATES))
     if level is not None:
         if level not in LEVELS:
             raise GameError("invalid", f"Unknown level {level!r}.", {"levels": list(LEVELS)})

@@ -26,6 +26,16 @@ def parse_game_id(raw: Any) -> uuid.UUID:
         raise GameError("not_found", "No such game.") from None
 
 
+def parse_states(raw: str, allowed: set[str]) -> list[str]:
+    """`state=a,b` (an extension of API.md: several states, comma-separated) checked against
+    `allowed`: an unknown one is 400 `invalid`, with the states there are."""
+    states = raw.split(",")
+    unknown = [s for s in states if s not in allowed]
+    if unknown:
+        raise GameError("invalid", f"Unknown state {unknown[0]!r}.", {"states": sorted(allowed)})
+    return states
+
+
 def game_get(*, game_id: Any) -> Game:
     try:
         return Game.objects.select_related("player").get(pk=parse_game_id(game_id))
@@ -40,14 +50,7 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
     # chosen now, as the queryset is evaluated later by the view.
     qs = Game.objects.using(read_alias()).select_related("player").order_by("-created_at", "-id")
     if state is not None:
-        # An extension of API.md: several states separated by commas (`state=playing,paused`).
-        states = state.split(",")
-        unknown = [s for s in states if s not in LIST_STATES]
-        if unknown:
-            raise GameError(
-                "invalid", f"Unknown state {unknown[0]!r}.", {"states": sorted(LIST_STATES)}
-            )
-        qs = qs.filter(state__in=states)
+        qs = qs.filter(state__in=parse_states(state, LIST_STATES))
     if level is not None:
         if level not in LEVELS and level != "custom":
             raise GameError("invalid", f"Unknown level {level!r}.")

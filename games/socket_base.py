@@ -37,9 +37,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -50,6 +52,7 @@ from demineur_site.errors import DomainError
 
 from . import events, socket_guard
 
+T = TypeVar("T")
 CLOSE_NOT_FOUND = 4404
 CLOSE_UNAUTHENTICATED = 4401  # a revoked token, a signed-out session (as games.ws_auth)
 CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big", what uvicorn's --ws-max-size sends
@@ -74,6 +77,7 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     """A consumer whose per-message path is short (see the module docstring)."""
 
     closing = False  # close() was sent: read no more frames
+    group: str | None = None  # the group of events this socket follows
     refused_frames = 0
     credential_group: str | None = None
 
@@ -156,6 +160,28 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
 
     async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         await self.send(text_data=events.dumps(error_frame(exc, client_move_id)))
+
+    async def join_then_read(self, group: str, read: Callable[[], T]) -> T | None:
+        """Join `group` first, read second: an event committed after the read is already
+        queued for this socket, one committed before it is in the snapshot (and dropped by its
+        seq). A refusal of the read (unknown, not allowed) leaves the group and is answered by
+        `_refuse`; None is returned then."""
+        self.group = group
+        await self.channel_layer.group_add(group, self.channel_name)
+        try:
+            snapshot: T = await database_sync_to_async(read)()
+        except DomainError as exc:
+            await self.channel_layer.group_discard(group, self.channel_name)
+            self.group = None
+            await self._refuse(exc)
+            return None
+        return snapshot
+
+    async def _refuse(self, exc: ApiError | DomainError) -> None:
+        """Accept, send one error, close with 4000 + its status (4404 unknown, 4403 not yours)."""
+        await self.accept()
+        await self.send(text_data=events.dumps(error_frame(exc)))
+        await self.close(code=4000 + status_of(exc))
 
     async def _refuse_frame(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         """A frame from a socket that may not send any: answered, never parsed; the

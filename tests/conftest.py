@@ -9,7 +9,11 @@ from tests.support.personas import (  # noqa: F401  (fixtures)
     bob,
     bob_api,
     bob_token,
+    carol,
+    carol_api,
     close_thread_connections,
+    dave,
+    dave_api,
     session_cookie,
 )
 from tests.support.sockets import new_game  # noqa: F401  (fixture)

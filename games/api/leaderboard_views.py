@@ -35,6 +35,17 @@ def _link(request: Request, page: int) -> str:
     return replace_query_param(url, "page", page) if page > 1 else remove_query_param(url, "page")
 
 
+def around_me(request: Request) -> tuple[bool, User | None]:
+    """`?around=me` (only `me`; 401 when not signed in) and the signed-in viewer, if any."""
+    around = request.query_params.get("around")
+    if around not in (None, "me"):
+        raise ApiError(400, "invalid_around", "around accepts only `me`.")
+    viewer = request.user if isinstance(request.user, User) else None
+    if around == "me" and viewer is None:
+        raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+    return around == "me", viewer
+
+
 class LeaderboardView(APIView):
     @extend_schema(
         parameters=[
@@ -63,19 +74,14 @@ class LeaderboardView(APIView):
             sort=params.get("sort"),
             players=params.get("players"),
         )
-        around = params.get("around")
-        if around not in (None, "me"):
-            raise ApiError(400, "invalid_around", "around accepts only `me`.")
-        viewer = request.user if request.user.is_authenticated else None
-        if around == "me" and viewer is None:
-            raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+        centred, viewer = around_me(request)
         page_size = Pagination().get_page_size(request)
         page = leaderboards.leaderboard_page(
             spec=spec,
             page=_page_number(request),
             page_size=page_size,
-            viewer=viewer if isinstance(viewer, User) else None,
-            around_me=around == "me",
+            viewer=viewer,
+            around_me=centred,
         )
         return Response(
             {

@@ -3,23 +3,16 @@ from django.urls import re_path
 from . import race_views
 
 RACE = r"(?P<race_id>[^/]{1,64})"
+views = race_views
 
 urlpatterns = [
-    re_path(r"^races/?$", race_views.RaceListView.as_view(), name="api-races"),
-    re_path(r"^races/queue/?$", race_views.QueueView.as_view(), name="api-race-queue"),
-    re_path(rf"^races/{RACE}/?$", race_views.RaceDetailView.as_view(), name="api-race"),
-    re_path(rf"^races/{RACE}/join/?$", race_views.RaceJoinView.as_view(), name="api-race-join"),
-    re_path(rf"^races/{RACE}/leave/?$", race_views.RaceLeaveView.as_view(), name="api-race-leave"),
-    re_path(rf"^races/{RACE}/ready/?$", race_views.RaceReadyView.as_view(), name="api-race-ready"),
-    re_path(rf"^races/{RACE}/start/?$", race_views.RaceStartView.as_view(), name="api-race-start"),
-    re_path(
-        r"^users/(?P<username>[^/]{1,150})/races/?$",
-        race_views.PlayerRacesView.as_view(),
-        name="api-user-races",
+    re_path(r"^races/?$", views.RaceListView.as_view(), name="api-races"),
+    re_path(r"^races/queue/?$", views.QueueView.as_view(), name="api-race-queue"),
+    re_path(rf"^races/{RACE}/?$", views.RaceDetailView.as_view(), name="api-race"),
+    *(
+        re_path(rf"^races/{RACE}/{action}/?$", view.as_view(), name=f"api-race-{action}")
+        for action, view in views.ACTION_VIEWS.items()
     ),
-    re_path(
-        r"^leaderboards/(?P<level>[^/]{1,32})/races/?$",
-        race_views.RaceBoardView.as_view(),
-        name="api-race-board",
-    ),
+    re_path(r"^users/(?P<username>[^/]{1,150})/races/?$", views.PlayerRacesView.as_view()),
+    re_path(r"^leaderboards/(?P<level>[^/]{1,32})/races/?$", views.RaceBoardView.as_view()),
 ]

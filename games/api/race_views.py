@@ -3,6 +3,7 @@ games.race_selectors, shape the answer with games.race_presenters."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -18,7 +19,7 @@ from .. import race_selectors, races, selectors
 from ..engine import LEVELS
 from ..models import Race
 from ..race_presenters import race_dict
-from .leaderboard_views import _link, _page_number
+from .leaderboard_views import _link, _page_number, around_me
 from .race_serializers import (
     PlayerRacesOut,
     QueueIn,
@@ -30,7 +31,7 @@ from .race_serializers import (
     ReadyIn,
 )
 from .serializers import ErrorOut, PageQuery
-from .views import _signed_in, _valid, _valid_page
+from .views import _signed_in, _valid, paginated_response
 
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
@@ -56,20 +57,18 @@ class RaceListView(APIView):
         qs = race_selectors.race_list(
             state=params.get("state"), level=params.get("level"), code=params.get("code")
         )
-        _valid_page(request)
-        paginator = Pagination()
-        page = list(paginator.paginate_queryset(qs, request, view=self) or [])
-        racers = race_selectors.racers_by_race(page)
-        rows = [race_dict(r, racers[r.pk]) for r in page]
-        return paginator.get_paginated_response(rows)
+
+        def shape(page: list[Race]) -> list[dict[str, Any]]:
+            racers = race_selectors.racers_by_race(page)
+            return [race_dict(r, racers[r.pk]) for r in page]
+
+        return paginated_response(request, self, qs, shape)
 
     @extend_schema(request=RaceCreateIn, responses={201: RaceOut, **ERRORS}, tags=["races"])
     def post(self, request: Request) -> Response:
         player = _signed_in(request)
         body = _valid(RaceCreateIn, request)
-        race = races.race_create(
-            player=player, level=body["level"], max_players=body.get("max_players", 8)
-        )
+        race = races.race_create(player=player, **body)
         return _race_response(race, status.HTTP_201_CREATED)
 
 
@@ -79,60 +78,26 @@ class RaceDetailView(APIView):
         return _race_response(race_selectors.race_get(race_id=race_id))
 
 
-class _RaceActionView(APIView):
-    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
-        raise NotImplementedError
+def _action_view(name: str, act: Callable[..., Race], body_class: type | None = None) -> Any:
+    """The view of `POST /api/races/{id}/<name>`: the signed-in racer, the body (if the action
+    takes one), the service, the Race as it now is."""
 
-    def post(self, request: Request, race_id: str) -> Response:
+    @extend_schema(request=body_class, responses={200: RaceOut, **ERRORS}, tags=["races"])
+    def post(self: APIView, request: Request, race_id: str) -> Response:
         player = _signed_in(request)
         race_selectors.parse_race_id(race_id)
-        body = _valid(self.body_class, request) if self.body_class is not None else {}
-        return _race_response(self.act(request, race_id, body | {"player": player}))
+        body = _valid(body_class, request) if body_class is not None else {}
+        return _race_response(act(race_id=race_id, player=player, **body))
 
-    body_class: type | None = None
-
-
-_ACTION_SCHEMA: dict[str, Any] = {"responses": {200: RaceOut, **ERRORS}, "tags": ["races"]}
+    return type(f"Race{name.title()}View", (APIView,), {"post": post})
 
 
-class RaceJoinView(_RaceActionView):
-    @extend_schema(request=None, **_ACTION_SCHEMA)
-    def post(self, request: Request, race_id: str) -> Response:
-        return super().post(request, race_id)
-
-    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
-        return races.race_join(race_id=race_id, player=body["player"])
-
-
-class RaceLeaveView(_RaceActionView):
-    @extend_schema(request=None, **_ACTION_SCHEMA)
-    def post(self, request: Request, race_id: str) -> Response:
-        return super().post(request, race_id)
-
-    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
-        return races.race_leave(race_id=race_id, player=body["player"])
-
-
-class RaceReadyView(_RaceActionView):
-    body_class = ReadyIn
-
-    @extend_schema(request=ReadyIn, **_ACTION_SCHEMA)
-    def post(self, request: Request, race_id: str) -> Response:
-        return super().post(request, race_id)
-
-    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
-        return races.race_ready(
-            race_id=race_id, player=body["player"], ready=body.get("ready", True)
-        )
-
-
-class RaceStartView(_RaceActionView):
-    @extend_schema(request=None, **_ACTION_SCHEMA)
-    def post(self, request: Request, race_id: str) -> Response:
-        return super().post(request, race_id)
-
-    def act(self, request: Request, race_id: str, body: dict[str, Any]) -> Race:
-        return races.race_start(race_id=race_id, player=body["player"])
+ACTION_VIEWS = {
+    "join": _action_view("join", races.race_join),
+    "leave": _action_view("leave", races.race_leave),
+    "ready": _action_view("ready", races.race_ready, ReadyIn),
+    "start": _action_view("start", races.race_start),
+}
 
 
 class QueueView(APIView):
@@ -177,22 +142,16 @@ class RaceBoardView(APIView):
     def get(self, request: Request, level: str) -> Response:
         """Ratings by level, with `me`; `around=me` is the page holding the viewer's row. A page
         past the last is 404; page 1 of an empty board is an empty page (as the solo boards)."""
-        params = request.query_params
-        board = race_selectors.race_board(level=level, players=params.get("players"))
-        around = params.get("around")
-        if around not in (None, "me"):
-            raise ApiError(400, "invalid_around", "around accepts only `me`.")
-        viewer = request.user if request.user.is_authenticated else None
-        if around == "me" and viewer is None:
-            raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+        board = race_selectors.race_board(level=level, players=request.query_params.get("players"))
+        centred, viewer = around_me(request)
         size = Pagination().get_page_size(request)
-        me = None
         mine = board.filter(player=viewer).first() if viewer is not None else None
+        me = None
         if mine is not None:
             me = race_selectors.race_board_row(mine, rank=race_selectors.race_board_rank(row=mine))
         count = board.count()
         last = max(1, -(-count // size))
-        page = (me["rank"] - 1) // size + 1 if around == "me" and me else _page_number(request)
+        page = (me["rank"] - 1) // size + 1 if centred and me else _page_number(request)
         if page > last:
             raise ApiError(404, "not_found", "No such page.", {"last_page": last})
         start = (page - 1) * size

@@ -3,6 +3,7 @@ shape the answer. Every rule lives in games.engine and games.services."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -62,6 +63,17 @@ def _viewer_id(request: Request) -> int | None:
     return request.user.pk if request.user.is_authenticated else None
 
 
+def paginated_response(
+    request: Request, view: APIView, rows: Any, shape: Callable[[list[Any]], list[Any]]
+) -> Response:
+    """One page of `rows` (a queryset) as `{count, next, previous, results}`, each page's rows
+    turned into JSON by `shape` (API.md, Lists)."""
+    _valid_page(request)
+    paginator = Pagination()
+    page: list[Any] = list(paginator.paginate_queryset(rows, request, view=view) or [])
+    return paginator.get_paginated_response(shape(page))
+
+
 def _game_response(
     game: Game, *, player_name: str, viewer_id: int | None, code: int = status.HTTP_200_OK
 ) -> Response:
@@ -85,14 +97,15 @@ class GameListView(APIView):
         qs = selectors.game_list(
             state=params.get("state"), level=params.get("level"), user=params.get("user")
         )
-        _valid_page(request)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(qs, request, view=self)
         viewer_id = _viewer_id(request)
-        rows = [
-            game_dict(g, player_name=g.player.username, viewer_id=viewer_id) for g in page or []
-        ]
-        return paginator.get_paginated_response(rows)
+        return paginated_response(
+            request,
+            self,
+            qs,
+            lambda page: [
+                game_dict(g, player_name=g.player.username, viewer_id=viewer_id) for g in page
+            ],
+        )
 
     @extend_schema(request=GameCreateIn, responses={201: GameOut, **ERRORS}, tags=["games"])
     def post(self, request: Request) -> Response:
@@ -207,10 +220,12 @@ class MoveListView(APIView):
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id)
         selectors.check_moves_visible(game=game, viewer_id=_viewer_id(request))
-        _valid_page(request)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(selectors.game_moves(game=game), request, view=self)
-        return paginator.get_paginated_response([move_dict(m) for m in page or []])
+        return paginated_response(
+            request,
+            self,
+            selectors.game_moves(game=game),
+            lambda page: [move_dict(m) for m in page],
+        )
 
 
 class MeView(APIView):

@@ -1,40 +1,17 @@
-"""Race personas and helpers: alice, bob and carol race; dave watches; the race clock is
+"""Race helpers: alice, bob and carol race (tests/support/personas.py); the race clock is
 driven by the tests (games.races.race_clock_tick) with a controlled `now`."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import User
 from games import races
 from games.engine import Board
 from games.models import Game, Race
-from tests.support.personas import PASSWORD, client_for
-
-
-@pytest.fixture
-def carol(db: Any) -> User:
-    return User.objects.create_user(username="carol", password=PASSWORD)
-
-
-@pytest.fixture
-def dave(db: Any) -> User:
-    return User.objects.create_user(username="dave", password=PASSWORD)
-
-
-@pytest.fixture
-def carol_api(carol: User) -> APIClient:
-    return client_for(carol)
-
-
-@pytest.fixture
-def dave_api(dave: User) -> APIClient:
-    return client_for(dave)
 
 
 def race_of(body: dict[str, Any]) -> Race:

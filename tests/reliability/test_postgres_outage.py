@@ -13,19 +13,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from tests.support.services import (
+    NEEDS_PRIVATE_POSTGRES,
     AppServer,
     PrivatePostgres,
     manage,
     migrate,
-    postgres_missing,
 )
 
-pytestmark = pytest.mark.skipif(
-    postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
-)
+pytestmark = NEEDS_PRIVATE_POSTGRES
 
 # Behaviour, not speed: an answer within this bound means nothing hung.
 NOTHING_HANGS_S = 10.0

@@ -14,11 +14,9 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.support.services import AppServer, PrivatePostgres, migrate, postgres_missing
+from tests.support.services import NEEDS_PRIVATE_POSTGRES, AppServer, PrivatePostgres, migrate
 
-pytestmark = pytest.mark.skipif(
-    postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
-)
+pytestmark = NEEDS_PRIVATE_POSTGRES
 PASSWORD = "correct horse battery staple"
 
 

@@ -20,14 +20,30 @@ from accounts.services import token_issue
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture
-def alice(db: Any) -> User:
-    return User.objects.create_user(username="alice", password=PASSWORD)
+def _persona(name: str) -> Any:
+    """A fixture: the player `name`, signed up with PASSWORD."""
+
+    @pytest.fixture(name=name)
+    def player(db: Any) -> User:
+        return User.objects.create_user(username=name, password=PASSWORD)
+
+    return player
 
 
-@pytest.fixture
-def bob(db: Any) -> User:
-    return User.objects.create_user(username="bob", password=PASSWORD)
+def _api_of(name: str) -> Any:
+    """A fixture `<name>_api`: an API client with a fresh token of the player `name`."""
+
+    @pytest.fixture(name=f"{name}_api")
+    def api(request: pytest.FixtureRequest) -> APIClient:
+        return client_for(request.getfixturevalue(name))
+
+    return api
+
+
+# alice plays; bob (and, in races, carol) plays too and must not touch alice's things; dave
+# watches.
+alice, bob, carol, dave = (_persona(n) for n in ("alice", "bob", "carol", "dave"))
+alice_api, bob_api, carol_api, dave_api = (_api_of(n) for n in ("alice", "bob", "carol", "dave"))
 
 
 def client_for(user: User | None) -> APIClient:
@@ -37,16 +53,6 @@ def client_for(user: User | None) -> APIClient:
         _, key = token_issue(user=user)
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
-
-
-@pytest.fixture
-def alice_api(alice: User) -> APIClient:
-    return client_for(alice)
-
-
-@pytest.fixture
-def bob_api(bob: User) -> APIClient:
-    return client_for(bob)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ import the tests; this module is the tests' name for it."""
 
 from __future__ import annotations
 
+import pytest
+
 from deploy.private_services import (
     AppServer,
     PrivatePostgres,
@@ -23,7 +25,13 @@ from deploy.private_services import (
 )
 from deploy.processes import ROOT, free_port
 
+# For a module that starts a private PostgreSQL: skipped, with the reason, without the binaries.
+NEEDS_PRIVATE_POSTGRES = pytest.mark.skipif(
+    postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
+)
+
 __all__ = [
+    "NEEDS_PRIVATE_POSTGRES",
     "ROOT",
     "AppServer",
     "PrivatePostgres",
