@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http soak scale-demo lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -58,7 +58,7 @@ typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
 
-bench: bench-engine bench-leaderboards bench-live bench-http
+bench: bench-engine bench-leaderboards bench-live bench-http bench-races
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -71,6 +71,11 @@ bench-live: venv
 
 # Our move endpoint vs the perf-limits anchors C1/D12, interleaved in one run (needs wrk,
 # PostgreSQL and Redis on 127.0.0.1; waits up to 10 min for a quiet machine).
+# Eight bots race on Expert while 100 spectators watch, against the same bots solo
+# (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
+bench-races: venv
+	$(PY) -m bench.races.run
+
 bench-http: venv
 	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
 

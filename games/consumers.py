@@ -22,8 +22,6 @@ games.presenters; the edge checks and the lean message loop are games.socket_bas
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import logging
 import time
@@ -41,6 +39,7 @@ from .errors import GameError
 from .models import ENDED_STATES, Game
 from .presenters import game_dict
 from .socket_base import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, LeanConsumer, error_frame
+from .socket_sequenced import SequencedConsumer
 
 log = logging.getLogger(__name__)
 
@@ -135,20 +134,14 @@ def _act(
     return game.seq, game_dict(game, player_name=player.username, viewer_id=player.pk)
 
 
-class GameConsumer(LeanConsumer):
+class GameConsumer(SequencedConsumer):
     """One socket watching (and, for its player, playing) one game."""
 
     game_id: str
     player_id: int | None = None
-    timer: asyncio.Task[None] | None = None  # wakes the sequencer at its next deadline
-    timer_at: float | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.order = sequencing.Sequencer(
-            reorder_wait=sequencing.REORDER_WAIT_SECONDS,
-            lost_after=sequencing.LOST_EVENT_SECONDS,
-        )
         self.bucket = socket_guard.TokenBucket(
             rate=settings.WS_MESSAGES_PER_SECOND, burst=settings.WS_MESSAGES_BURST
         )
@@ -171,25 +164,14 @@ class GameConsumer(LeanConsumer):
         await self._send_state(snapshot)
         redis_watch.watch.add(self)
 
-    async def disconnect(self, code: int) -> None:
-        redis_watch.watch.discard(self)
-        if self.timer is not None:
-            self.timer.cancel()
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-
     # --- server -> client ---------------------------------------------------------------
 
-    async def _send_state(self, snapshot: _Snapshot) -> None:
-        released = self.order.restart(seq=snapshot.seq, ended=snapshot.ended)
-        state = events.state_event(seq=snapshot.seq, game=snapshot.game)
-        await self.send(text_data=events.dumps(state))
-        await self._send_events(released)
+    def encode(self, event: sequencing.Event) -> str:
+        return events.encode_event(self.game_id, event)
 
-    async def _send_events(self, ordered: list[sequencing.Event]) -> None:
-        for event in ordered:
-            await self.send(text_data=events.encode_event(self.game_id, event))
-        self._arm()
+    async def _send_state(self, snapshot: _Snapshot) -> None:
+        state = events.state_event(seq=snapshot.seq, game=snapshot.game)
+        await self.send_state(seq=snapshot.seq, ended=snapshot.ended, frame=dict(state))
 
     async def _resync(self, why: str) -> None:
         log.warning("game %s: sending a fresh state (%s)", self.game_id, why)
@@ -202,11 +184,6 @@ class GameConsumer(LeanConsumer):
             return
         await self._send_state(snapshot)
 
-    async def redis_back(self) -> None:
-        """Redis was away: events may be lost without a gap to show it (games.redis_watch)."""
-        async with self.turn:
-            await self._resync("Redis came back")
-
     async def game_event(self, message: dict[str, Any]) -> None:
         """An event of games.events, in the order games.sequencing decides."""
         step = self.order.receive(message["event"], now=time.monotonic())
@@ -217,27 +194,6 @@ class GameConsumer(LeanConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self._send_events(step.send)
-
-    def _arm(self) -> None:
-        """One timer, set to the sequencer's next deadline (a held gap, a move's lost event)."""
-        wake = self.order.wake_at()
-        if wake == self.timer_at:
-            return
-        if self.timer is not None:
-            self.timer.cancel()
-        self.timer, self.timer_at = None, wake
-        if wake is not None:
-            self.timer = asyncio.ensure_future(self._wake(wake))
-
-    async def _wake(self, at: float) -> None:
-        await asyncio.sleep(max(0.0, at - time.monotonic()))
-        async with self.turn:
-            self.timer, self.timer_at = None, None
-            why = self.order.due(now=max(at, time.monotonic()))
-            if why is not None:
-                with contextlib.suppress(Exception):  # the socket may be gone by now
-                    await self._resync(why)
-            self._arm()
 
     # --- client -> server ---------------------------------------------------------------
 

@@ -71,6 +71,7 @@ class Game(models.Model):
     seq = models.PositiveIntegerField(default=0)  # number of the last recorded Move
     clicks = models.PositiveIntegerField(default=0)  # accepted reveal, flag and chord moves
     mines_left = models.IntegerField()  # mines - flags, may go below zero
+    opened = models.PositiveIntegerField(default=0, db_default=0)  # safe cells open
     bbbv = models.PositiveIntegerField(null=True, blank=True)  # fixed at the first tap
     bbbv_solved = models.PositiveIntegerField(null=True, blank=True)  # set at the end
     # Clock (games.clock): active time = (end | pause | now) - started_at - paused_ms.
@@ -219,6 +220,7 @@ class Race(models.Model):
     rated = models.BooleanField(default=False)  # fixed at the start (docs/RACES.md)
     time_limit_ms = models.PositiveIntegerField()
     seq = models.PositiveIntegerField(default=0)  # number of the last race event
+    racing = models.PositiveSmallIntegerField(default=0)  # racers still racing (once started)
     created_at = models.DateTimeField(default=timezone.now)
     starts_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -251,8 +253,7 @@ class Racer(models.Model):
         Game, on_delete=models.SET_NULL, null=True, blank=True, related_name="racer"
     )
     state = models.CharField(max_length=7, choices=RacerState.choices, default=RacerState.WAITING)
-    opened = models.PositiveIntegerField(default=0)  # safe cells opened
-    flags = models.PositiveIntegerField(default=0)
+    # A racer's counts (safe cells opened, flags) are their Game's: `opened`, mines - mines_left.
     elapsed_ms = models.BigIntegerField(null=True, blank=True)  # fixed when the racer is done
     pool = models.CharField(max_length=5, blank=True, default="")  # rating pool, at the start
     place = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -35,16 +35,18 @@ def _shown(rating: float | None) -> int | None:
 
 
 def racer_dict(race: Race, racer: Racer, *, now: datetime) -> dict[str, Any]:
+    """A racer as everyone sees them; `racer.game` is loaded with the racer (its counts)."""
     ended = race.state == RaceState.FINISHED
+    game = racer.game if racer.game_id is not None else None
     return {
         "player": racer.player.username,
         "player_kind": racer.player.kind,
         "ready": racer.ready,
         "game": str(racer.game_id) if racer.game_id is not None else None,
         "state": racer.state,
-        "opened": racer.opened,
+        "opened": game.opened if game is not None else 0,
         "safe_cells": race.width * race.height - race.mines,
-        "flags": racer.flags,
+        "flags": game.mines - game.mines_left if game is not None else 0,
         "elapsed_ms": racer_elapsed_ms(race, racer, now=now),
         "place": racer.place if ended else None,
         "rating_before": _shown(racer.rating_before) if ended else None,

@@ -3,12 +3,14 @@ calls `after_race_move` for every stored action of a race game).
 
 Lock order everywhere in races (docs/RACES.md, Locks): the player's row, then game rows (by
 id), then the race row, then racer rows. A move already holds its game's lock; the race row is
-locked here by the UPDATE that takes the next `seq`, so two racers' moves in one race are
-serialised on the race and their progress events are numbered without gaps.
+locked here by the one UPDATE that takes the next `seq` (the last statement of the move before
+its commit), so two racers' moves in one race are serialised only from there to the commit,
+and their progress events are numbered without gaps.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection, transaction
@@ -20,43 +22,50 @@ from .errors import GameError
 from .models import ENDED_STATES, EndReason, Game, GameState, Race, Racer, RacerState
 
 
-def take_seq(
-    race_id: object, *, count: int = 1, deadline: datetime | None = None
-) -> tuple[int, datetime | None, int]:
-    """Add `count` to the race's seq (locking its row); returns the new seq, the race's start
-    and its time limit. With `deadline` the race clock is asked to act at that instant."""
-    table = Race._meta.db_table
+@dataclass(frozen=True)
+class _Taken:
+    seq: int  # the race's seq after this move's events
+    racing: int  # racers still racing after this move
+    started_at: datetime | None
+    time_limit_ms: int
+
+
+_TAKE = (
+    "UPDATE {table} SET seq = seq + %s, racing = racing - %s,"
+    " deadline = CASE WHEN racing - %s <= 0 THEN %s ELSE deadline END"
+    " WHERE id = %s RETURNING seq, racing, started_at, time_limit_ms"
+)
+
+
+def _take(race_id: object, *, events: int, done: bool, now: datetime) -> _Taken:
+    """One statement, the race's only write on a racer's move: the next `events` numbers of the
+    race's seq, one racer fewer still racing when `done` (the race clock is asked to act now
+    once none is left), and the race's start and limit to check the move against. The UPDATE
+    locks the race's row until the move's commit."""
     pk = Race._meta.pk
     assert pk is not None
     race_pk = pk.get_db_prep_value(race_id, connection)
+    finished = 1 if done else 0
     with connection.cursor() as cur:
-        if deadline is None:
-            cur.execute(
-                f"UPDATE {table} SET seq = seq + %s WHERE id = %s"
-                " RETURNING seq, started_at, time_limit_ms",
-                [count, race_pk],
-            )
-        else:
-            cur.execute(
-                f"UPDATE {table} SET seq = seq + %s, deadline = %s WHERE id = %s"
-                " RETURNING seq, started_at, time_limit_ms",
-                [count, deadline, race_pk],
-            )
+        cur.execute(
+            _TAKE.format(table=Race._meta.db_table), [events, finished, finished, now, race_pk]
+        )
         row = cur.fetchone()
     if row is None:
         raise Race.DoesNotExist(race_id)
-    started_at = row[1]
+    started_at = row[2]
     if isinstance(started_at, str):  # SQLite returns the text it stores
         started_at = parse_datetime(started_at)
-    return int(row[0]), started_at, int(row[2])
+    return _Taken(int(row[0]), int(row[1]), started_at, int(row[3]))
 
 
 def after_race_move(
     game: Game, board: Board, *, now: datetime, at_ms: int, player_name: str, left: bool = False
 ) -> None:
-    """Store the racer's counts (and result once their game is over) and publish `progress`
-    (and `finished`). When they were the last racer still racing, the race clock is asked to
-    end the race now (games.races.race_end), after this commit."""
+    """Number the move's `progress` (and `finished`) events and publish them after the commit.
+    The counts are the game's own (Game.opened, mines_left); the racer row is written only
+    when their game is over. When they were the last racer still racing, the race is ended
+    right after this commit (games.races.race_end), or by the race clock's next tick."""
     race_id = game.race_id
     assert race_id is not None
     done = game.state in ENDED_STATES
@@ -66,30 +75,20 @@ def after_race_move(
         state = RacerState.WON if game.state == GameState.WON else RacerState.LOST
     else:
         state = RacerState.RACING
-    opened, flags = board.opened_count(), board.flags
-    fields: dict[str, object] = {"opened": opened, "flags": flags}
     if done:
-        fields.update(state=state, elapsed_ms=at_ms, active=False)
-    Racer.objects.filter(game_id=game.id).update(**fields)
-    last = (
-        done
-        and not Racer.objects.filter(race_id=race_id, state=RacerState.RACING)
-        .exclude(game_id=game.id)
-        .exists()
-    )
-    seq, started_at, limit_ms = take_seq(
-        race_id, count=2 if done else 1, deadline=now if last else None
-    )
+        Racer.objects.filter(game_id=game.id).update(state=state, elapsed_ms=at_ms, active=False)
+    taken = _take(race_id, events=2 if done else 1, done=done, now=now)
     by_the_clock = game.end_reason == EndReason.OUT_OF_TIME
-    if not (left or by_the_clock) and at_ms >= limit_ms and started_at is not None:
+    if not (left or by_the_clock) and at_ms >= taken.time_limit_ms:
         # Past the race's time limit no move counts: refused, and the whole transaction with
         # it. The race clock ends the game as out of time within its tick (games.races).
         raise GameError("game_over", "The race's time is up.")
-    counts = race_events.Counts(player_name, opened, flags, state, at_ms)
+    counts = race_events.Counts(player_name, board.opened_count(), board.flags, state, at_ms)
+    seq = taken.seq
     for number, finished in ((seq - 1, False), (seq, True)) if done else ((seq, False),):
         event = race_events.progress_event(seq=number, counts=counts, finished=finished)
         race_events.race_on_commit(race_id, event)
-    if last:
+    if done and taken.racing <= 0:
         from .races import race_end  # the race services import games.services, which imports us
 
         transaction.on_commit(lambda: race_end(race_id=race_id))

@@ -53,7 +53,12 @@ def race_list(*, state: str | None, level: str | None, code: str | None) -> Quer
 def racers_by_race(races: list[Race]) -> dict[Any, list[Racer]]:
     """The racers of several races in one query, each list in joining order."""
     out: dict[Any, list[Racer]] = {r.pk: [] for r in races}
-    rows = Racer.objects.filter(race__in=races).select_related("player").order_by("joined_at", "id")
+    rows = (
+        Racer.objects.filter(race__in=races)
+        .select_related("player", "game")
+        .defer("game__board")
+        .order_by("joined_at", "id")
+    )
     for racer in rows:
         out[racer.race_id].append(racer)
     return out

@@ -58,7 +58,12 @@ _SYSTEM_RANDOM = random.SystemRandom()
 
 
 def racers_of(race: Race) -> list[Racer]:
-    return list(Racer.objects.filter(race=race).select_related("player").order_by("joined_at"))
+    return list(
+        Racer.objects.filter(race=race)
+        .select_related("player", "game")
+        .defer("game__board")
+        .order_by("joined_at", "id")
+    )
 
 
 def race_json(race: Race, *, now: datetime | None = None) -> dict[str, Any]:
@@ -318,6 +323,7 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
                 seq=1,
                 clicks=1,
                 mines_left=board.mines_left,
+                opened=opened,
                 bbbv=bbbv,
                 bbbv_solved=bbbv if won_at_once else None,
                 created_at=now,
@@ -338,14 +344,12 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
         for racer, game, pool in zip(racers, games, pools, strict=True):
             racer.game = game
             racer.pool = pool
-            racer.opened = opened
             racer.state = RacerState.WON if won_at_once else RacerState.RACING
             if won_at_once:
                 racer.elapsed_ms, racer.active = 0, False
-        Racer.objects.bulk_update(
-            racers, ["game", "pool", "opened", "state", "elapsed_ms", "active"]
-        )
+        Racer.objects.bulk_update(racers, ["game", "pool", "state", "elapsed_ms", "active"])
         race.state = RaceState.RUNNING
+        race.racing = 0 if won_at_once else len(racers)
         race.started_at = now
         race.start_x, race.start_y = x, y
         race.deadline = now if won_at_once else now + timedelta(milliseconds=race.time_limit_ms)
@@ -370,7 +374,7 @@ def _places(racers: list[Racer]) -> list[int]:
             race_rules.Result(
                 won=r.state == RacerState.WON,
                 elapsed_ms=int(r.elapsed_ms or 0),
-                opened=r.opened,
+                opened=r.game.opened if r.game is not None else 0,
                 lasted_ms=int(r.elapsed_ms or 0),
             )
             for r in racers

@@ -59,7 +59,11 @@ class Sequencer:
         *,
         reorder_wait: float = REORDER_WAIT_SECONDS,
         lost_after: float = LOST_EVENT_SECONDS,
+        ended_shares_seq: bool = True,
     ) -> None:
+        # A game's `ended` shares the seq of the move that ended it; a race's `ended` is an
+        # event of its own, numbered like the others (ended_shares_seq=False).
+        self.ended_shares_seq = ended_shares_seq
         self.reorder_wait = reorder_wait
         self.lost_after = lost_after
         self.last_seq = -1  # the last seq sent to the socket; -1 before the first state
@@ -84,7 +88,7 @@ class Sequencer:
             self._finish()
             return Step(gone=True)
         seq = int(event["seq"])
-        if seq < self.last_seq or (seq == self.last_seq and event["type"] != "ended"):
+        if seq < self.last_seq or (seq == self.last_seq and not self._shares_seq(event)):
             return Step()  # already in the snapshot or already sent
         if self._in_line(event):
             return Step(send=[self._sent(event), *self._release_held()])
@@ -128,8 +132,11 @@ class Sequencer:
     def _deadline_expected(self) -> float | None:
         return self._expected[1] if self._expected is not None else None
 
+    def _shares_seq(self, event: Event) -> bool:
+        return self.ended_shares_seq and event["type"] == "ended"
+
     def _in_line(self, event: Event) -> bool:
-        if event["type"] == "ended":
+        if self._shares_seq(event):
             return bool(event["seq"] == self.last_seq)
         return bool(event["seq"] == self.last_seq + 1)
 

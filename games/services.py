@@ -327,6 +327,7 @@ def _store_move(
     game.seq += 1
     game.last_action_at = now
     game.mines_left = board.mines_left
+    game.opened = board.opened_count()
     if outcome is not None and outcome.ended:
         _finish(
             game,

@@ -174,3 +174,19 @@ def test_any_arrival_order_without_loss_goes_out_in_seq_order_once(
         out += sent(s, event)
     assert out == [("move", seq) for seq in range(1, count + 1)] + [("ended", count)]
     assert s.due(now=1e9) is None
+
+
+def test_a_race_ended_event_has_its_own_seq_and_closes_the_stream() -> None:
+    s = Sequencer(ended_shares_seq=False)
+    s.restart(seq=4, ended=False)
+    assert sent(s, ended(4)) == []  # a duplicate of what the state already holds
+    assert sent(s, ended(6)) == []  # held: 5 is missing
+    assert sent(s, move(5)) == [("move", 5), ("ended", 6)]
+    assert s.ended and sent(s, move(7)) == []
+
+
+def test_a_game_ended_event_shares_the_seq_of_the_move_that_ended_it() -> None:
+    s = started(3)
+    assert sent(s, move(4)) == [("move", 4)]
+    assert sent(s, ended(4)) == [("ended", 4)]
+    assert s.ended

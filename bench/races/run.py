@@ -1,0 +1,504 @@
+"""Races benchmark: eight bots race on Expert while 100 spectators watch the race, against the
+same eight bots playing solo Expert games the same way, in one run.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/demineur REDIS_URL=redis://127.0.0.1:6379/0 \\
+        .venv/bin/python -m bench.races.run            # `make bench` runs exactly this
+    ... -m bench.races.run --quick                     # one race and one solo round
+    ... -m bench.races.run --races 8 --think-ms 50     # more rounds, faster bots
+
+The production layout of bench/live (whose helpers it uses): gunicorn sync workers for the
+REST API, uvicorn workers for /ws/ (with their lifespan, so the race clock thread runs in each
+and starts the countdowns and races by itself), DEBUG off, on PostgreSQL and Redis, in the
+database DATABASE_URL's name + "_bench" (created and flushed here), on ports 18600-18649.
+
+Each round: eight bot accounts (registered through the API, kind bot) create and join one
+Expert race and are all ready; 100 anonymous spectators are on /ws/races/{id}; the race starts
+by itself after its 3 s countdown; each bot plays its race game to its end over its game
+socket (bench/races/bots.py: certain reveals from the visible numbers, else a random closed
+cell; waits --think-ms, 50-150 % of it, before each move). Then the same bots each play one
+solo Expert game the same way (rounds alternate which comes first).
+
+Measured: move latency (send -> the move's `move` frame on the bot's socket) in races and in
+solo games (the solo first tap, which lays the mines, is not counted: a race game starts
+opened); delivery latency from the instant the mover got its `move` frame to the instant each
+spectator got the matching `progress` frame (matched by player, opened count and racer state,
+through the race seq read by one more, full-parsing spectator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import math
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from bench.live import run as live
+from bench.live.wsclient import RawSocket, http_post
+from bench.ports import free_port
+from deploy.processes import RAISED_THROTTLES
+
+from .bots import HOST, Account, Tally, api_json, play, register_bots
+
+PORTS = range(18600, 18650)
+BOTS = 8
+SPECTATORS = 100
+LEVEL = "expert"
+FIRST_TAP = (15, 8)  # the solo games' first reveal: the middle of the Expert board
+GOAL_DELIVERY_P99_MS = 50.0
+say = live.say
+pct = live.pct
+
+
+class Env(live.Env):
+    """bench/live's environment, with what a race needs: the race clock on (whatever the caller
+    set), no predictable layouts, and the throttles of test servers (the accounts of several
+    runs register from one address within a minute)."""
+
+    def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
+        env = super().server_env(pool=pool, publish=publish)
+        for name in ("GAME_TEST_SEED", "RACE_CLOCK", "RACE_CLOCK_INTERVAL_MS"):
+            env.pop(name, None)
+        env.update(RAISED_THROTTLES)
+        env["CACHE_PREFIX"] = self.prefix
+        return env
+
+    def port(self) -> int:
+        return free_port(PORTS, self.taken_ports)
+
+
+class Server(live.Server):
+    """bench/live's server with uvicorn's lifespan left on: the race clock starts with it."""
+
+    def start(self, *, banner: str = "") -> None:
+        if "--lifespan" in self.argv:
+            at = self.argv.index("--lifespan")
+            del self.argv[at : at + 2]
+        super().start(banner=banner)
+
+
+# --- one race, one solo round ---------------------------------------------------------------------
+
+
+@dataclass
+class RaceRound:
+    tally: Tally
+    delivery: list[float] = field(default_factory=list)  # ms, every (progress, spectator)
+    from_sent: list[float] = field(default_factory=list)  # the same from the move's sending
+    rereads: list[tuple[float, float]] = field(default_factory=list)  # first..last arrival
+    progress: int = 0  # progress events of bot moves, as the index spectator saw them
+    unmatched: int = 0  # progress events with no bot answer to match (or an ambiguous one)
+    missing: int = 0  # (progress, spectator) pairs never delivered
+    resyncs: int = 0  # fresh `state` frames a spectator got mid-race
+    connect_s: float = 0.0
+    race_s: float = 0.0
+
+
+async def _post(port: int, path: str, account: Account, body: dict[str, Any] | None = None) -> Any:
+    status, raw = await http_post(HOST, port, path, account.token, body)
+    if status not in (200, 201):
+        raise SystemExit(f"POST {path} as {account.username}: {status} {raw[:300]!r}")
+    return json.loads(raw)
+
+
+async def _index(ws_port: int, race_id: str, messages: list[dict[str, Any]]) -> None:
+    """The full-parsing spectator: every race message, in order, until the race ends."""
+    from websockets.asyncio.client import connect
+
+    async with connect(f"ws://{HOST}:{ws_port}/ws/races/{race_id}") as ws:
+        async for raw in ws:
+            message = json.loads(raw)
+            messages.append(message)
+            if message["type"] == "ended":
+                return
+
+
+async def _wait_for(messages: list[dict[str, Any]], kind: str, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for message in messages:
+            if message["type"] == kind:
+                return message
+        await asyncio.sleep(0.01)
+    raise SystemExit(f"no `{kind}` race message within {timeout:.0f} s")
+
+
+async def race_round(
+    http_port: int,
+    ws_port: int,
+    bots: list[Account],
+    args: argparse.Namespace,
+    seed: int,
+    dump: Path,
+) -> RaceRound:
+    host, *others = bots
+    race = await _post(http_port, "/api/races", host, {"level": LEVEL, "max_players": BOTS})
+    race_id = race["id"]
+    messages: list[dict[str, Any]] = []
+    index = asyncio.create_task(_index(ws_port, race_id, messages))
+    await _wait_for(messages, "state", 10)
+    spectators: list[RawSocket]
+    spectators, connect_s = await live.connect_watchers(
+        ws_port, f"/ws/races/{race_id}", args.spectators
+    )
+    for bot in others:
+        await _post(http_port, f"/api/races/{race_id}/join", bot)
+    for bot in bots:
+        await _post(http_port, f"/api/races/{race_id}/ready", bot, {"ready": True})
+    countdown = await _wait_for(messages, "countdown", 10)
+    say(f"    countdown to {countdown['race']['starts_at']}; the race clock starts it")
+    started = await _wait_for(messages, "started", 10)
+    games = {r["player"]: r["game"] for r in started["race"]["racers"]}
+    tally = Tally()
+    t0 = time.perf_counter()
+    gc.collect()
+    gc.disable()  # a collection over the spectators' frames would delay their timestamps
+    try:
+        await asyncio.gather(
+            *(
+                play(
+                    bot,
+                    ws_port,
+                    games[bot.username],
+                    tally,
+                    rng=random.Random(seed + i),
+                    think_s=args.think_ms / 1000,
+                )
+                for i, bot in enumerate(bots)
+            )
+        )
+        race_s = time.perf_counter() - t0
+        try:
+            await asyncio.wait_for(index, 15)
+        except TimeoutError:
+            tally.error("race: no `ended` within 15 s of the last move")
+        await asyncio.sleep(0.5)  # the last frames on their way to the spectators
+    finally:
+        gc.enable()
+    result = RaceRound(tally=tally, connect_s=connect_s, race_s=race_s)
+    with dump.open("w") as out:  # what the full-parsing spectator got, for a closer look
+        out.writelines(json.dumps(m) + "\n" for m in messages)
+    _match(result, messages, spectators)
+    for sock in spectators:
+        sock.close()
+    return result
+
+
+def _match(result: RaceRound, messages: list[dict[str, Any]], spectators: list[RawSocket]) -> None:
+    """Delivery latencies: race seq -> (player, opened, state) from the index spectator, then
+    the instant each bot got that move's answer, then each spectator's `progress` frame."""
+    answered = result.tally.answered
+    moves: dict[int, tuple[float, float]] = {}
+    for message in messages:
+        if message["type"] != "progress":
+            continue
+        key = (message["player"], int(message["opened"]), str(message["state"]))
+        if key not in answered or key in result.tally.ambiguous:
+            result.unmatched += 1
+            continue
+        moves[int(message["seq"])] = answered[key]
+    result.progress = len(moves)
+    fresh: list[float] = []  # when a spectator got a fresh `state`
+    for sock in spectators:
+        arrivals = {seq: t for t, kind, seq in sock.frames if kind == "progress"}
+        for t, kind, _seq in sock.frames[1:]:
+            if kind == "state":
+                result.resyncs += 1
+                fresh.append(t)
+        for seq, (sent, at_mover) in moves.items():
+            arrived = arrivals.get(seq)
+            if arrived is None:
+                result.missing += 1
+            else:
+                result.delivery.append((arrived - at_mover) * 1000)
+                result.from_sent.append((arrived - sent) * 1000)
+    for t in sorted(fresh):  # one re-read: the spectators' fresh states less than 0.2 s apart
+        if result.rereads and t - result.rereads[-1][1] < 0.2:
+            result.rereads[-1] = (result.rereads[-1][0], t)
+        else:
+            result.rereads.append((t, t))
+
+
+def calm_moves(result: RaceRound, margin_s: float = 0.05) -> list[float]:
+    """The race moves of the round that overlapped no spectators' re-read (from a little
+    before the first fresh `state` of a re-read to its last one)."""
+    calm = []
+    for sent, ms in zip(result.tally.sent, result.tally.latencies, strict=True):
+        answered = sent + ms / 1000
+        if not any(
+            sent <= end + margin_s and answered >= start - margin_s for start, end in result.rereads
+        ):
+            calm.append(ms)
+    return calm
+
+
+async def solo_round(
+    http_port: int, ws_port: int, bots: list[Account], args: argparse.Namespace, seed: int
+) -> Tally:
+    tally = Tally()
+    games = [await _post(http_port, "/api/games", bot, {"level": LEVEL}) for bot in bots]
+    gc.collect()
+    gc.disable()
+    try:
+        await asyncio.gather(
+            *(
+                play(
+                    bot,
+                    ws_port,
+                    str(game["id"]),
+                    tally,
+                    rng=random.Random(seed + i),
+                    think_s=args.think_ms / 1000,
+                    first_tap=FIRST_TAP,
+                )
+                for i, (bot, game) in enumerate(zip(bots, games, strict=True))
+            )
+        )
+    finally:
+        gc.enable()
+    return tally
+
+
+# --- report -------------------------------------------------------------------------------------
+
+
+def _figures(values: list[float]) -> dict[str, float | int]:
+    return {
+        "samples": len(values),
+        "p50_ms": round(pct(values, 50), 2),
+        "p99_ms": round(pct(values, 99), 2),
+        "max_ms": round(max(values), 2) if values else float("nan"),
+    }
+
+
+def _below(value: float, limit: float, *, equal: bool = False) -> bool | None:
+    if math.isnan(value) or math.isnan(limit):
+        return None
+    return value <= limit if equal else value < limit
+
+
+def _verdict(ok: bool | None, yes: str = "yes", no: str = "no") -> str:
+    return "not measured" if ok is None else yes if ok else no
+
+
+def summarize(
+    races: list[RaceRound], solos: list[Tally], args: argparse.Namespace, meta: dict[str, Any]
+) -> dict[str, Any]:
+    race_moves = [v for r in races for v in r.tally.latencies]
+    solo_moves = [v for s in solos for v in s.latencies]
+    delivery = [v for r in races for v in r.delivery]
+    from_sent = [v for r in races for v in r.from_sent]
+    calm = [v for r in races for v in calm_moves(r)]
+    errors: dict[str, int] = {}
+    for tally in [*(r.tally for r in races), *solos]:
+        for kind, n in tally.errors.items():
+            errors[kind] = errors.get(kind, 0) + n
+    race_fig, solo_fig, delivery_fig = (
+        _figures(race_moves),
+        _figures(solo_moves),
+        _figures(delivery),
+    )
+    return {
+        "bench": "races",
+        "config": {
+            "bots": BOTS,
+            "spectators": args.spectators,
+            "level": LEVEL,
+            "rounds": args.races,
+            "think_ms": args.think_ms,
+            "layout": "gunicorn 2 sync workers (REST) + uvicorn 2 workers (/ws/, race clock "
+            "thread), PostgreSQL, Redis, DEBUG off",
+        },
+        "race_moves": race_fig,
+        "race_moves_outside_rereads": _figures(calm),
+        "solo_moves": solo_fig,
+        "delivery": delivery_fig
+        | {
+            "from_send_p50_ms": round(pct(from_sent, 50), 2),
+            "from_send_p99_ms": round(pct(from_sent, 99), 2),
+            "progress_events": sum(r.progress for r in races),
+            "unmatched_events": sum(r.unmatched for r in races),
+            "missing": sum(r.missing for r in races),
+            "resyncs": sum(r.resyncs for r in races),
+            "rereads": sum(len(r.rereads) for r in races),
+        },
+        "games": {
+            "race": {
+                "won": sum(r.tally.won for r in races),
+                "lost": sum(r.tally.lost for r in races),
+            },
+            "solo": {"won": sum(s.won for s in solos), "lost": sum(s.lost for s in solos)},
+        },
+        "moves": {
+            "race": sum(r.tally.moves for r in races),
+            "solo": sum(s.moves for s in solos),
+            "total": sum(r.tally.moves for r in races) + sum(s.moves for s in solos),
+            "guesses": sum(r.tally.guesses for r in races) + sum(s.guesses for s in solos),
+        },
+        "errors": errors,
+        "goals": {  # None: nothing measured
+            "delivery_p99_under_50ms": _below(delivery_fig["p99_ms"], GOAL_DELIVERY_P99_MS),
+            "race_p50_not_slower": _below(race_fig["p50_ms"], solo_fig["p50_ms"], equal=True),
+            "race_p99_not_slower": _below(race_fig["p99_ms"], solo_fig["p99_ms"], equal=True),
+        },
+        "round_p99s": {
+            "race_moves": [round(pct(r.tally.latencies, 99), 1) for r in races],
+            "race_moves_outside_rereads": [round(pct(calm_moves(r), 99), 1) for r in races],
+            "solo_moves": [round(pct(s.latencies, 99), 1) for s in solos],
+            "delivery": [round(pct(r.delivery, 99), 1) for r in races],
+        },
+        **meta,
+    }
+
+
+def report(result: dict[str, Any]) -> None:
+    say("\n## Results (docs/PERFORMANCE.md, section Races)\n")
+    say("| measure | samples | p50 ms | **p99 ms** | max ms | p99 of each round |")
+    say("| --- | ---: | ---: | ---: | ---: | --- |")
+    rows = (
+        ("race moves (send -> own `move`)", "race_moves", "race_moves"),
+        ("race moves overlapping no re-read", *("race_moves_outside_rereads",) * 2),
+        ("solo moves (send -> own `move`)", "solo_moves", "solo_moves"),
+        (f"progress to {result['config']['spectators']} spectators", "delivery", "delivery"),
+    )
+    for label, key, rounds in rows:
+        f = result[key]
+        each = " / ".join(f"{v:.1f}" for v in result["round_p99s"][rounds])
+        say(
+            f"| {label} | {f['samples']:,} | {f['p50_ms']:.1f} | **{f['p99_ms']:.1f}** "
+            f"| {f['max_ms']:.1f} | {each} |"
+        )
+    d, m, g = result["delivery"], result["moves"], result["games"]
+    say(
+        f"\nMoves: {m['total']:,} ({m['race']:,} in races, {m['solo']:,} solo; "
+        f"{m['guesses']:,} guesses). Games: races {g['race']['won']} won / {g['race']['lost']} "
+        f"lost, solo {g['solo']['won']} won / {g['solo']['lost']} lost."
+    )
+    say(
+        f"Progress events matched: {d['progress_events']:,} (unmatched {d['unmatched_events']}); "
+        f"delivery from the move's sending p50 {d['from_send_p50_ms']:.1f} / p99 "
+        f"{d['from_send_p99_ms']:.1f} ms; missing deliveries {d['missing']}; fresh `state` "
+        f"frames (a re-read after a seq gap) {d['resyncs']}, in {d['rereads']} re-read(s). "
+        f"Errors: {result['errors'] or 'none'}."
+    )
+    goals = result["goals"]
+    say(
+        f"Goal delivery p99 < {GOAL_DELIVERY_P99_MS:.0f} ms: "
+        f"{_verdict(goals['delivery_p99_under_50ms'], 'met', 'NOT met')}. "
+        f"Race moves no slower than solo: p50 {_verdict(goals['race_p50_not_slower'])}, "
+        f"p99 {_verdict(goals['race_p99_not_slower'])}."
+    )
+    say(
+        f"Load average (1/5/15 min) before {result['load_before']}, after {result['load_after']}; "
+        f"timed part {result['timed_s']:.0f} s."
+    )
+    say("\nJSON:")
+    say(json.dumps(result, indent=1))
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+
+def load() -> str:
+    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+async def run(args: argparse.Namespace, env: Env) -> None:
+    http = Server(env, "gunicorn")
+    ws = Server(env, "uvicorn")
+    try:
+        http.wait_ready()
+        ws.wait_ready()
+        say(f"  gunicorn :{http.port}, uvicorn :{ws.port} (race clock thread in each worker)")
+        bots = register_bots(http.port, BOTS, "rbot")
+        _, me = api_json(http.port, "GET", "/api/me", token=bots[0].token)
+        say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
+        races: list[RaceRound] = []
+        solos: list[Tally] = []
+        meta: dict[str, Any] = {"load_before": load()}
+        t0 = time.perf_counter()
+        for r in range(args.races):
+            order = ("race", "solo") if r % 2 == 0 else ("solo", "race")
+            for part in order:
+                seed = 1000 * r
+                if part == "race":
+                    say(
+                        f"\n  round {r + 1}/{args.races}: race, {BOTS} bots, {args.spectators} spectators"
+                    )
+                    dump = env.logs / f"race-{r + 1}.jsonl"
+                    rr = await race_round(http.port, ws.port, bots, args, seed, dump)
+                    races.append(rr)
+                    t = rr.tally
+                    say(
+                        f"    race over in {rr.race_s:.1f} s: {t.moves} moves, {t.won} won / "
+                        f"{t.lost} lost; move p50 {pct(t.latencies, 50):.1f} / p99 "
+                        f"{pct(t.latencies, 99):.1f} ms; delivery p50 {pct(rr.delivery, 50):.1f} / "
+                        f"p99 {pct(rr.delivery, 99):.1f} ms ({len(rr.delivery):,} deliveries, "
+                        f"{rr.missing} missing); errors {t.errors or 'none'}"
+                    )
+                else:
+                    say(f"\n  round {r + 1}/{args.races}: solo, {BOTS} bots")
+                    started = time.perf_counter()
+                    t = await solo_round(http.port, ws.port, bots, args, seed + 500)
+                    solos.append(t)
+                    say(
+                        f"    solo over in {time.perf_counter() - started:.1f} s: {t.moves} moves, "
+                        f"{t.won} won / {t.lost} lost; move p50 {pct(t.latencies, 50):.1f} / "
+                        f"p99 {pct(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
+                    )
+        meta["timed_s"] = round(time.perf_counter() - t0, 1)
+        meta["load_after"] = load()
+    finally:
+        http.stop()
+        ws.stop()
+    report(summarize(races, solos, args, meta))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--races", type=int, default=5, help="rounds: one race + one solo (5)")
+    parser.add_argument(
+        "--think-ms", type=float, default=100, help="a bot's pause before each move (100)"
+    )
+    parser.add_argument(
+        "--spectators", type=int, default=SPECTATORS, help=f"race watchers ({SPECTATORS})"
+    )
+    parser.add_argument("--quick", action="store_true", help="one round")
+    args = parser.parse_args()
+    if args.quick:
+        args.races = 1
+
+    database_url = live.bench_database_url()
+    redis_url = os.environ.get("REDIS_URL")
+    if database_url is None or not redis_url:
+        say("bench/races: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the layout")
+        say("it measures is several server processes sharing PostgreSQL and Redis.")
+        return
+    env = Env(
+        database_url=database_url,
+        redis_url=redis_url,
+        prefix=f"rbench{os.getpid()}",
+        logs=Path(tempfile.mkdtemp(prefix="bench-races-")),
+    )
+    say(f"bench/races: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
+    live.prepare_database(database_url)
+    live.setup_django(env)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command("flush", verbosity=0, interactive=False)
+    asyncio.run(run(args, env))
+
+
+if __name__ == "__main__":
+    main()
