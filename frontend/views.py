@@ -35,7 +35,7 @@ LEVELS: list[dict[str, Any]] = [
     for level in ENGINE_LEVELS.values()
 ]
 LEVEL_NAMES = {level["name"] for level in LEVELS}
-# A game id in a page URL: only checked for shape here; the API answers 404 for unknown ids.
+# A game (or race) id in a page URL: only checked for shape here; the API answers 404 for unknown ids.
 GAME_ID = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 
 
@@ -57,6 +57,15 @@ def replay(request: HttpRequest, game_id: str) -> HttpResponse:
     if not GAME_ID.match(game_id):
         raise Http404
     return _page(request, "replay.html", page="replay", game_id=game_id)
+
+
+@ensure_csrf_cookie
+def race(request: HttpRequest, race_id: str) -> HttpResponse:
+    """One race: the room before the start, the countdown, the racer's own board and every
+    rival's progress while it runs, the results at the end (API.md, Races)."""
+    if not GAME_ID.match(race_id):
+        raise Http404
+    return _page(request, "race.html", page="race", race_id=race_id)
 
 
 @ensure_csrf_cookie
@@ -86,4 +95,5 @@ signup = _simple_page("signup.html", "signup")
 signin = _simple_page("signin.html", "signin")
 tokens = _simple_page("tokens.html", "tokens")
 home = _simple_page("home.html", "home")
+races = _simple_page("races.html", "races")
 how_to_play = _simple_page("how_to_play.html", "how")

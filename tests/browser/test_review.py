@@ -227,7 +227,10 @@ def test_the_ranking_tabs_follow_the_arrow_keys(desktop: Any) -> None:
     expect(page.locator("#tab-speed")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#tab-speed")).to_be_focused()
     expect(page.locator("#ranking thead")).to_contain_text("3BV/s")
-    page.keyboard.press("End")
+    page.keyboard.press("End")  # the last tab: the race ratings (docs/RACES.md)
+    expect(page.locator("#tab-races")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#ranking-panel")).to_have_attribute("aria-labelledby", "tab-races")
+    page.keyboard.press("ArrowLeft")
     expect(page.locator("#tab-streaks")).to_have_attribute("aria-selected", "true")
     expect(page.locator("#ranking-panel")).to_have_attribute("aria-labelledby", "tab-streaks")
     assert page.locator("[role=tab][tabindex='0']").count() == 1  # one Tab stop

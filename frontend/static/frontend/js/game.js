@@ -11,14 +11,20 @@ import { createView } from "./game_view.js";
 import { createFeed } from "./game_feed.js";
 import { createControls } from "./game_controls.js";
 
-const s = createState(document.getElementById("game"));
-const view = createView(s);
-const feed = createFeed(s, view);
-view.bindInput(createControls(s, view, feed));
+/** Play or watch the game of the #game section `root` (its data-game-id). The race page
+ * (race.js) mounts its racer's own game with it too. Returns the page's state and feed. */
+export function mountGame(root) {
+  const s = createState(root);
+  const view = createView(s);
+  const feed = createFeed(s, view);
+  view.bindInput(createControls(s, view, feed));
+  const ready = (async function start() {
+    if (!(await feed.load())) return;
+    if (!s.game || !ENDED.has(s.game.state)) feed.connect();
+    // Keyboard players start on the board; on touch screens a focus ring would only distract.
+    if (s.game && canPlay(s) && window.matchMedia("(pointer: fine)").matches) s.board.setFocus(s.board.focusIndex);
+  })();
+  return { s, view, feed, ready };
+}
 
-(async function start() {
-  if (!(await feed.load())) return;
-  if (!s.game || !ENDED.has(s.game.state)) feed.connect();
-  // Keyboard players start on the board; on touch screens a focus ring would only distract.
-  if (s.game && canPlay(s) && window.matchMedia("(pointer: fine)").matches) s.board.setFocus(s.board.focusIndex);
-})();
+if (document.body.dataset.page === "game") mountGame(document.getElementById("game"));

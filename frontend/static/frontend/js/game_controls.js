@@ -66,7 +66,7 @@ export function createControls(s, view, feed) {
   });
 
   async function pause(auto = false, confirmed = false) {
-    if (!canPlay(s) || s.game.state !== "playing") return;
+    if (!canPlay(s) || s.game.state !== "playing" || s.game.race) return; // a race game never pauses
     if (!auto && !confirmed && s.game.ranked) return askBeforePause();
     if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
     if (await feed.act("pause", { keepalive: auto })) say(auto ? gettext("The game paused itself.") : gettext("Paused."));
@@ -87,6 +87,7 @@ export function createControls(s, view, feed) {
   async function newGame() {
     if (!me()) return (location.href = signInUrl());
     const g = s.game;
+    if (g && g.race) return; // a race game is not replaced: the race page offers what comes next
     if (isPlayer(s) && ["playing", "paused"].includes(g.state)) {
       if (!confirm(gettext("Start a new game? The current one will count as a loss."))) return;
     }

@@ -98,7 +98,9 @@ export function createView(s) {
     $("paused-cover").hidden = !paused;
     $("board").hidden = paused;
     const player = canPlay(s);
-    $("pause").hidden = !player || g.state === "new";
+    // A race game cannot be paused (API.md, Races: 409 race_game), nor replaced by a new game.
+    $("pause").hidden = !player || g.state === "new" || !!g.race;
+    $("new-game").hidden = !!g.race;
     $("pause").textContent = paused ? gettext("Resume") : gettext("Pause");
     $("resign").hidden = !player || g.state === "new";
     $("resume").hidden = !player;
@@ -237,7 +239,7 @@ export function createView(s) {
         { class: "result-actions" },
         el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
         g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}`, text: gettext("Leaderboard") }) : null,
-        isPlayer(s) ? el("button", { class: "btn btn-primary", type: "button", onclick: input.newGame, text: gettext("New game") }) : null,
+        isPlayer(s) && !g.race ? el("button", { class: "btn btn-primary", type: "button", onclick: input.newGame, text: gettext("New game") }) : null,
       ),
     );
     box.hidden = false;

@@ -1,4 +1,5 @@
-// Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s and streaks,
+// Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s, streaks and race
+// ratings (API.md, Races),
 // rolling periods, pages, and "jump to my row" (?around=me). Humans | Bots switches every
 // board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
 import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl } from "./api.js";
@@ -7,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const level = $("board-section").dataset.level;
 const params = new URLSearchParams(location.search);
 const view = {
-  kind: ["times", "speed", "streaks"].includes(params.get("kind")) ? params.get("kind") : "times",
+  kind: ["times", "speed", "streaks", "races"].includes(params.get("kind")) ? params.get("kind") : "times",
   period: params.get("period") || "all",
   sort: params.get("sort") || "best",
   page: Number(params.get("page")) || 1,
@@ -18,8 +19,8 @@ const emptyHumans = $("empty").textContent;
 
 function url() {
   const q = new URLSearchParams();
-  if (view.kind !== "streaks") q.set("period", view.period);
-  else q.set("sort", view.sort);
+  if (view.kind === "streaks") q.set("sort", view.sort);
+  else if (view.kind !== "races") q.set("period", view.period); // a race rating has no period
   if (view.around) q.set("around", "me");
   else q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots"); // humans is the API's default
@@ -29,7 +30,7 @@ function url() {
 function remember() {
   const q = new URLSearchParams({ kind: view.kind });
   if (view.kind === "streaks") q.set("sort", view.sort);
-  else q.set("period", view.period);
+  else if (view.kind !== "races") q.set("period", view.period);
   if (view.page > 1) q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots");
   history.replaceState(null, "", `${location.pathname}?${q}`);
@@ -39,8 +40,10 @@ function head() {
   const cols = [gettext("Rank"), gettext("Player")];
   if (view.kind === "times") cols.push(gettext("Time"), gettext("When"));
   else if (view.kind === "speed") cols.push(gettext("3BV/s"), gettext("When"));
-  else cols.push(gettext("Best streak"), gettext("Current streak"));
-  return el("tr", {}, ...cols.map((c, i) => el("th", { scope: "col", class: i === 0 || i === 2 || (view.kind === "streaks" && i === 3) ? "num" : null, text: c })));
+  else if (view.kind === "streaks") cols.push(gettext("Best streak"), gettext("Current streak"));
+  else cols.push(gettext("Rating"), gettext("Races"), gettext("Wins"), gettext("Podiums"));
+  const num = (i) => i === 0 || i === 2 || (view.kind === "streaks" && i === 3) || (view.kind === "races" && i >= 2);
+  return el("tr", {}, ...cols.map((c, i) => el("th", { scope: "col", class: num(i) ? "num" : null, text: c })));
 }
 
 // The day fits a phone's width; the hour is in the tooltip.
@@ -53,7 +56,8 @@ function row(r) {
   const game = (text) => (r.game_id ? el("a", { href: `/games/${r.game_id}/replay`, title: gettext("Replay"), text }) : text);
   if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), when(r));
   else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(fmtNum(Number(r.bbbv_per_s), 2))), when(r));
-  else cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
+  else if (view.kind === "streaks") cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
+  else cells.push(...[Math.round(r.rating), r.races, r.wins, r.podiums].map((v) => el("td", { class: "num", text: String(v) })));
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null }, ...cells);
 }
 
@@ -73,7 +77,8 @@ function drawPlayers() {
   const bots = view.players === "bots";
   for (const b of document.querySelectorAll("[data-players]")) b.setAttribute("aria-pressed", String(b.dataset.players === view.players));
   $("players-label").hidden = !bots;
-  $("empty").textContent = bots ? gettext("No bot is on this board yet.") : emptyHumans;
+  if (bots) $("empty").textContent = gettext("No bot is on this board yet.");
+  else $("empty").textContent = view.kind === "races" ? gettext("Nobody has a race rating at this level yet. Race to be the first!") : emptyHumans;
   for (const a of document.querySelectorAll("#level-tabs a")) {
     const u = new URL(a.href);
     if (bots) u.searchParams.set("players", "bots");
@@ -90,7 +95,7 @@ async function load() {
     b.tabIndex = b.dataset.kind === view.kind ? 0 : -1; // a tab list is one Tab stop
   }
   $("ranking-panel").setAttribute("aria-labelledby", "tab-" + view.kind);
-  $("period-label").hidden = view.kind === "streaks";
+  $("period-label").hidden = view.kind === "streaks" || view.kind === "races";
   $("sort-label").hidden = view.kind !== "streaks";
   $("period").value = view.period;
   $("sort").value = view.sort;
@@ -114,7 +119,7 @@ async function load() {
   const rows = results.map(row);
   // Your own row stays in sight: after the page when you rank elsewhere (API.md: `me`).
   if (data.me && !results.some((r) => r.player === data.me.player)) {
-    rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: "4", text: "⋯" })), row(data.me));
+    rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: String(view.kind === "races" ? 6 : 4), text: "⋯" })), row(data.me));
   }
   $("ranking").tBodies[0].replaceChildren(...rows);
   $("empty").hidden = results.length > 0;

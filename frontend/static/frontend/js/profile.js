@@ -86,6 +86,47 @@ function recentRow(g) {
   );
 }
 
+// --- races (GET /api/users/{name}/races, docs/RACES.md) ---------------------------------------
+
+function raceStatsRows(levels) {
+  return ORDER.filter((lv) => levels[lv]).map((lv) => {
+    const r = levels[lv];
+    return el(
+      "tr",
+      { "data-level": lv },
+      el("th", { scope: "row", text: levelLabel(lv) }),
+      el("td", { class: "num", text: r.rating === null || r.rating === undefined ? "—" : String(Math.round(r.rating)) }),
+      el("td", { class: "num", text: String(r.races) }),
+      el("td", { class: "num", text: String(r.wins) }),
+      el("td", { class: "num", text: String(r.podiums) }),
+    );
+  });
+}
+
+function raceRow(h) {
+  const place = h.place ? fmt(gettext("place %(n)s of %(total)s"), { n: h.place, total: h.racers }) : "—";
+  const rating = h.rated && h.rating_before !== null && h.rating_after !== null ? `${h.rating_before} → ${h.rating_after}` : gettext("not rated");
+  return el(
+    "li",
+    { "data-race": h.race },
+    el("span", { class: "pill " + (h.place === 1 ? "won" : h.state === "won" ? "won" : "lost"), text: place }),
+    el("span", { class: "grow" }, levelLabel(h.level), " · ", h.elapsed_ms !== null ? fmtTime(h.elapsed_ms) : "—", " · ", rating, el("small", { class: "muted when", text: fmtDate(h.ended_at) })),
+    el("a", { class: "btn", href: `/races/${h.race}`, text: gettext("Results") }),
+    h.game ? el("a", { class: "btn", href: `/games/${h.game}/replay`, text: gettext("Replay") }) : null,
+  );
+}
+
+function drawRaces(races) {
+  const r = races || { levels: {}, races: 0, wins: 0, podiums: 0, history: [] };
+  $("race-totals").textContent = fmt(gettext("%(races)s races, %(wins)s wins, %(podiums)s podiums"), { races: r.races || 0, wins: r.wins || 0, podiums: r.podiums || 0 });
+  const rows = raceStatsRows(r.levels || {});
+  $("race-stats").hidden = !rows.length;
+  $("race-stats").tBodies[0].replaceChildren(...rows);
+  const history = r.history || [];
+  $("race-history").replaceChildren(...history.map(raceRow));
+  if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
+}
+
 (async function start() {
   try {
     profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
@@ -105,5 +146,13 @@ function recentRow(g) {
   select.addEventListener("change", () => drawChart(select.value));
   drawChart(select.value);
   $("recent").replaceChildren(...(profile.recent_games || []).map(recentRow));
+  // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
+  let races = null;
+  try {
+    races = await api("GET", `/api/users/${encodeURIComponent(username)}/races`);
+  } catch (err) {
+    races = null; // no race statistics to show: the totals say zero
+  }
+  drawRaces(races);
   if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
 })();

@@ -1,0 +1,207 @@
+// The race lobby (API.md, Races): create a race, join one by its code or from the list of
+// open races, quick match per level (the queue, polled every second until matched), and the
+// visitor's own race with its code, link, ready toggle and the host's Start.
+import { api, ApiError, gettext, fmt, el, me, levelLabel, signInUrl } from "./api.js";
+import { raceMessage, raceCall, racePath, myRacer, isRacer, raceSize, raceStateText, roomRacers, copyLink } from "./race_common.js";
+
+const $ = (id) => document.getElementById(id);
+const QUEUE_POLL_MS = 1000;
+const LIST_MS = 5000;
+
+function say(text) {
+  $("races-error").textContent = text || "";
+}
+
+const needSignIn = () => {
+  if (me()) return false;
+  location.href = signInUrl();
+  return true;
+};
+
+// --- create, join by code ------------------------------------------------------------------
+
+$("create-race").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (needSignIn()) return;
+  const f = e.target;
+  say("");
+  try {
+    const race = await raceCall("POST", "/api/races", { level: f.level.value, max_players: Number(f.max_players.value) });
+    location.href = racePath(race);
+  } catch (err) {
+    say(raceMessage(err));
+  }
+});
+
+$("join-code").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (needSignIn()) return;
+  const code = e.target.code.value.trim().toUpperCase();
+  if (!code) return;
+  say("");
+  try {
+    const found = await api("GET", `/api/races?code=${encodeURIComponent(code)}`);
+    const race = (found.results || [])[0];
+    if (!race) return say(gettext("No race has this code."));
+    await join(race);
+  } catch (err) {
+    say(raceMessage(err));
+  }
+});
+
+async function join(race) {
+  if (!isRacer(race)) await raceCall("POST", `/api/races/${race.id}/join`);
+  location.href = racePath(race);
+}
+
+// --- quick match -----------------------------------------------------------------------------
+
+let queueTimer = null;
+
+function showWaiting(q) {
+  const box = $("queue-wait");
+  box.hidden = false;
+  box.dataset.level = q.level;
+  $("queue-text").textContent = fmt(gettext("Looking for rivals on %(level)s… %(s)s s"), { level: levelLabel(q.level), s: Math.floor((q.waited_ms || 0) / 1000) });
+  for (const b of document.querySelectorAll("[data-quick]")) b.setAttribute("aria-pressed", String(b.dataset.quick === q.level));
+}
+
+function stopWaiting() {
+  clearInterval(queueTimer);
+  queueTimer = null;
+  $("queue-wait").hidden = true;
+  for (const b of document.querySelectorAll("[data-quick]")) b.setAttribute("aria-pressed", "false");
+}
+
+function onQueue(q) {
+  if (q.state === "matched" && q.race) {
+    stopWaiting();
+    location.href = racePath(q.race);
+    return;
+  }
+  showWaiting(q);
+  if (!queueTimer) queueTimer = setInterval(pollQueue, QUEUE_POLL_MS);
+}
+
+async function pollQueue() {
+  try {
+    onQueue(await api("GET", "/api/races/queue"));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) stopWaiting(); // not queued any more
+  }
+}
+
+for (const b of document.querySelectorAll("[data-quick]")) {
+  b.setAttribute("aria-pressed", "false");
+  b.addEventListener("click", async () => {
+    if (needSignIn()) return;
+    say("");
+    try {
+      onQueue(await raceCall("POST", "/api/races/queue", { level: b.dataset.quick }));
+    } catch (err) {
+      say(raceMessage(err));
+    }
+  });
+}
+
+$("queue-cancel").addEventListener("click", async () => {
+  try {
+    await api("DELETE", "/api/races/queue");
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) return say(raceMessage(err));
+  }
+  stopWaiting();
+});
+
+// --- open races and my race -----------------------------------------------------------------
+
+function openRow(race) {
+  const n = race.racers.filter((r) => r.state !== "left").length;
+  const inside = isRacer(race);
+  const full = n >= race.max_players;
+  const action = inside
+    ? el("a", { class: "btn btn-primary", href: racePath(race), text: gettext("Back to the room") })
+    : el("button", { type: "button", class: "btn btn-primary", disabled: full, text: full ? gettext("Full") : gettext("Join"), onclick: () => join(race).catch((err) => say(raceMessage(err))) });
+  return el(
+    "li",
+    { "data-race": race.id, "data-code": race.code },
+    el("span", { class: "pill", text: race.code }),
+    el(
+      "span",
+      { class: "grow" },
+      raceSize(race),
+      el("small", { class: "muted when", text: fmt(gettext("host %(host)s · %(n)s of %(max)s racers"), { host: race.host || "—", n, max: race.max_players }) + (race.rated ? " · " + gettext("rated") : "") }),
+    ),
+    el("a", { class: "btn", href: racePath(race), text: gettext("Watch") }),
+    action,
+  );
+}
+
+async function drawMine(race) {
+  const card = $("my-race");
+  card.hidden = !race;
+  if (!race) return;
+  const you = myRacer(race);
+  const body = $("my-race-body");
+  const copied = el("span", { class: "muted", role: "status" });
+  const buttons = [];
+  if (race.state === "open") {
+    buttons.push(
+      el("button", {
+        type: "button",
+        class: "btn" + (you.ready ? " btn-ready" : ""),
+        id: "my-race-ready",
+        "aria-pressed": String(you.ready),
+        text: you.ready ? gettext("Ready ✓ (tap to wait)") : gettext("I am ready"),
+        onclick: () => roomAction(race, "ready", { ready: !you.ready }),
+      }),
+    );
+    if (race.host === me()) {
+      const n = race.racers.filter((r) => r.state !== "left").length;
+      buttons.push(el("button", { type: "button", class: "btn btn-primary", id: "my-race-start", disabled: n < 2, text: gettext("Start"), onclick: () => roomAction(race, "start") }));
+    }
+  }
+  body.replaceChildren(
+    el("p", {}, raceSize(race), " · ", raceStateText(race.state), " · ", gettext("Code"), " ", el("strong", { class: "code", text: race.code })),
+    el("ul", { class: "racers" }, ...roomRacers(race)),
+    el(
+      "p",
+      { class: "race-actions" },
+      el("a", { class: "btn btn-primary", href: racePath(race), text: gettext("Go to the race") }),
+      el("button", { type: "button", class: "btn", text: gettext("Copy the link"), onclick: () => copyLink(race, copied) }),
+      ...buttons,
+      copied,
+    ),
+  );
+  if (race.state === "countdown" || race.state === "running") location.href = racePath(race);
+}
+
+async function roomAction(race, action, body) {
+  try {
+    await raceCall("POST", `/api/races/${race.id}/${action}`, body);
+  } catch (err) {
+    say(raceMessage(err));
+  }
+  loadLists();
+}
+
+async function loadLists() {
+  try {
+    const open = await api("GET", "/api/races?state=open");
+    const rows = open.results || [];
+    $("open-races").replaceChildren(...rows.map(openRow));
+    $("open-empty").hidden = rows.length > 0;
+    let mineRace = rows.find(isRacer) || null;
+    if (!mineRace && me()) {
+      const active = await api("GET", "/api/races?state=countdown,running");
+      mineRace = (active.results || []).find((r) => isRacer(r) && ["racing", "waiting"].includes(myRacer(r).state)) || null;
+    }
+    drawMine(mineRace);
+  } catch (err) {
+    say(raceMessage(err));
+  }
+}
+
+loadLists();
+setInterval(loadLists, LIST_MS);
+if (me()) pollQueue(); // waiting already (another tab, a reload): show it and keep polling
