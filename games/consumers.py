@@ -149,12 +149,10 @@ class GameConsumer(SequencedConsumer):
     # --- connection ---------------------------------------------------------------------
 
     async def connect(self) -> None:
-        raw = self.scope["url_route"]["kwargs"].get("game_id")
-        try:
-            self.game_id = str(selectors.parse_game_id(raw))
-        except GameError as exc:
-            await self._refuse(exc)
+        game_id = await self.route_id("game_id", selectors.parse_game_id)
+        if game_id is None:
             return
+        self.game_id = game_id
         read = functools.partial(_read_snapshot, self.game_id, _viewer_id(self.scope))
         snapshot = await self.join_then_read(events.game_group(self.game_id), read)
         if snapshot is None:

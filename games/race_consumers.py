@@ -36,12 +36,10 @@ class RaceConsumer(SequencedConsumer):
     ended_shares_seq = False  # a race's `ended` is numbered like every other race event
 
     async def connect(self) -> None:
-        raw = self.scope["url_route"]["kwargs"].get("race_id")
-        try:
-            self.race_id = str(race_selectors.parse_race_id(raw))
-        except GameError as exc:
-            await self._refuse(exc)
+        race_id = await self.route_id("race_id", race_selectors.parse_race_id)
+        if race_id is None:
             return
+        self.race_id = race_id
         race = await self.join_then_read(
             race_events.race_group(self.race_id), functools.partial(_read_race, self.race_id)
         )

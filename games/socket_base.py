@@ -161,6 +161,15 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
         await self.send(text_data=events.dumps(error_frame(exc, client_move_id)))
 
+    async def route_id(self, key: str, parse: Callable[[Any], Any]) -> str | None:
+        """The id in the socket's path, checked by `parse`; a malformed one is refused as an
+        unknown one (404, close 4404) and None is returned."""
+        try:
+            return str(parse(self.scope["url_route"]["kwargs"].get(key)))
+        except DomainError as exc:
+            await self._refuse(exc)
+            return None
+
     async def join_then_read(self, group: str, read: Callable[[], T]) -> T | None:
         """Join `group` first, read second: an event committed after the read is already
         queued for this socket, one committed before it is in the snapshot (and dropped by its

@@ -31,7 +31,7 @@ from .race_serializers import (
     ReadyIn,
 )
 from .serializers import ErrorOut, PageQuery
-from .views import _signed_in, _valid, paginated_response
+from .views import _signed_in, _valid, list_schema, paginated_response
 
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
@@ -41,16 +41,12 @@ def _race_response(race: Race, code: int = status.HTTP_200_OK) -> Response:
 
 
 class RaceListView(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("state", str, enum=sorted(race_selectors.RACE_STATES)),
-            OpenApiParameter("level", str, enum=list(LEVELS)),
-            OpenApiParameter("code", str),
-            PageQuery,
-        ],
-        responses={200: RacePageOut, 400: ErrorOut, 404: ErrorOut},
-        operation_id="races_list",
-        tags=["races"],
+    @list_schema(
+        tag="races",
+        page=RacePageOut,
+        states=sorted(race_selectors.RACE_STATES),
+        levels=list(LEVELS),
+        by="code",
     )
     def get(self, request: Request) -> Response:
         params = request.query_params

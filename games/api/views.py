@@ -4,7 +4,7 @@ shape the answer. Every rule lives in games.engine and games.services."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -36,6 +36,7 @@ from .serializers import (
     ProfileOut,
 )
 
+F = TypeVar("F", bound=Callable[..., Any])
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
 
@@ -80,17 +81,30 @@ def _game_response(
     return Response(game_dict(game, player_name=player_name, viewer_id=viewer_id), status=code)
 
 
-class GameListView(APIView):
-    @extend_schema(
+def list_schema(
+    *, tag: str, page: type, states: list[str], levels: list[str], by: str
+) -> Callable[[F], F]:
+    """The schema of a list: `?state=` (comma-separated), `?level=`, `?<by>=` and the page."""
+    return extend_schema(
         parameters=[
-            OpenApiParameter("state", str, enum=["new", "playing", "paused", "won", "lost"]),
-            OpenApiParameter("level", str, enum=[*LEVELS, "custom"]),
-            OpenApiParameter("user", str),
+            OpenApiParameter("state", str, enum=states),
+            OpenApiParameter("level", str, enum=levels),
+            OpenApiParameter(by, str),
             PageQuery,
         ],
-        responses={200: GamePageOut, 400: ErrorOut, 404: ErrorOut},
-        operation_id="games_list",
-        tags=["games"],
+        responses={200: page, 400: ErrorOut, 404: ErrorOut},
+        operation_id=f"{tag}_list",
+        tags=[tag],
+    )
+
+
+class GameListView(APIView):
+    @list_schema(
+        tag="games",
+        page=GamePageOut,
+        states=["new", "playing", "paused", "won", "lost"],
+        levels=[*LEVELS, "custom"],
+        by="user",
     )
     def get(self, request: Request) -> Response:
         params = request.query_params

@@ -132,6 +132,27 @@ export function wsUrl(path) {
   return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
 }
 
+// A socket on this site's `path` whose JSON frames go to `onFrame` (a frame that is not JSON
+// is dropped); null when the browser refuses to open it.
+export function openSocket(path, onFrame) {
+  let ws;
+  try {
+    ws = new WebSocket(wsUrl(path));
+  } catch (err) {
+    return null;
+  }
+  ws.addEventListener("message", (e) => {
+    let msg;
+    try {
+      msg = JSON.parse(e.data);
+    } catch (err) {
+      return;
+    }
+    onFrame(msg);
+  });
+  return ws;
+}
+
 export function fmtDate(iso, withTime = true) {
   if (!iso) return "—";
   try {

@@ -6,7 +6,7 @@
 // re-read the game, and a move sent on a socket that dies is re-sent over REST with the same
 // client_move_id (the server applies it once). A refusal keeps its real HTTP status, over
 // REST and over the socket alike (SOCKET_STATUS below).
-import { api, ApiError, gettext, fmt, wsUrl, signInUrl } from "./api.js";
+import { api, ApiError, gettext, fmt, openSocket, signInUrl } from "./api.js";
 import { ENDED, isPlayer } from "./game_state.js";
 
 const WS_ANSWER_TIMEOUT_MS = 3000;
@@ -217,23 +217,10 @@ export function createFeed(s, view) {
 
   function connect() {
     if (!("WebSocket" in window)) return startPolling();
-    let ws;
-    try {
-      ws = new WebSocket(wsUrl(`/ws/games/${s.gameId}`));
-    } catch (err) {
-      return startPolling();
-    }
+    const ws = openSocket(`/ws/games/${s.gameId}`, onSocketMessage);
+    if (!ws) return startPolling();
     f.ws = ws;
     ws.addEventListener("open", () => (f.retry = 0));
-    ws.addEventListener("message", (e) => {
-      let msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch (err) {
-        return;
-      }
-      onSocketMessage(msg);
-    });
     ws.addEventListener("close", () => {
       f.ready = false;
       s.root.dataset.live = "rest";

@@ -1,6 +1,6 @@
 // Home: start a game (a level or a custom board), find your current game, watch live games.
 // Live games come from the lobby socket /ws/live; without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, me, el, levelLabel, wsUrl } from "./api.js";
+import { api, ApiError, gettext, me, el, levelLabel, openSocket } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const live = new Map(); // id -> lobby game
@@ -89,19 +89,7 @@ async function loadLiveByRest() {
 }
 
 function connectLobby() {
-  let ws;
-  try {
-    ws = new WebSocket(wsUrl("/ws/live"));
-  } catch (err) {
-    return;
-  }
-  ws.addEventListener("message", (e) => {
-    let msg;
-    try {
-      msg = JSON.parse(e.data);
-    } catch (err) {
-      return;
-    }
+  const ws = openSocket("/ws/live", (msg) => {
     if (msg.type === "live" && Array.isArray(msg.games)) {
       live.clear();
       for (const g of msg.games) live.set(g.id, g);
@@ -115,6 +103,7 @@ function connectLobby() {
     }
     drawLive();
   });
+  if (!ws) return;
   ws.addEventListener("close", () => {
     $("live-on").hidden = true;
     setTimeout(connectLobby, 5000);

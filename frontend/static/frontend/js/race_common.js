@@ -1,7 +1,7 @@
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
 // race socket, the words for a racer's state and the race errors, the room's racer list
 // and the "copy the link" button (API.md, Races).
-import { api, ApiError, gettext, fmt, el, me, wsUrl, levelLabel, signInUrl } from "./api.js";
+import { api, ApiError, gettext, fmt, el, me, openSocket, levelLabel, signInUrl } from "./api.js";
 
 /** The server's race refusals in the page's language (API.md, Races); others keep theirs. */
 export function raceMessage(err) {
@@ -106,18 +106,7 @@ export function followRace(raceId, onMessage, onDown) {
   }
   function connect() {
     if (closed) return;
-    try {
-      ws = new WebSocket(wsUrl(`/ws/races/${raceId}`));
-    } catch (err) {
-      return startPoll();
-    }
-    ws.addEventListener("message", (e) => {
-      let msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch (err) {
-        return;
-      }
+    ws = openSocket(`/ws/races/${raceId}`, (msg) => {
       if (msg.type === "state") {
         retry = 0;
         clearInterval(poll);
@@ -125,6 +114,7 @@ export function followRace(raceId, onMessage, onDown) {
       }
       onMessage(msg);
     });
+    if (!ws) return startPoll();
     ws.addEventListener("close", () => {
       ws = null;
       if (closed) return;
