@@ -1,0 +1,90 @@
+"""A race against a running server (e.g. `make run`): four racers ready, then no request for
+3.6 s; prints how late the server started the race after its countdown (the race clock, not a
+request, must start it), then the four racers flag all 81 cells at once and it prints the
+statuses they got and the race's seq (docs/RACES.md).
+
+    .venv/bin/python -m bench.races.clock_check [http://127.0.0.1:8000]
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+PASSWORD = "correct horse battery"
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class Client:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def __call__(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            self.base + path, method=method, data=data, headers=headers
+        )
+        try:
+            with urllib.request.urlopen(request) as answer:
+                return answer.status, json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as refused:
+            return refused.code, json.loads(refused.read() or b"null")
+
+
+def main(base: str) -> None:
+    call = Client(base)
+    tokens = []
+    stamp = int(time.time()) % 100_000
+    for i in range(4):
+        name = f"clock{stamp}x{i}"
+        call("POST", "/api/auth/register", {"username": name, "password": PASSWORD})
+        tokens.append(
+            call("POST", "/api/auth/token", {"username": name, "password": PASSWORD})[1]["token"]
+        )
+    _, race = call("POST", "/api/races", {"level": "beginner"}, tokens[0])
+    for token in tokens[1:]:
+        call("POST", f"/api/races/{race['id']}/join", None, token)
+    for token in tokens:
+        _, race = call("POST", f"/api/races/{race['id']}/ready", {}, token)
+    print(f"all ready: {race['state']}, starts_at {race['starts_at']}; no request for 3.6 s")
+    time.sleep(3.6)
+    _, race = call("GET", f"/api/races/{race['id']}")
+    late_ms = (_at(race["started_at"]) - _at(race["starts_at"])).total_seconds() * 1000
+    print(f"state {race['state']}: started {late_ms:.1f} ms after starts_at")
+    games = [r["game"] for r in race["racers"]]
+
+    def flag_everything(i: int) -> list[int]:
+        cells = [(x, y) for y in range(race["height"]) for x in range(race["width"])]
+        return [
+            call("POST", f"/api/games/{games[i]}/flag", {"x": x, "y": y}, tokens[i])[0]
+            for x, y in cells
+        ]
+
+    with cf.ThreadPoolExecutor(len(tokens)) as pool:
+        statuses = Counter(s for batch in pool.map(flag_everything, range(4)) for s in batch)
+    print("move statuses:", dict(statuses))
+    _, race = call("GET", f"/api/races/{race['id']}")
+    print("race seq", race["seq"], "flags", [r["flags"] for r in race["racers"]])
+    for token in tokens:
+        call("POST", f"/api/races/{race['id']}/leave", None, token)
+    time.sleep(0.5)
+    print("after everyone left:", call("GET", f"/api/races/{race['id']}")[1]["state"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000")
