@@ -172,9 +172,10 @@ def check_stats(user_ids: Iterable[int]) -> list[Mismatch]:
     for user_id in user_ids:
         flagged = User.objects.filter(pk=user_id, flagged=True).exists()
         summaries: dict[str, Summary] = {}
-        games = Game.objects.filter(player_id=user_id, state__in=ENDED_STATES).order_by(
-            "ended_at", "id"
-        )
+        # Race games count in race statistics only (RULES.md, Races; games.race_recompute).
+        games = Game.objects.filter(
+            player_id=user_id, state__in=ENDED_STATES, race__isnull=True
+        ).order_by("ended_at", "id")
         for game in games.only(
             "id", "level", "state", "elapsed_ms", "bbbv_per_s", "ended_at", "ranked"
         ):

@@ -1,4 +1,4 @@
-"""Our move endpoint against the perf-limits anchors C1 and D12, measured in one run.
+"""Our move endpoint against the perf-limits anchors C1, D5, D10 and D12, measured in one run.
 
     .venv/bin/python -m bench.http.run                 # `make bench-http`; ~4 min + up to 10 min waiting
     .venv/bin/python -m bench.http.run --quick         # 1 round of 4 s, no profile
@@ -8,11 +8,13 @@ at once and measured round-robin so that the shared machine's noise falls on all
 
   C1      the anchor app (../shared/perf/bench-limits/djbench, run in place): bare Django ORM move
   D12     the same + channels-redis PubSub publish from a persistent loop thread
+  D10     a raw-SQL move + the same publish: the ceiling of a move that publishes
+  D5      the plain DRF skeleton: DRF + TokenAuthentication + ORM move + async_to_sync publish
   flag    ours: POST /api/games/{id}/flag, token auth, validation, rules, Move row, PUBLISH
   reveal  ours: POST /api/games/{id}/reveal, each request opening one fresh numbered cell
 
 Same data shape as the anchors: 1000 games on 80x40 boards (our `marathon` level, one player
-and one token per game), a random game per request. Each round runs C1, flag, D12, reveal with
+and one token per game), a random game per request. Each round runs C1, flag, D10, D5, reveal, D12 with
 `wrk -t2 -c32 -d10s --latency` (2 s warm-up of each first); then the unloaded latency
 (`wrk -t1 -c1 -d5s`) the same way. Before the timed rounds it waits (up to --load-wait s) for the
 1-minute load average to fall below --load-max, since the machine is shared. Afterwards it
@@ -54,6 +56,7 @@ HERE = Path(__file__).resolve().parent
 ANCHOR = Path(os.environ.get("BENCH_ANCHOR_DIR", ROOT.parent / "shared" / "perf" / "bench-limits"))
 ANCHOR_APP = ANCHOR / "djbench"
 ANCHOR_LUA = ANCHOR / "lua" / "post_move.lua"
+ANCHOR_TOKEN = "0123456789abcdef0123456789abcdef01234567"  # the anchor's `manage.py seed` makes it
 HOST = "127.0.0.1"
 PORTS = range(18400, 18450)
 PG = os.environ.get("BENCH_HTTP_PG", "postgres://postgres@127.0.0.1:5432")
@@ -394,6 +397,10 @@ class Scripts:
             return [str(ANCHOR_LUA), "/move/", self.games]
         if config == "D12":
             return [str(ANCHOR_LUA), "/move-pub-bg/", self.games]
+        if config == "D10":
+            return [str(ANCHOR_LUA), "/move-raw-pub-bg/", self.games]
+        if config == "D5":
+            return [str(ANCHOR_LUA), "/api/move/", self.games, ANCHOR_TOKEN]
         if config == "flag":
             return [self.lua, "flag", str(self.flags), str(threads)]
         size = int(REVEAL_RATE_CAP * seconds) + 100
@@ -507,10 +514,14 @@ class Results:
 LABELS = {
     "C1": "C1 anchor: bare Django ORM move",
     "D12": "D12 anchor: ORM move + PubSub publish (loop thread)",
+    "D10": "D10 anchor: raw-SQL move + PubSub publish (loop thread)",
+    "D5": "D5 anchor: DRF + token auth + ORM move + async_to_sync publish",
     "flag": "ours: POST /api/games/{id}/flag",
     "reveal": "ours: POST /api/games/{id}/reveal",
 }
-ORDER = ["C1", "flag", "D12", "reveal"]
+ANCHORS = ("C1", "D5", "D10", "D12")
+# Interleaved so that each of ours sits between anchors: the machine's drift falls on all.
+ORDER = ["C1", "flag", "D10", "D5", "reveal", "D12"]
 
 
 def med(runs: list[Run], attr: str) -> float:
@@ -540,7 +551,7 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
     out.append("")
     out.append("| ratio (of medians) | flag | reveal | per-round ratios flag; reveal |")
     out.append("| --- | ---: | ---: | --- |")
-    for anchor in ("C1", "D12"):
+    for anchor in ANCHORS:
         a = res.loaded[anchor]
         cells = []
         rounds = []
@@ -629,6 +640,8 @@ def main() -> None:
     servers = {
         "C1": Server("C1", ports, workdir, anchor=True),
         "D12": Server("D12", ports, workdir, anchor=True, pubsub=True),
+        "D10": Server("D10", ports, workdir, anchor=True, pubsub=True),
+        "D5": Server("D5", ports, workdir, anchor=True, pubsub=True),
         "ours": Server("ours", ports, workdir, anchor=False),
     }
     res = Results()

@@ -132,3 +132,18 @@ def test_recomputing_every_rating_from_the_stored_results_gives_the_same_ratings
         assert again[key][0] == pytest.approx(values[0])
         assert again[key][2:] == values[2:]
     assert not Racer.objects.filter(rating_after=1.0).exists()
+
+
+def test_verify_games_passes_on_race_games_and_leaves_them_out_of_solo_statistics(
+    db: Any,
+) -> None:
+    from django.core.management.base import CommandError
+
+    alice, bob = (User.objects.create_user(username=n, password="x" * 12) for n in ("alice", "bob"))
+    _finish_race([alice, bob], winner=alice)
+    out = StringIO()
+    try:
+        call_command("verify_games", stdout=out, stderr=StringIO(), verbosity=0)
+    except CommandError as exc:
+        raise AssertionError(out.getvalue()) from exc
+    assert "verify_games: 2 games, 2 players, 0 mismatch(es)" in out.getvalue()
