@@ -3,20 +3,19 @@
 request, must start it), then the four racers flag all 81 cells at once and it prints the
 statuses they got and the race's seq (docs/RACES.md).
 
-    .venv/bin/python -m bench.races.clock_check [http://127.0.0.1:8000]
+    .venv/bin/python -m bench.races.clock_check [PORT]      # http://127.0.0.1:PORT, 8000
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from datetime import datetime
 from typing import Any
+
+from bench.races.bots import api_json
 
 PASSWORD = "correct horse battery"
 
@@ -25,29 +24,10 @@ def _at(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-class Client:
-    def __init__(self, base: str) -> None:
-        self.base = base
+def main(port: int) -> None:
+    def call(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        return api_json(port, method, path, body, token or "")
 
-    def __call__(
-        self, method: str, path: str, body: Any = None, token: str | None = None
-    ) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(
-            self.base + path, method=method, data=data, headers=headers
-        )
-        try:
-            with urllib.request.urlopen(request) as answer:
-                return answer.status, json.loads(answer.read() or b"null")
-        except urllib.error.HTTPError as refused:
-            return refused.code, json.loads(refused.read() or b"null")
-
-
-def main(base: str) -> None:
-    call = Client(base)
     tokens = []
     stamp = int(time.time()) % 100_000
     for i in range(4):
@@ -87,4 +67,4 @@ def main(base: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000")
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 8000)

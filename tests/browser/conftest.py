@@ -10,6 +10,7 @@ from tests.support.browser import (  # noqa: F401  (fixtures)
     CHROMIUM,
     browser,
     desktop,
+    laptop,
     live,
     phone,
     site,

@@ -6,7 +6,6 @@ a bot. The server's side is tested in tests/fairplay/."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from tests.support.boards import mines_of
 from tests.support.browser import (
     cell,
     layout_after_first_tap,
-    new_context,
     new_player_game,
     screenshot,
     sign_up_by_api,
@@ -331,13 +329,6 @@ def token(context: Any, username: str) -> str:
     r = context.request.post("/api/auth/token", data={"username": username, "password": PASSWORD})
     assert r.status == 200, r.text()
     return str(r.json()["token"])
-
-
-@pytest.fixture
-def laptop(browser: Any, live: str) -> Iterator[Any]:
-    context = new_context(browser, live, 1280, 800)
-    yield context
-    context.close()
 
 
 def settle(page: Any) -> None:

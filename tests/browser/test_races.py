@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from games.engine import Board
 from games.models import Game
 from games.race_clock import RaceClock
-from tests.support.browser import new_context, screenshot, sign_up_by_api
+from tests.support.browser import screenshot, sign_up_by_api
 
 pytestmark = pytest.mark.browser
 
@@ -29,14 +29,6 @@ def race_clock(live: str) -> Iterator[RaceClock]:
     clock.start()
     yield clock
     clock.stop()
-
-
-@pytest.fixture
-def second(browser: Any, live: str) -> Iterator[Any]:
-    """A second desktop browser, for the other racer."""
-    context = new_context(browser, live, 1280, 860)
-    yield context
-    context.close()
 
 
 def layout_of(game_id: str) -> Board:
@@ -88,11 +80,11 @@ def create_and_join(alice_page: Any, bob_page: Any) -> str:
 
 
 def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
-    desktop: Any, second: Any, race_clock: RaceClock
+    desktop: Any, laptop: Any, race_clock: RaceClock
 ) -> None:
     sign_up_by_api(desktop, "alice")
-    sign_up_by_api(second, "bob")
-    alice, bob = desktop.new_page(), second.new_page()
+    sign_up_by_api(laptop, "bob")
+    alice, bob = desktop.new_page(), laptop.new_page()
     create_and_join(alice, bob)
 
     # The room: both racers, the host's Start, the ready marks.
@@ -183,11 +175,11 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
 
 
 def test_a_quick_match_puts_two_browsers_in_the_same_race(
-    desktop: Any, second: Any, race_clock: RaceClock
+    desktop: Any, laptop: Any, race_clock: RaceClock
 ) -> None:
     sign_up_by_api(desktop, "carol")
-    sign_up_by_api(second, "dave")
-    pages = [desktop.new_page(), second.new_page()]
+    sign_up_by_api(laptop, "dave")
+    pages = [desktop.new_page(), laptop.new_page()]
     for page in pages:
         page.goto("/races")
         page.click('[data-quick="beginner"]')
@@ -201,10 +193,10 @@ def test_a_quick_match_puts_two_browsers_in_the_same_race(
         expect(page.locator("#board .cell")).to_have_count(81)
 
 
-def test_the_race_page_fits_a_phone(phone: Any, second: Any, race_clock: RaceClock) -> None:
+def test_the_race_page_fits_a_phone(phone: Any, laptop: Any, race_clock: RaceClock) -> None:
     sign_up_by_api(phone, "erin")
-    sign_up_by_api(second, "frank")
-    erin, frank = phone.new_page(), second.new_page()
+    sign_up_by_api(laptop, "frank")
+    erin, frank = phone.new_page(), laptop.new_page()
     erin.goto("/races")
     assert erin.evaluate("document.documentElement.scrollWidth") <= 360
     create_and_join(erin, frank)

@@ -147,11 +147,19 @@ def new_context(browser: Any, live: str, width: int, height: int, **options: Any
     return context
 
 
-@pytest.fixture
-def desktop(browser: Any, live: str) -> Iterator[Any]:
-    context = new_context(browser, live, 1280, 860)
-    yield context
-    context.close()
+def _desktop_fixture(doc: str) -> Any:
+    @pytest.fixture
+    def fixture(browser: Any, live: str) -> Iterator[Any]:
+        context = new_context(browser, live, 1280, 860)
+        yield context
+        context.close()
+
+    fixture.__doc__ = doc
+    return fixture
+
+
+desktop = _desktop_fixture("A desktop browser (1280 x 860).")
+laptop = _desktop_fixture("A second desktop browser: another player beside `desktop`.")
 
 
 @pytest.fixture
