@@ -7,7 +7,13 @@ from typing import Any
 from rest_framework import serializers
 
 from ..race_rules import MAX_RACERS, MIN_RACERS
-from .serializers import LevelNameField, StrictBooleanField, StrictIntegerField, _PageOut
+from .serializers import (
+    BoardOut,
+    LevelNameField,
+    StrictBooleanField,
+    StrictIntegerField,
+    _PageOut,
+)
 
 
 class RaceCreateIn(serializers.Serializer[Any]):
@@ -47,13 +53,8 @@ class RacerOut(serializers.Serializer[Any]):
     rating_after = serializers.IntegerField(allow_null=True)
 
 
-class RaceOut(serializers.Serializer[Any]):
-    id = serializers.UUIDField()
+class RaceOut(BoardOut):
     code = serializers.CharField()
-    level = serializers.CharField()
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
-    mines = serializers.IntegerField()
     state = serializers.ChoiceField(choices=RACE_STATES)
     host = serializers.CharField(allow_null=True)
     max_players = serializers.IntegerField()

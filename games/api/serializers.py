@@ -113,13 +113,18 @@ class ResultStatsOut(serializers.Serializer[Any]):
     efficiency = serializers.FloatField(allow_null=True)
 
 
-class GameOut(serializers.Serializer[Any]):
+class BoardOut(serializers.Serializer[Any]):
+    """What a Game and a Race share: an id and a board's level and size (API.md)."""
+
     id = serializers.UUIDField()
-    player = serializers.CharField()
     level = serializers.CharField()
     width = serializers.IntegerField()
     height = serializers.IntegerField()
     mines = serializers.IntegerField()
+
+
+class GameOut(BoardOut):
+    player = serializers.CharField()
     state = serializers.ChoiceField(choices=["new", "playing", "paused", "won", "lost"])
     mines_left = serializers.IntegerField()
     elapsed_ms = serializers.IntegerField()
