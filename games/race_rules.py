@@ -17,6 +17,9 @@ from datetime import datetime
 MIN_RACERS = 2
 MAX_RACERS = 8
 COUNTDOWN_MS = 3000
+# A room not started this long after its creation is cancelled by the race clock (a forgotten
+# room would keep its racers out of every other race and queue).
+OPEN_ROOM_MS = 2 * 60 * 60 * 1000
 
 # Each level's time limit is a setting (RACE_TIME_LIMITS_S), fixed on a race at its creation.
 

@@ -141,6 +141,7 @@ def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick:
                     quick=quick,
                     time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
                     created_at=now,
+                    deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
                 )
         except IntegrityError:  # a code already taken (1 in 887 million): draw another
             continue
@@ -211,7 +212,7 @@ def race_leave(*, race_id: Any, player: User) -> Race:
             if race.host_id == player.pk:
                 race.host = left[0].player
             if race.state == RaceState.COUNTDOWN and len(left) < race_rules.MIN_RACERS:
-                race.state, race.starts_at, race.deadline = RaceState.OPEN, None, None
+                _reopen(race)
         _bump(race, "left")
     return race
 
@@ -266,6 +267,27 @@ def race_start(*, race_id: Any, player: User) -> Race:
     return race
 
 
+def _reopen(race: Race) -> None:
+    """A countdown left with one racer: the room is open again, until its room deadline."""
+    race.state, race.starts_at = RaceState.OPEN, None
+    race.deadline = race.created_at + timedelta(milliseconds=race_rules.OPEN_ROOM_MS)
+
+
+def race_expire(*, race_id: Any, now: datetime | None = None) -> bool:
+    """Cancel a room still open OPEN_ROOM_MS after its creation (the race clock calls it):
+    its racers are free again. Returns whether it was cancelled."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        race = _lock_race(race_id)
+        if race.state != RaceState.OPEN or race.deadline is None or race.deadline > now:
+            return False
+        Racer.objects.filter(race=race).update(active=False)
+        race.state = RaceState.CANCELLED
+        race.ended_at, race.deadline = now, None
+        _bump(race, "left")
+    return True
+
+
 def _countdown(race: Race, *, now: datetime) -> None:
     race.state = RaceState.COUNTDOWN
     race.starts_at = now + timedelta(milliseconds=race_rules.COUNTDOWN_MS)
@@ -296,7 +318,7 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
             return False
         racers = racers_of(race)
         if len(racers) < race_rules.MIN_RACERS:  # cannot happen: leaving reopens the room
-            race.state, race.starts_at, race.deadline = RaceState.OPEN, None, None
+            _reopen(race)
             _bump(race, "left")
             return False
         rng = _race_rng(race)
@@ -557,17 +579,19 @@ def _match_level(level: str, *, now: datetime) -> int:
 
 
 def race_clock_tick(*, now: datetime | None = None) -> int:
-    """Everything due by `now`: countdowns that end, races whose time is up or whose racers
-    are all done, quick matches to form. Returns how many races it started, ended or formed."""
+    """Everything due by `now`: rooms left open too long, countdowns that end, races whose time
+    is up or whose racers are all done, quick matches to form. Returns how many races it started, ended or formed."""
     now = now or timezone.now()
     acted = 0
     due: Iterable[tuple[Any, str]] = list(
         Race.objects.filter(
-            state__in=(RaceState.COUNTDOWN, RaceState.RUNNING), deadline__lte=now
+            state__in=(RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING), deadline__lte=now
         ).values_list("id", "state")
     )
     for race_id, state in due:
-        if state == RaceState.COUNTDOWN:
+        if state == RaceState.OPEN:
+            acted += race_expire(race_id=race_id, now=now)
+        elif state == RaceState.COUNTDOWN:
             acted += race_begin(race_id=race_id, now=now)
         else:
             acted += race_end(race_id=race_id, now=now)

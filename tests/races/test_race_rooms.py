@@ -179,3 +179,20 @@ def test_a_new_solo_game_of_the_same_level_does_not_abandon_the_race_game(
     race = racing(alice_api, [bob_api])
     assert alice_api.post("/api/games", {"level": "beginner"}, format="json").status_code == 201
     assert Game.objects.get(pk=race["racers"][0]["game"]).state == "playing"
+
+
+def test_a_room_not_started_within_two_hours_is_cancelled_and_frees_its_racers(
+    alice_api: Any, bob_api: Any
+) -> None:
+    from datetime import timedelta
+
+    from games.races import race_clock_tick
+
+    race = _create(alice_api)
+    bob_api.post(f"/api/races/{race['id']}/join")
+    created = Race.objects.get(pk=race["id"]).created_at
+    race_clock_tick(now=created + timedelta(hours=1, minutes=59))
+    assert Race.objects.get(pk=race["id"]).state == "open"
+    race_clock_tick(now=created + timedelta(hours=2))
+    assert alice_api.get(f"/api/races/{race['id']}").json()["state"] == "cancelled"
+    assert alice_api.post("/api/races/queue", {"level": "beginner"}, format="json").status_code == 200
