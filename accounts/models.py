@@ -38,6 +38,9 @@ class User(AbstractUser):
     # rank again. Statistics are kept.
     flagged = models.BooleanField(default=False)
     flagged_at = models.DateTimeField(null=True, blank=True)
+    # The player's settings on the site (long press, click to chord, animations, sounds, theme):
+    # only the keys the player set; accounts.services.settings_of adds the defaults.
+    settings = models.JSONField(default=dict, blank=True)
 
     class Meta:
         db_table = "accounts_user"

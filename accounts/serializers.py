@@ -9,6 +9,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
 from .models import User
+from .services import is_reserved_username
 
 
 class StrictCharField(serializers.CharField):
@@ -28,6 +29,11 @@ class RegisterSerializer(serializers.Serializer[User]):
     kind = serializers.ChoiceField(choices=["human", "bot"], required=False, default="human")
 
     def validate_username(self, value: str) -> str:
+        if is_reserved_username(value):  # docs/GUESTS.md: the guests' own names
+            raise serializers.ValidationError(
+                "Names starting with “guest-” are kept for guest accounts.",
+                code="username_reserved",
+            )
         if User.objects.filter(username__iexact=value).exists():
             raise serializers.ValidationError("This username is taken.", code="username_taken")
         return value
@@ -61,3 +67,48 @@ class TokenCreateSerializer(serializers.Serializer[Any]):
     """POST /api/tokens: `{name}`, 1 to 64 characters once trimmed; the body is required."""
 
     name = StrictCharField(max_length=64)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only: no "yes", 1 or "true" (the schema says boolean)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only: no "500" or 500.0 (the schema says integer)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class SettingsSerializer(serializers.Serializer[Any]):
+    """A player's settings on the site (GET/PATCH /api/me/settings). On PATCH every key is
+    optional and an unknown key is refused (400 `invalid`, code `unknown_setting`)."""
+
+    long_press_ms = StrictIntegerField(
+        min_value=200, max_value=1500, help_text="How long a touch is held to flag, in ms."
+    )
+    click_chords = StrictBooleanField(
+        help_text="A click or tap on an opened number chords (else only D, the middle button "
+        "or both buttons do)."
+    )
+    animations = StrictBooleanField(help_text="The small animations of the site.")
+    sounds = StrictBooleanField(help_text="Short sounds for open, flag, win and loss.")
+    theme = serializers.ChoiceField(
+        choices=["light", "dark", "system"], help_text="`system` follows the device."
+    )
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            unknown = sorted(str(k) for k in data if k not in self.fields)
+            if unknown:
+                raise serializers.ValidationError(
+                    {k: ["This setting does not exist."] for k in unknown}, code="unknown_setting"
+                )
+        return dict(super().to_internal_value(data))

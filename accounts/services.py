@@ -1,13 +1,27 @@
-"""Account writes: registration and API tokens."""
+"""Account writes: registration, guests (docs/GUESTS.md) and API tokens."""
 
 from __future__ import annotations
 
-from django.db import transaction
+import secrets
+
+from django.db import IntegrityError, transaction
 
 from demineur_site.errors import DomainError
 
 from . import socket_credentials
 from .models import AccountKind, ApiToken, User
+
+# Guest names: this prefix and GUEST_NAME_LENGTH characters of GUEST_NAME_ALPHABET, e.g.
+# `guest-7f3k2q`. Sign-up refuses every name that starts with the prefix (any case), so a
+# guest's name never collides with a player's, and a player never passes for a guest.
+GUEST_PREFIX = "guest-"
+GUEST_NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+GUEST_NAME_LENGTH = 6
+_GUEST_NAME_ATTEMPTS = 10
+
+
+def is_reserved_username(username: str) -> bool:
+    return username.casefold().startswith(GUEST_PREFIX)
 
 
 @transaction.atomic
@@ -15,6 +29,56 @@ def user_register(
     *, username: str, password: str, email: str = "", kind: str = AccountKind.HUMAN
 ) -> User:
     return User.objects.create_user(username=username, password=password, email=email, kind=kind)
+
+
+def guest_create() -> User:
+    """A new guest account (RULES.md, Fair play): kind `guest`, a generated name, no usable
+    password, so nobody can sign in as it: only the browser session it is made for holds it."""
+    for _ in range(_GUEST_NAME_ATTEMPTS):
+        name = GUEST_PREFIX + "".join(
+            secrets.choice(GUEST_NAME_ALPHABET) for _ in range(GUEST_NAME_LENGTH)
+        )
+        if User.objects.filter(username__iexact=name).exists():
+            continue
+        user = User(username=name, kind=AccountKind.GUEST)
+        user.set_unusable_password()
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:  # the same name made at the same instant elsewhere
+            continue
+        return user
+    raise RuntimeError("no free guest name")  # 36**6 names: not reached in practice
+
+
+def guest_sign_up(
+    *, guest: User, username: str, password: str, email: str = "", kind: str = AccountKind.HUMAN
+) -> User:
+    """Signing up from a guest session: the guest account itself becomes the player's account
+    (name, password, email, kind), so its games, statistics and race entries stay attached.
+    The games it played as a guest stay unranked (`guest`, fixed at their creation). `bot`
+    follows the rule of account_set_kind: only for an account that has not played yet."""
+    from games.models import Game, GameState  # accounts never imports games at module level
+
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=guest.pk)
+        if locked.kind != AccountKind.GUEST:
+            # The same session signed up a moment ago (a second click): a new account.
+            return user_register(username=username, password=password, email=email, kind=kind)
+        if (
+            kind == AccountKind.BOT
+            and Game.objects.filter(player=locked).exclude(state=GameState.NEW).exists()
+        ):
+            raise DomainError(
+                "account_has_games",
+                "An account can change its kind only before its first game.",
+            )
+        locked.username = username
+        locked.email = email
+        locked.kind = kind
+        locked.set_password(password)
+        locked.save(update_fields=["username", "email", "kind", "password"])
+    return locked
 
 
 def account_set_kind(*, user: User, kind: str) -> User:
@@ -56,3 +120,34 @@ def token_revoke(*, token: ApiToken) -> None:
 def session_sockets_close(*, session_key: str | None) -> None:
     """Signing out: close every socket the session opened (code 4401), after the commit."""
     socket_credentials.kick_session_sockets(session_key)
+
+
+# --- Settings (GET/PATCH /api/me/settings; docs/ARCHITECTURE.md, Extensions) ------------------
+
+# What a player gets for a setting never set. The page (frontend/static/frontend/js/settings.js)
+# has the same defaults for visitors.
+SETTINGS_DEFAULTS: dict[str, object] = {
+    "long_press_ms": 450,  # how long a touch is held to flag
+    "click_chords": True,  # a click (or tap) on an opened number chords
+    "animations": True,
+    "sounds": False,
+    "theme": "system",  # light, dark, or the device's
+}
+
+
+def settings_of(user: User) -> dict[str, object]:
+    """The player's settings: what they set over the defaults (a key no longer known is left out)."""
+    saved = user.settings if isinstance(user.settings, dict) else {}
+    return {key: saved.get(key, default) for key, default in SETTINGS_DEFAULTS.items()}
+
+
+def settings_update(*, user: User, changes: dict[str, object]) -> dict[str, object]:
+    """Store the validated `changes` (accounts.serializers.SettingsPatchSerializer) on the player,
+    under a row lock so two tabs saving different settings keep both."""
+    with transaction.atomic():
+        locked = User.objects.select_for_update().only("id", "settings").get(pk=user.pk)
+        saved = locked.settings if isinstance(locked.settings, dict) else {}
+        merged = {k: v for k, v in {**saved, **changes}.items() if k in SETTINGS_DEFAULTS}
+        User.objects.filter(pk=user.pk).update(settings=merged)
+    user.settings = merged
+    return settings_of(user)

@@ -1,25 +1,32 @@
-"""Account endpoints: register, API tokens (API.md, Accounts). Profiles live in games.api."""
+"""Account endpoints: register, guests, API tokens (API.md, Accounts; docs/GUESTS.md).
+Profiles live in games.api."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
+from django.db import IntegrityError
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
 
 from . import services
-from .models import ApiToken, User
+from .authentication import GuestSessionAuthentication, SessionAuthentication401
+from .models import AccountKind, ApiToken, User
 from .serializers import (
     CredentialsSerializer,
     RegisteredSerializer,
     RegisterSerializer,
+    SettingsSerializer,
     TokenCreateSerializer,
     TokenSerializer,
 )
@@ -36,31 +43,91 @@ def _user_from_credentials(request: Request) -> User:
         password=data.validated_data["password"],
     )
     if user is None:
+        if User.objects.filter(
+            username=data.validated_data["username"], kind=AccountKind.GUEST
+        ).exists():
+            raise _guest_refused()
         raise ApiError(401, "invalid_credentials", "Wrong username or password.")
     return user
 
 
+def _guest_refused() -> DomainError:
+    return DomainError(
+        "guest_account", "A guest account has no password and no API tokens: sign up first."
+    )
+
+
+def _is_guest(user: object) -> bool:
+    return getattr(user, "kind", None) == AccountKind.GUEST and bool(
+        getattr(user, "is_authenticated", False)
+    )
+
+
+def _who(user: User) -> dict[str, object]:
+    return {"id": user.pk, "username": user.get_username(), "kind": user.kind}
+
+
 class RegisterView(APIView):
-    authentication_classes: list[type] = []
+    """A new account; from a guest's session, the guest account itself becomes the account
+    (docs/GUESTS.md), keeping its games and statistics. API clients send no session cookie:
+    for them nothing changes. A session is read (with its CSRF check) only to find a guest."""
+
+    authentication_classes = [GuestSessionAuthentication]
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
     @extend_schema(
-        request=RegisterSerializer, responses={201: RegisteredSerializer}, tags=["accounts"]
+        request=RegisterSerializer,
+        responses={201: RegisteredSerializer, 409: None},  # 409: a guest that played, as a bot
+        tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
         data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = services.user_register(
-            username=data.validated_data["username"],
-            password=data.validated_data["password"],
-            email=data.validated_data.get("email", ""),
-            kind=data.validated_data["kind"],
-        )
-        return Response(
-            {"id": user.pk, "username": user.username, "kind": user.kind},
-            status=status.HTTP_201_CREATED,
-        )
+        fields = {
+            "username": data.validated_data["username"],
+            "password": data.validated_data["password"],
+            "email": data.validated_data.get("email", ""),
+            "kind": data.validated_data["kind"],
+        }
+        try:
+            if _is_guest(request.user):
+                user = services.guest_sign_up(guest=cast(User, request.user), **fields)
+                # The password changed: keep this session signed in (as the same account).
+                update_session_auth_hash(request._request, user)
+            else:
+                user = services.user_register(**fields)
+        except IntegrityError as exc:  # the same name registered at the same instant
+            raise ValidationError(
+                {"username": [ErrorDetail("This username is taken.", code="username_taken")]}
+            ) from exc
+        return Response(_who(user), status=status.HTTP_201_CREATED)
+
+
+class GuestView(APIView):
+    """Play first, sign up later (docs/GUESTS.md): POST makes this browser session a guest's.
+    A new guest account is made and signed in (201); a session that already is a guest's
+    answers that guest (200); a signed-in player (session or token) is refused (409). Only a
+    browser gets a guest: an anonymous request must pass the CSRF check (403 otherwise)."""
+
+    throttle_classes = [AuthAddressThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(
+        request=None,
+        responses={200: RegisteredSerializer, 201: RegisteredSerializer, 409: None},
+        tags=["accounts"],
+        summary="Play as a guest (browser sessions only)",
+    )
+    def post(self, request: Request) -> Response:
+        if request.user.is_authenticated:
+            if _is_guest(request.user):
+                return Response(_who(request.user))
+            raise ApiError(409, "already_signed_in", "Signed in already: guests are for visitors.")
+        SessionAuthentication401().enforce_csrf(request)  # a cross-site form gets no guest
+        guest = services.guest_create()
+        login(request._request, guest)
+        return Response(_who(guest), status=status.HTTP_201_CREATED)
 
 
 class TokenView(APIView):
@@ -76,11 +143,14 @@ class TokenView(APIView):
 
     @extend_schema(
         request=CredentialsSerializer,
-        responses={200: TokenSerializer, 401: None},  # the error body: demineur_site.schema_views
+        # 409 guest_account: a guest has no password and no tokens (docs/GUESTS.md).
+        responses={200: TokenSerializer, 401: None, 409: None},
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
         user = _user_from_credentials(request)
+        if user.kind == AccountKind.GUEST:  # no usable password: not reached, but never a key
+            raise _guest_refused()
         _, key = services.token_issue(user=user, name="api")
         return Response({"token": key})
 
@@ -126,11 +196,13 @@ class TokenListView(APIView):
 
     @extend_schema(
         request=TokenCreateSerializer,
-        responses={201: TokenCreatedSerializer},
+        responses={201: TokenCreatedSerializer, 409: None},  # 409 guest_account
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
         # A body is required (issue 13: an empty POST was accepted and named the token "api").
+        if _is_guest(request.user):
+            raise _guest_refused()
         data = TokenCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         token, key = services.token_issue(user=request.user, name=data.validated_data["name"])  # type: ignore[arg-type]
@@ -183,3 +255,39 @@ class SessionView(APIView):
         services.session_sockets_close(session_key=request.session.session_key)
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class _SettingsSchema(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """The settings object is closed: the schema says so (additionalProperties false), as
+    the view refuses an unknown key."""
+
+    target_class = SettingsSerializer
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema
+
+
+class SettingsView(APIView):
+    """The signed-in player's settings on the site (an extension of API.md, for the web page):
+    GET reads them (defaults filled in), PATCH changes the keys it sends."""
+
+    @extend_schema(request=None, responses={200: SettingsSerializer, 401: None}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise ApiError(401, "not_authenticated", "Not signed in.")
+        return Response(services.settings_of(request.user))
+
+    @extend_schema(
+        request=SettingsSerializer(partial=True),
+        responses={200: SettingsSerializer, 400: None, 401: None},
+        tags=["accounts"],
+    )
+    def patch(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise ApiError(401, "not_authenticated", "Not signed in.")
+        data = SettingsSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        return Response(services.settings_update(user=request.user, changes=changes))

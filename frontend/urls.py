@@ -16,6 +16,7 @@ urlpatterns = [
     path("signin", views.signin, name="signin"),
     path("tokens", views.tokens, name="tokens"),
     path("how-to-play", views.how_to_play, name="how-to-play"),
+    path("settings", views.settings_page, name="settings"),
     # Strings used by the scripts, in the page's language (Django's JS catalog).
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["frontend"]), name="javascript-catalog"),
 ]

@@ -77,7 +77,9 @@ def leaderboards(request: HttpRequest, level: str = "beginner") -> HttpResponse:
 
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    return _page(request, "profile.html", page="profile", username=username)
+    # "My profile" is the current page only on the visitor's own profile (issue 11's walk).
+    own = request.user.is_authenticated and request.user.get_username() == username
+    return _page(request, "profile.html", page="profile" if own else "player", username=username)
 
 
 def _simple_page(template: str, page: str) -> Any:
@@ -97,3 +99,4 @@ tokens = _simple_page("tokens.html", "tokens")
 home = _simple_page("home.html", "home")
 races = _simple_page("races.html", "races")
 how_to_play = _simple_page("how_to_play.html", "how")
+settings_page = _simple_page("settings.html", "settings")

@@ -184,6 +184,8 @@ def lobby_on_commit(event: LobbyEvent) -> None:
     """Publish a lobby event (game_started, game_ended, record) to /ws/live after the commit."""
     if not settings.LIVE_EVENTS:
         return
+    if event.get("player_kind") == "guest":
+        return  # guests' games stay out of the lobby's lists (docs/GUESTS.md)
     message = {"type": LOBBY_EVENT_TYPE, "event": event}
     transaction.on_commit(lambda: send_now(LOBBY_GROUP, message))
 

@@ -13,7 +13,7 @@ from accounts.models import User
 from demineur_site.db_router import read_alias
 
 from .errors import GameError
-from .models import Game, GameState, Move
+from .models import Game, GameState, Move, UnrankedReason
 
 LIST_STATES = {s.value for s in GameState}
 
@@ -101,9 +101,11 @@ def recent_games(*, user: User, limit: int = 20) -> list[Game]:
 
 def live_games(*, limit: int) -> list[Game]:
     """The newest running (playing or paused) solo games, for the lobby's snapshot (race games
-    are watched through their race)."""
+    are watched through their race). Guests' games are left out (docs/GUESTS.md): a game
+    made by a guest is unranked `guest` for good, so that reason is the filter."""
     return list(
         Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED), race__isnull=True)
+        .exclude(unranked_reason=UnrankedReason.GUEST)
         .select_related("player")
         .defer("board")
         .order_by("-created_at", "-id")[:limit]

@@ -271,7 +271,9 @@ def test_an_unknown_players_value_in_the_address_shows_the_humans_boards(desktop
     expect(page).to_have_url(re.compile(r"^[^#]*\?(?!.*players=)"))
 
 
-def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(desktop: Any) -> None:
+def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(
+    desktop: Any, laptop: Any
+) -> None:
     page = desktop.new_page()
     page.goto("/signup")
     page.fill("input[name=username]", "deep-sweeper")
@@ -299,6 +301,8 @@ def test_sign_up_declares_a_bot_whose_profile_and_lobby_line_wear_a_badge(deskto
     for auth in (bot, human):
         game_id = api_post(desktop, "/api/games", auth, {"level": "beginner"})["id"]
         api_post(desktop, f"/api/games/{game_id}/reveal", auth, {"x": 4, "y": 4})
+    # Watched by a visitor: a player's own games are not among the games to watch.
+    page = laptop.new_page()
     page.goto("/")
     expect(page.locator("#live-on")).to_be_visible()  # the list came from the socket
     lines = page.locator("#live-list li")

@@ -176,12 +176,12 @@ def test_a_polish_player_reads_decimal_commas_polish_errors_and_a_polish_not_fou
         context.close()
 
 
-def test_a_visitor_who_picks_a_level_signs_in_and_lands_in_that_game(desktop: Any) -> None:
+def test_a_player_sent_to_sign_in_on_the_way_to_a_level_lands_in_that_game(desktop: Any) -> None:
+    # A visitor who picks a level plays at once as a guest (docs/GUESTS.md, tests/browser/
+    # test_guest.py); the way through sign-in to a level stays for the links that use it.
     desktop.request.post("/api/auth/register", data={"username": "ursula", "password": PASSWORD})
     page = desktop.new_page()
-    page.goto("/")
-    page.click('.level-card[data-level="hard"]')
-    page.wait_for_url("**/signin?next=*")
+    page.goto("/signin?next=/?play=hard")
     page.click("a.auth-switch")  # on to sign up and back keeps where she was going
     page.wait_for_url("**/signup?next=*")
     page.click("a.auth-switch")

@@ -195,4 +195,6 @@ def test_a_room_not_started_within_two_hours_is_cancelled_and_frees_its_racers(
     assert Race.objects.get(pk=race["id"]).state == "open"
     race_clock_tick(now=created + timedelta(hours=2))
     assert alice_api.get(f"/api/races/{race['id']}").json()["state"] == "cancelled"
-    assert alice_api.post("/api/races/queue", {"level": "beginner"}, format="json").status_code == 200
+    assert (
+        alice_api.post("/api/races/queue", {"level": "beginner"}, format="json").status_code == 200
+    )

@@ -52,7 +52,9 @@ SEMANTIC_400: dict[str, Any] = {
         e["code"] == "invalid"
         and set(e["details"].get("codes", {})) <= {"password", "username"}
         and all(
-            c in {"invalid", "username_taken"} for cs in e["details"]["codes"].values() for c in cs
+            c in {"invalid", "username_taken", "username_reserved"}
+            for cs in e["details"]["codes"].values()
+            for c in cs
         )
     ),
     # At most width * height - 9 mines (the bound depends on the board size).

@@ -125,6 +125,13 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
         lambda api, w: api.patch("/api/me", {"kind": "bot"}, format="json"),
         (409, 200, 401, 200, 200),
     ),
+    ("GET settings", _get(lambda w: "/api/me/settings"), (200, 200, 401, 200, 200)),
+    (
+        # Each persona changes only its own settings: the path names no one.
+        "PATCH settings",
+        lambda api, w: api.patch("/api/me/settings", {"theme": "dark"}, format="json"),
+        (200, 200, 401, 200, 200),
+    ),
     ("GET profile", _get(lambda w: "/api/users/alice"), (200, 200, 200, 200, 200)),
     ("GET tokens", _get(lambda w: "/api/tokens"), (200, 200, 401, 200, 200)),
     (
@@ -159,6 +166,13 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
         "register",
         _post("/api/auth/register", {"username": "newcomer", "password": PASSWORD}),
         (201, 201, 201, 201, 201),
+    ),
+    (
+        # docs/GUESTS.md: a visitor's browser session becomes a guest; a signed-in player
+        # (here through a token) gets none.
+        "become a guest",
+        _post("/api/auth/guest", {}),
+        (409, 409, 201, 409, 409),
     ),
     (
         "token from credentials",

@@ -20,6 +20,7 @@ function messageFor(code) {
     case "invalid_credentials": return gettext("Wrong username or password.");
     case "not_authenticated": return gettext("Sign in first.");
     case "throttled": return gettext("Too many requests: wait a moment and try again.");
+    case "guest_account": return gettext("A guest account cannot do this: sign up first (your games are kept).");
     case "server_error": return gettext("Something went wrong on the server. Try again.");
     default: return "";
   }
@@ -128,6 +129,17 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// On a phone a `table.data.cards` shows each row as a card (site.css): every cell is labelled
+// with its column's heading, which this copies from the table's head.
+export function labelCells(table) {
+  const heads = [...table.tHead.rows[0].cells].map((th) => th.textContent.trim());
+  for (const row of table.tBodies[0].rows) {
+    [...row.cells].forEach((c, i) => {
+      if (heads[i] && !c.hasAttribute("data-label")) c.setAttribute("data-label", heads[i]);
+    });
+  }
+}
+
 export function wsUrl(path) {
   return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
 }
@@ -163,6 +175,14 @@ export function fmtDate(iso, withTime = true) {
   } catch (err) {
     return iso;
   }
+}
+
+/** Play first, sign up later (docs/GUESTS.md): a visitor becomes a guest of this browser
+ * session before a game is made. Resolves once the page has a player; throws an ApiError. */
+export async function playAsGuest() {
+  if (me()) return;
+  const who = await api("POST", "/api/auth/guest");
+  document.body.dataset.user = who.username;
 }
 
 export function signInUrl() {

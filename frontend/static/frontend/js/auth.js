@@ -9,16 +9,32 @@ function nextUrl() {
   return safeNext(new URLSearchParams(location.search).get("next") || "/"); // only pages of this site
 }
 
+// The reasons the site can say in the page's language from their stable code (API.md,
+// details.codes); any other reason keeps the server's message (Django's own, already in the
+// page's language). The codes themselves are never shown.
+function codeText(code) {
+  switch (code) {
+    case "username_taken": return gettext("This username is taken.");
+    case "username_reserved": return gettext("Names starting with “guest-” are kept for guest accounts.");
+    default: return "";
+  }
+}
+
 function explain(err) {
   if (!(err instanceof ApiError)) return String(err);
-  // Validation errors arrive as details.fields.{field: [messages]}: show the messages.
+  // Validation errors arrive as details.fields.{field: [messages]}, and the same shape of
+  // stable reasons in details.codes: show the messages only.
+  const fields = err.details && err.details.fields;
+  const codes = (err.details && err.details.codes) || {};
   const lines = [];
-  const walk = (v) => {
-    if (typeof v === "string") lines.push(serverText(v));
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  const walk = (v, c) => {
+    if (typeof v === "string") lines.push(codeText(c) || serverText(v));
+    else if (Array.isArray(v)) v.forEach((m, i) => walk(m, Array.isArray(c) ? c[i] : undefined));
+    else if (v && typeof v === "object") {
+      for (const [k, m] of Object.entries(v)) walk(m, c && typeof c === "object" ? c[k] : undefined);
+    }
   };
-  walk(err.details);
+  walk(fields, codes);
   return lines.length ? lines.join(" ") : err.message;
 }
 

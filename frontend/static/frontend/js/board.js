@@ -3,12 +3,14 @@
 // It knows nothing of the server. It draws the characters of API.md's `board` rows
 // (`#` closed, `F` flag, `0`-`8` opened, and after the end `*`, `X`, `!`), turns pointer and
 // keyboard input into three intentions (tap, flag, chord) and hands them to its owner.
-//   tap:  click, tap, Enter or Space        flag: right-click, long press or F
-//   chord: tapping an opened number (the owner decides), the middle button, or D
+//   tap:  click, tap, Enter or Space        flag: right-click, a touch's long press or F
+//   chord: tapping an opened number (the owner decides), left + right buttons, the middle
+//          button, or D
 import { gettext, fmt } from "./api.js";
 
-const LONG_PRESS_MS = 450;
+const DEFAULT_LONG_PRESS_MS = 450; // the settings' default (settings.js)
 const MOVE_TOLERANCE_PX = 10;
+const TOUCH_MOUSE_GAP_MS = 800; // mouse events this soon after a touch are the touch's own
 
 function cellLabel(v) {
   switch (v) {
@@ -25,7 +27,8 @@ function cellLabel(v) {
 export class BoardView {
   /**
    * @param {HTMLElement} root  an empty element that becomes the grid
-   * @param {object} opts  {width, height, label, interactive, onTap(x,y), onFlag(x,y), onChord(x,y), canLongPress()}
+   * @param {object} opts  {width, height, label, interactive, onTap(x,y,how), onFlag(x,y,how),
+   *   onChord(x,y), canLongPress(), canPress(), longPressMs(), clickChords()}
    */
   constructor(root, opts) {
     this.root = root;
@@ -165,62 +168,167 @@ export class BoardView {
     return { x: Number(c.dataset.x), y: Number(c.dataset.y), el: c };
   }
 
+  // --- pointer input (RULES.md; docs/FRONTEND.md, "Mouse and touch") ----------------------
+  //   mouse: the left button opens on release (holding it never flags); the right button flags
+  //          when pressed; left + right together (or the middle button) chord on release.
+  //   touch: a tap opens; a long press (opts.longPressMs) flags.
+  // While a press is held on a number (a chord to come), its closed neighbours show pressed;
+  // on release the owner decides (a chord whose flags do not match does nothing).
+
   listen() {
     const root = this.root;
-    root.addEventListener("pointerdown", (e) => {
-      if (e.button === 1) {
-        // The middle button chords, as on the classic desktop game (and never autoscrolls).
-        e.preventDefault();
-        const cell = this.cellOf(e.target);
-        if (cell && this.opts.onChord) this.opts.onChord(cell.x, cell.y);
-        return;
-      }
-      if (e.button !== 0) return; // right button: see contextmenu
-      const cell = this.cellOf(e.target);
-      if (!cell) return;
-      this.cancelPress();
-      const press = { x: cell.x, y: cell.y, sx: e.clientX, sy: e.clientY, id: e.pointerId, type: e.pointerType, fired: false };
-      press.timer = setTimeout(() => {
-        press.fired = true;
-        if (!this.opts.canLongPress || this.opts.canLongPress()) {
-          cell.el.classList.add("pressed-long");
-          setTimeout(() => cell.el.classList.remove("pressed-long"), 250);
-          if (navigator.vibrate) navigator.vibrate(15);
-          this.opts.onFlag && this.opts.onFlag(press.x, press.y, "long-press");
-        }
-      }, LONG_PRESS_MS);
-      this.press = press;
-    });
+    // The mouse through mouse events: pointer events report a second button pressed during
+    // the first one only as a pointermove.
+    root.addEventListener("mousedown", (e) => this.mouseDown(e));
+    root.addEventListener("mousemove", (e) => this.mouseMove(e));
+    root.addEventListener("mouseup", (e) => this.mouseUp(e));
+    root.addEventListener("mouseleave", () => this.endMouse());
+    // Fingers and pens through pointer events.
+    root.addEventListener("pointerdown", (e) => e.pointerType !== "mouse" && this.touchDown(e));
     root.addEventListener("pointermove", (e) => {
       const p = this.press;
       if (p && p.id === e.pointerId && Math.hypot(e.clientX - p.sx, e.clientY - p.sy) > MOVE_TOLERANCE_PX) this.cancelPress();
     });
-    root.addEventListener("pointerup", (e) => {
-      const p = this.press;
-      if (!p || p.id !== e.pointerId) return;
-      clearTimeout(p.timer);
-      this.press = null;
-      if (p.fired) return; // the long press already flagged
-      const cell = this.cellOf(document.elementFromPoint(e.clientX, e.clientY) || e.target);
-      if (!cell || cell.x !== p.x || cell.y !== p.y) return;
-      this.setFocus(cell.y * this.width + cell.x, false);
-      this.opts.onTap && this.opts.onTap(cell.x, cell.y);
-    });
-    root.addEventListener("pointercancel", () => this.cancelPress());
-    root.addEventListener("contextmenu", (e) => {
-      e.preventDefault(); // no browser menu on the board, ever
-      // A touch long press also fires contextmenu: the timer above handles that one.
-      if (this.press && this.press.type !== "mouse") return;
-      if (this.press && this.press.fired) return;
-      this.cancelPress();
-      const cell = this.cellOf(e.target);
-      if (cell && this.opts.onFlag) this.opts.onFlag(cell.x, cell.y, "right-click");
-    });
+    root.addEventListener("pointerup", (e) => e.pointerType !== "mouse" && this.touchUp(e));
+    root.addEventListener("pointercancel", (e) => e.pointerType !== "mouse" && this.cancelPress());
+    // No browser menu on the board, ever: the right button flags on mousedown, a long press
+    // by its own timer.
+    root.addEventListener("contextmenu", (e) => e.preventDefault());
+  }
+
+  /** A mouse event that a touch made up (the browser's compatibility events). */
+  fromTouch(e) {
+    if (e.sourceCapabilities && e.sourceCapabilities.firesTouchEvents) return true;
+    return performance.now() - (this.lastTouch || -1e9) < TOUCH_MOUSE_GAP_MS;
+  }
+
+  can(what) {
+    return this.opts.interactive !== false && (!this.opts.canPress || this.opts.canPress(what));
+  }
+
+  mouseDown(e) {
+    if (e.button === 1) e.preventDefault(); // the middle button never autoscrolls
+    if (this.fromTouch(e)) return;
+    const cell = this.cellOf(e.target);
+    if (!cell) return;
+    const m = this.mouse || { held: new Set(), kind: null, done: false };
+    m.held.add(e.button);
+    m.x = cell.x;
+    m.y = cell.y;
+    this.mouse = m;
+    if (m.held.has(0) && m.held.has(2)) m.kind = "chord"; // both buttons: a chord on release
+    else if (e.button === 1) m.kind = "chord";
+    else if (e.button === 0) m.kind = "open";
+    else if (e.button === 2) {
+      m.kind = "flag";
+      if (this.opts.onFlag) this.opts.onFlag(cell.x, cell.y, "right-click");
+    }
+    this.showPressed();
+  }
+
+  mouseMove(e) {
+    const m = this.mouse;
+    if (!m || m.done) return;
+    if (e.buttons === 0) return this.endMouse(); // released outside the board
+    const cell = this.cellOf(e.target);
+    if (!cell || (cell.x === m.x && cell.y === m.y)) return;
+    m.x = cell.x; // the press follows the mouse, as on the classic game
+    m.y = cell.y;
+    this.showPressed();
+  }
+
+  mouseUp(e) {
+    const m = this.mouse;
+    if (!m || this.fromTouch(e)) return;
+    m.held.delete(e.button);
+    const cell = this.cellOf(e.target);
+    if (!m.done && cell) {
+      if (m.kind === "chord") {
+        m.done = true; // the first button released makes the chord; the other does nothing
+        this.showPressed();
+        if (this.opts.onChord) this.opts.onChord(cell.x, cell.y);
+      } else if (m.kind === "open" && e.button === 0) {
+        m.done = true;
+        this.showPressed();
+        this.setFocus(cell.y * this.width + cell.x, false);
+        if (this.opts.onTap) this.opts.onTap(cell.x, cell.y, "pointer");
+      }
+    }
+    if (m.held.size === 0 || e.buttons === 0) this.endMouse();
+  }
+
+  endMouse() {
+    this.mouse = null;
+    this.showPressed();
+  }
+
+  touchDown(e) {
+    this.lastTouch = performance.now();
+    const cell = this.cellOf(e.target);
+    if (!cell) return;
+    e.preventDefault(); // no compatibility mouse events after it (they would open twice)
+    this.cancelPress();
+    const press = { x: cell.x, y: cell.y, sx: e.clientX, sy: e.clientY, id: e.pointerId, fired: false };
+    const delay = this.opts.longPressMs ? this.opts.longPressMs() : DEFAULT_LONG_PRESS_MS;
+    press.timer = setTimeout(() => {
+      press.fired = true;
+      this.showPressed();
+      // Before the first tap the owner refuses with a hint (RULES.md, Flags), as for a
+      // right-click: only a press that will flag pulses.
+      if (!this.opts.canLongPress || this.opts.canLongPress()) {
+        cell.el.classList.add("pressed-long");
+        setTimeout(() => cell.el.classList.remove("pressed-long"), 250);
+        if (navigator.vibrate) navigator.vibrate(15);
+      }
+      if (this.opts.onFlag) this.opts.onFlag(press.x, press.y, "long-press");
+    }, delay);
+    this.press = press;
+    this.showPressed();
+  }
+
+  touchUp(e) {
+    this.lastTouch = performance.now();
+    const p = this.press;
+    if (!p || p.id !== e.pointerId) return;
+    clearTimeout(p.timer);
+    this.press = null;
+    this.showPressed();
+    if (p.fired) return; // the long press already flagged
+    const cell = this.cellOf(document.elementFromPoint(e.clientX, e.clientY) || e.target);
+    if (!cell || cell.x !== p.x || cell.y !== p.y) return;
+    this.setFocus(cell.y * this.width + cell.x, false);
+    if (this.opts.onTap) this.opts.onTap(cell.x, cell.y, "pointer");
   }
 
   cancelPress() {
     if (this.press) clearTimeout(this.press.timer);
     this.press = null;
+    this.showPressed();
+  }
+
+  /** The classic feedback: the closed cells a held press would open look pressed (the cell
+   * itself; around a number, its closed neighbours), until the press ends. */
+  showPressed() {
+    const want = new Set();
+    const m = this.mouse;
+    const t = this.press;
+    let at = null;
+    if (m && !m.done && m.kind !== "flag") at = { x: m.x, y: m.y, chord: m.kind === "chord" };
+    else if (t && !t.fired) at = { x: t.x, y: t.y, chord: false };
+    if (at && this.can("press")) {
+      const v = this.get(at.x, at.y);
+      const number = v >= "1" && v <= "8";
+      if (number && (at.chord || !this.opts.clickChords || this.opts.clickChords())) {
+        for (let dy = -1; dy <= 1; dy++)
+          for (let dx = -1; dx <= 1; dx++) {
+            const nx = at.x + dx, ny = at.y + dy;
+            if (nx >= 0 && ny >= 0 && nx < this.width && ny < this.height && this.get(nx, ny) === "#") want.add(ny * this.width + nx);
+          }
+      } else if (v === "#") want.add(at.y * this.width + at.x);
+    }
+    for (const i of this.pressedCells || []) if (!want.has(i)) this.cells[i].classList.remove("c-pressed");
+    for (const i of want) this.cells[i].classList.add("c-pressed");
+    this.pressedCells = want;
   }
 
   listenKeys() {
@@ -241,7 +349,7 @@ export class BoardView {
         case "Enter":
         case " ":
           e.preventDefault();
-          if (this.opts.interactive !== false && this.opts.onTap) this.opts.onTap(x, y);
+          if (this.opts.interactive !== false && this.opts.onTap) this.opts.onTap(x, y, "key");
           return;
         case "f":
         case "F":

@@ -1,8 +1,9 @@
 // What the player does on a game page: the board's intentions (RULES.md: tap, flag, chord),
 // the keys, the buttons, the pause dialog, new game and resign. Each becomes a request of the
 // feed (game_feed.js); nothing here draws the game.
-import { api, gettext, me, signInUrl } from "./api.js";
+import { api, gettext, playAsGuest } from "./api.js";
 import { canPlay, isPlayer } from "./game_state.js";
+import { getSettings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,7 +14,8 @@ export function createControls(s, view, feed) {
 
   // --- intentions (RULES.md: tap, flag, chord) ----------------------------------------------
 
-  function tap(x, y) {
+  // `how`: "pointer" (a click or a tap) or "key" (Enter, Space).
+  function tap(x, y, how = "key") {
     if (!canPlay(s) || s.game.state === "paused") return;
     const v = s.board.get(x, y);
     if (v === "#") return s.flagMode ? flag(x, y, "flag-mode") : feed.send("reveal", x, y);
@@ -21,12 +23,15 @@ export function createControls(s, view, feed) {
       if (s.flagMode) return flag(x, y, "flag-mode");
       return say(gettext("A flagged cell does not open: remove the flag first."));
     }
-    if (v >= "1" && v <= "8") return chord(x, y); // tapping an opened number chords, in both modes
+    // Tapping an opened number chords, in both modes; a click or a tap only if the player's
+    // settings say so (Enter always does; D, left + right and the middle button too).
+    if (v >= "1" && v <= "8" && (how !== "pointer" || getSettings().click_chords)) return chord(x, y);
   }
 
   function flag(x, y, how) {
     if (!canPlay(s) || s.game.state === "paused") return;
-    if (s.game.state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."));
+    // The hint goes as soon as it no longer applies (game_view.js drawHud).
+    if (s.game.state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."), "until-start");
     const v = s.board.get(x, y);
     if (v === "#" || v === "F") feed.send("flag", x, y);
   }
@@ -41,6 +46,9 @@ export function createControls(s, view, feed) {
   }
 
   const canLongPress = () => canPlay(s) && s.game.state !== "new";
+  const canPress = () => canPlay(s) && s.game.state !== "paused";
+  const longPressMs = () => getSettings().long_press_ms;
+  const clickChords = () => getSettings().click_chords;
 
   function setFlagMode(on) {
     s.flagMode = on;
@@ -69,7 +77,9 @@ export function createControls(s, view, feed) {
     if (!canPlay(s) || s.game.state !== "playing" || s.game.race) return; // a race game never pauses
     if (!auto && !confirmed && s.game.ranked) return askBeforePause();
     if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
-    if (await feed.act("pause", { keepalive: auto })) say(auto ? gettext("The game paused itself.") : gettext("Paused."));
+    if (!(await feed.act("pause", { keepalive: auto }))) return;
+    say(auto ? gettext("The game paused itself.") : gettext("Paused."));
+    if (!auto) $("resume").focus(); // the board is hidden: the next thing to do is Resume
   }
 
   async function resume() {
@@ -85,7 +95,11 @@ export function createControls(s, view, feed) {
   }
 
   async function newGame() {
-    if (!me()) return (location.href = signInUrl());
+    try {
+      await playAsGuest(); // a visitor plays at once, as a guest (docs/GUESTS.md)
+    } catch (err) {
+      return say(err.message);
+    }
     const g = s.game;
     if (g && g.race) return; // a race game is not replaced: the race page offers what comes next
     if (isPlayer(s) && ["playing", "paused"].includes(g.state)) {
@@ -104,6 +118,7 @@ export function createControls(s, view, feed) {
 
   $("zoom-in").addEventListener("click", () => view.zoom(4));
   $("zoom-out").addEventListener("click", () => view.zoom(-4));
+  $("zoom-fit").addEventListener("click", () => view.zoomToFit());
   $("flag-mode").addEventListener("click", () => setFlagMode(!s.flagMode));
   $("pause").addEventListener("click", () => (s.game.state === "paused" ? resume() : pause()));
   $("resume").addEventListener("click", resume);
@@ -127,5 +142,5 @@ export function createControls(s, view, feed) {
     else if (key === "n" && s.game) newGame();
   });
 
-  return { tap, flag, chord, canLongPress, newGame };
+  return { tap, flag, chord, canLongPress, canPress, longPressMs, clickChords, newGame };
 }

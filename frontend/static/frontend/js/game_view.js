@@ -1,8 +1,9 @@
 // What a game page shows: the board, the counters, the clock ticking, the notes, the result
 // box. It draws the state (game_state.js) it is given and never talks to the server.
-import { gettext, fmt, fmtClock, fmtTime, fmtNum, levelLabel, el } from "./api.js";
+import { gettext, fmt, fmtClock, fmtNum, levelLabel, el } from "./api.js";
 import { BoardView } from "./board.js";
 import { ENDED, isPlayer, canPlay } from "./game_state.js";
+import { playSound } from "./sounds.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -54,9 +55,15 @@ function lostText(g, mine) {
  */
 export function createView(s) {
   let input = null; // set once by bindInput (the controls), never changed after
+  let saidUntil = null; // what the status line says only holds while the game is "new"
+  let toolsShown = ""; // which of the bar's buttons show (drawHud)
+  let endHeard = null; // the game whose end was sounded (or was over when the page opened)
 
-  function say(text) {
+  /** Say `text` in the status line; `until`: "until-start" for a hint that only holds before
+   * the first tap (drawHud takes it away then). */
+  function say(text, until = null) {
     $("status").textContent = text;
+    saidUntil = until;
   }
 
   // --- clock -------------------------------------------------------------------------------
@@ -92,6 +99,7 @@ export function createView(s) {
   function drawHud() {
     const g = s.game;
     drawFairNote();
+    if (saidUntil === "until-start" && g.state !== "new") say("");
     $("mines-left").textContent = String(g.mines_left); // may go below zero (RULES.md, Flags)
     s.root.dataset.state = g.state;
     const paused = g.state === "paused";
@@ -107,6 +115,10 @@ export function createView(s) {
     $("flag-mode").hidden = !player || paused; // nothing to flag on a hidden board
     $("keys-help").hidden = !isPlayer(s); // a watcher has no keys to learn
     $("live-badge").hidden = isPlayer(s) || ENDED.has(g.state);
+    // Pause and Give up appear with the first tap: the frame's room changes with the bar.
+    const tools = [$("pause").hidden, $("resign").hidden, $("flag-mode").hidden].join();
+    if (tools !== toolsShown && s.board) sizeFrame();
+    toolsShown = tools;
   }
 
   function drawFlagMode() {
@@ -140,7 +152,11 @@ export function createView(s) {
     const wrap = $("board-wrap");
     wrap.style.maxHeight = Math.round(frameRoom()) + "px"; // a board that fits is not affected
   }
-  window.addEventListener("resize", () => s.game && sizeFrame());
+  window.addEventListener("resize", () => {
+    if (!s.game) return;
+    sizeFrame();
+    if ($("board-wrap").dataset.zoom === "fit") zoomToFit(false);
+  });
 
   function defaultZoom() {
     const saved = Number(localStorage.getItem(zoomKey()));
@@ -155,8 +171,8 @@ export function createView(s) {
     return Math.max(15, Math.min(36, fitW, fitH));
   }
 
-  function applyZoom(px) {
-    const size = Math.max(12, Math.min(56, px));
+  function applyZoom(px, min = 12) {
+    const size = Math.max(min, Math.min(56, px));
     $("board-wrap").style.setProperty("--cell", size + "px");
     return size;
   }
@@ -165,6 +181,7 @@ export function createView(s) {
     if (!s.game) return;
     const wrap = $("board-wrap");
     const current = parseFloat(wrap.style.getPropertyValue("--cell")) || 28;
+    delete wrap.dataset.zoom;
     // Keep the cell at the centre of the frame where it is, so zooming never loses your place.
     const cx = (wrap.scrollLeft + wrap.clientWidth / 2) / current;
     const cy = (wrap.scrollTop + wrap.clientHeight / 2) / current;
@@ -172,6 +189,33 @@ export function createView(s) {
     wrap.scrollLeft = cx * size - wrap.clientWidth / 2;
     wrap.scrollTop = cy * size - wrap.clientHeight / 2;
     localStorage.setItem(zoomKey(), String(size));
+  }
+
+  // "Fit to screen": the biggest cell (down to 6 px) that shows the whole board in its frame,
+  // with no scroll in the frame nor in the page. Remembered per board size as "fit", so the
+  // board fits again on the next visit and when the window is resized.
+  const FIT_MIN = 6;
+  function fitSize() {
+    const wrap = $("board-wrap");
+    const g = s.game;
+    const frame = 2 * 8 + 2; // the frame's padding, and a pixel of rounding each way
+    const room = wrap.parentElement.clientWidth;
+    const fitW = Math.floor((room - frame) / g.width);
+    const fitH = Math.floor((frameRoom() - frame) / g.height);
+    return Math.max(FIT_MIN, Math.min(56, fitW, fitH));
+  }
+
+  function zoomToFit(remember = true) {
+    if (!s.game || !s.board) return;
+    const wrap = $("board-wrap");
+    sizeFrame();
+    let size = applyZoom(fitSize(), FIT_MIN);
+    // The arithmetic above assumes the layout; the layout has the last word.
+    while (size > FIT_MIN && (wrap.scrollWidth > wrap.clientWidth || wrap.scrollHeight > wrap.clientHeight || document.documentElement.scrollWidth > window.innerWidth)) size = applyZoom(size - 1, FIT_MIN);
+    wrap.scrollLeft = 0;
+    wrap.scrollTop = 0;
+    if (remember) localStorage.setItem(zoomKey(), "fit");
+    wrap.dataset.zoom = "fit";
   }
 
   // --- the board and the whole game ----------------------------------------------------------
@@ -187,10 +231,14 @@ export function createView(s) {
       onFlag: input.flag,
       onChord: input.chord,
       canLongPress: input.canLongPress,
+      canPress: input.canPress,
+      longPressMs: input.longPressMs,
+      clickChords: input.clickChords,
     });
     $("board-wrap").classList.toggle("board-big", g.width * g.height > 900);
     sizeFrame();
-    applyZoom(defaultZoom());
+    if (localStorage.getItem(zoomKey()) === "fit") zoomToFit(false);
+    else applyZoom(defaultZoom());
   }
 
   /** Draw the whole of s.game (a full Game: on load, after a gap, at the end). Only the cells
@@ -199,6 +247,8 @@ export function createView(s) {
     const g = s.game;
     drawFairNote(); // before the board is built: its first zoom fits the room under the note
     if (first || !s.board || s.board.width !== g.width || s.board.height !== g.height) buildBoard();
+    if (first && ENDED.has(g.state)) endHeard = g.id; // an old end is not sounded
+    if (!first) sound([]);
     if (g.board) s.board.setRows(g.board);
     const [title, sub] = titleFor(s, g);
     $("game-title").textContent = title;
@@ -213,9 +263,30 @@ export function createView(s) {
 
   /** Draw a step the feed applied to s.game: the changed cells, the clock, the counters. */
   function drawStep(changes) {
+    sound(changes);
     s.board.apply(changes);
     setClock(s.game.elapsed_ms, s.game.state === "playing");
     drawHud();
+  }
+
+  // Short sounds for the player's own moves (settings: sounds, off by default): a flag, a
+  // cell opened, the win, the loss. Watchers hear nothing.
+  function sound(changes) {
+    if (!isPlayer(s) || !s.board) return;
+    const g = s.game;
+    if (ENDED.has(g.state)) {
+      if (endHeard !== g.id) playSound(g.state === "won" ? "win" : "loss");
+      endHeard = g.id;
+      return;
+    }
+    let flagged = false;
+    let opened = false;
+    for (const ch of changes) {
+      if (ch.v === "F" || (ch.v === "#" && s.board.get(ch.x, ch.y) === "F")) flagged = true;
+      else if (ch.v !== "#") opened = true;
+    }
+    if (opened) playSound("open");
+    else if (flagged) playSound("flag");
   }
 
   function showResult() {
@@ -223,8 +294,11 @@ export function createView(s) {
     const rs = g.result_stats || {};
     const won = g.state === "won";
     let headline;
-    if (isPlayer(s)) headline = won ? fmt(gettext("You won in %(time)s!"), { time: fmtTime(g.elapsed_ms) }) : lostText(g, true);
-    else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: g.player, time: fmtTime(g.elapsed_ms) }) : lostText(g, false);
+    // One rule for a time on the game page: the clock's (tenths, cut, not rounded), so the
+    // win message says what the stopped clock shows. The leaderboards give the milliseconds.
+    const time = fmtClock(g.elapsed_ms) + "\u00a0s";
+    if (isPlayer(s)) headline = won ? fmt(gettext("You won in %(time)s!"), { time }) : lostText(g, true);
+    else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: g.player, time }) : lostText(g, false);
     const stats = [];
     if (rs.bbbv !== undefined && rs.bbbv !== null) stats.push(fmt(gettext("3BV %(n)s"), { n: rs.bbbv }));
     if (rs.bbbv_per_s) stats.push(fmt(gettext("%(n)s 3BV/s"), { n: fmtNum(rs.bbbv_per_s, 2) }));
@@ -264,6 +338,7 @@ export function createView(s) {
     drawStep,
     drawFlagMode,
     zoom,
+    zoomToFit,
     notFound,
   };
 }

@@ -1,19 +1,27 @@
 // Home: start a game (a level or a custom board), find your current game, watch live games.
 // Live games come from the lobby socket /ws/live; without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, me, el, levelLabel, openSocket } from "./api.js";
+import { api, ApiError, gettext, me, el, levelLabel, openSocket, playAsGuest } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const live = new Map(); // id -> lobby game
 
-// A visitor who picks a level before signing in comes back here with ?play=<level> (the
-// sign-in's `next`), and the game starts at once: one click, as for a signed-in player.
+// A link to /?play=<level> (a sign-in's `next`, say) starts that game at once. A session
+// that lost its player meanwhile goes through the sign-in and comes back the same way.
 function signInThenPlay(body) {
   const back = body.level ? `/?play=${encodeURIComponent(body.level)}` : "/";
   location.href = "/signin?next=" + encodeURIComponent(back);
 }
 
 async function start(body) {
-  if (!me()) return signInThenPlay(body);
+  if (!me()) {
+    // Play first, sign up later (docs/GUESTS.md): a visitor plays at once as a guest.
+    try {
+      await playAsGuest();
+    } catch (err) {
+      $("home-error").textContent = err.message;
+      return;
+    }
+  }
   // A new game of the same level ends a started one as a loss (RULES.md, Statistics): ask,
   // as the game page does, instead of losing a streak to a click on the wrong card.
   const level = body.level || "custom";
@@ -72,7 +80,8 @@ function stateLabel(state) {
 
 function drawLive() {
   const list = $("live-list");
-  const rows = [...live.values()].filter((g) => g.player !== me() || true);
+  // Your own running games are under "Your current game", not among the games to watch.
+  const rows = [...live.values()].filter((g) => g.player !== me());
   list.replaceChildren(...rows.slice(0, 30).map((g) => gameLine(g, gettext("Watch"))));
   $("live-empty").hidden = rows.length > 0;
 }
@@ -81,7 +90,8 @@ async function loadLiveByRest() {
   try {
     const page = await api("GET", "/api/games?state=playing&page_size=30");
     live.clear();
-    for (const g of page.results) live.set(g.id, g);
+    // Guests' games stay out of the lobby's list, as on the lobby socket (docs/GUESTS.md).
+    for (const g of page.results) if (g.unranked_reason !== "guest") live.set(g.id, g);
     drawLive();
   } catch (err) {
     /* the list stays as it is */
@@ -131,7 +141,7 @@ async function loadCurrent() {
 const current = loadCurrent();
 
 const wanted = new URLSearchParams(location.search).get("play");
-if (wanted && me() && document.querySelector(`.level-card[data-level="${CSS.escape(wanted)}"]`)) {
+if (wanted && document.querySelector(`.level-card[data-level="${CSS.escape(wanted)}"]`)) {
   history.replaceState(null, "", "/"); // a reload must not start another game
   start({ level: wanted });
 }

@@ -2,7 +2,7 @@
 // ratings (API.md, Races),
 // rolling periods, pages, and "jump to my row" (?around=me). Humans | Bots switches every
 // board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
-import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl } from "./api.js";
+import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl, labelCells } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const level = $("board-section").dataset.level;
@@ -122,6 +122,7 @@ async function load() {
     rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: String(view.kind === "races" ? 6 : 4), text: "⋯" })), row(data.me));
   }
   $("ranking").tBodies[0].replaceChildren(...rows);
+  labelCells($("ranking"));
   $("empty").hidden = results.length > 0;
   $("prev").disabled = !data.previous;
   $("next").disabled = !data.next;

@@ -1,6 +1,6 @@
 // A player's profile (API.md, profiles): stats per level, a chart of recent winning times
 // (inline SVG, no library) and the newest ended games with links to their replays.
-import { api, ApiError, gettext, fmt, el, fmtTime, fmtNum, fmtDate, levelLabel } from "./api.js";
+import { api, ApiError, gettext, fmt, el, fmtTime, fmtNum, fmtDate, levelLabel, labelCells } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const username = $("profile").dataset.username;
@@ -38,11 +38,29 @@ function svg(tag, attrs, text) {
   return n;
 }
 
+// The chart shows up to this many of the player's newest solo wins at the chosen level.
+const CHART_GAMES = 100;
+const chartCache = {};
+
+/** The player's newest won solo games at `level` (GET /api/games), oldest first. */
+async function chartGames(level) {
+  if (!chartCache[level]) {
+    const user = encodeURIComponent(username);
+    let games = [];
+    try {
+      const page = await api("GET", `/api/games?user=${user}&level=${level}&state=won&page_size=${CHART_GAMES}`);
+      games = page.results.filter((g) => g.race === null && g.elapsed_ms !== null);
+    } catch (err) {
+      games = (profile.recent_games || []).filter((g) => g.level === level && g.state === "won");
+    }
+    chartCache[level] = games.sort((a, b) => (a.ended_at < b.ended_at ? -1 : 1));
+  }
+  return chartCache[level];
+}
+
 /** A line chart of the winning times at one level, oldest to newest. */
-function drawChart(level) {
-  const games = (profile.recent_games || [])
-    .filter((g) => g.level === level && g.state === "won" && g.elapsed_ms !== null)
-    .sort((a, b) => (a.ended_at < b.ended_at ? -1 : 1));
+async function drawChart(level) {
+  const games = await chartGames(level);
   const box = $("chart");
   if (!games.length) {
     box.replaceChildren(el("p", { class: "muted", text: gettext("No won game at this level among the recent games.") }));
@@ -122,6 +140,7 @@ function drawRaces(races) {
   const rows = raceStatsRows(r.levels || {});
   $("race-stats").hidden = !rows.length;
   $("race-stats").tBodies[0].replaceChildren(...rows);
+  labelCells($("race-stats"));
   const history = r.history || [];
   $("race-history").replaceChildren(...history.map(raceRow));
   if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
@@ -137,11 +156,14 @@ function drawRaces(races) {
   $("bot-badge").hidden = profile.kind !== "bot"; // RULES.md, Fair play: bots are declared
   $("joined").textContent = fmt(gettext("Playing since %(date)s"), { date: fmtDate(profile.date_joined) });
   $("stats").tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
+  labelCells($("stats"));
   const select = $("chart-level");
-  // Start on the level with the most recent wins.
-  const counts = {};
-  for (const g of profile.recent_games || []) if (g.state === "won") counts[g.level] = (counts[g.level] || 0) + 1;
-  const top = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
+  // Start on the level the player has played most (their statistics, not the last games).
+  const charted = new Set([...select.options].map((o) => o.value));
+  const played = ORDER.filter((lv) => charted.has(lv))
+    .map((lv) => [lv, ((profile.stats || {})[lv] || {}).played || 0])
+    .filter(([, n]) => n > 0);
+  const top = played.sort((a, b) => b[1] - a[1])[0];
   if (top) select.value = top[0];
   select.addEventListener("change", () => drawChart(select.value));
   drawChart(select.value);

@@ -2,6 +2,13 @@
 import { api, gettext, el, fmtDate } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
+let shownKeyId = null; // the token whose key is on screen, once, right after its creation
+
+function hideNewKey() {
+  $("new-key").textContent = "";
+  $("new-token").hidden = true;
+  shownKeyId = null;
+}
 
 async function load() {
   try {
@@ -21,6 +28,7 @@ async function load() {
       ),
     );
     $("no-tokens").hidden = rows.length > 0;
+    $("tokens").hidden = rows.length === 0; // no headers over an empty table
   } catch (err) {
     $("token-error").textContent = err.message;
   }
@@ -30,6 +38,7 @@ async function revoke(tok) {
   if (!confirm(gettext("Revoke this token? Programs using it will stop working."))) return;
   try {
     await api("DELETE", `/api/tokens/${tok.id}`);
+    if (shownKeyId === tok.id) hideNewKey(); // a revoked key is nobody's "new key"
     load();
   } catch (err) {
     $("token-error").textContent = err.message;
@@ -45,6 +54,7 @@ $("token-form").addEventListener("submit", async (e) => {
     const created = await api("POST", "/api/tokens", { name });
     $("new-key").textContent = created.token;
     $("new-token").hidden = false;
+    shownKeyId = created.id;
     e.target.reset();
     load();
   } catch (err) {
