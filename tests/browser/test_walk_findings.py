@@ -140,3 +140,68 @@ def test_on_a_phone_the_statistics_and_the_board_are_cards_with_nothing_cut(phon
     expect(when).to_be_visible()
     _no_sideways_scroll(page)
     screenshot(page, "walk-phone-leaderboard")
+
+
+def _win_in_the_page(page: Any, game_id: str) -> None:
+    from tests.support.boards import safe_closed
+
+    expect(cell(page, 4, 4)).not_to_have_attribute("data-v", "#")  # the first tap is stored
+
+    for x, y in safe_closed(game_id):
+        if page.locator("#result").is_visible():
+            break
+        target = cell(page, x, y)
+        if target.get_attribute("data-v") == "#":
+            target.click()
+    expect(page.locator("#result")).to_be_visible()
+
+
+def test_a_win_says_whether_it_is_a_personal_best_and_where_it_ranks(desktop: Any) -> None:
+    sign_up_by_api(desktop, "vera")
+    page = desktop.new_page()
+    game_id = start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    _win_in_the_page(page, game_id)
+    note = page.locator("#rank-result")
+    expect(note).to_have_text("A personal best! #1 on the Beginner times board.")
+    expect(note).to_have_attribute("data-best", "true")
+    screenshot(page, "walk-personal-best")
+    # A slower second win keeps the first as the best.
+    Game.objects.filter(pk=game_id).update(elapsed_ms=1)
+    from accounts.models import PersonalRecord
+
+    PersonalRecord.objects.filter(user__username="vera").update(score=1)
+    second = start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    _win_in_the_page(page, second)
+    expect(note).to_have_attribute("data-best", "false")
+    expect(note).to_contain_text("#1 on the Beginner times board")
+
+
+PAGES_AT_360 = [
+    "/",
+    "/races",
+    "/leaderboards/beginner",
+    "/how-to-play",
+    "/settings",
+    "/signin",
+    "/signup",
+    "/tokens",
+]
+
+
+def test_no_page_scrolls_sideways_on_a_360_px_phone(phone: Any) -> None:
+    _a_player_with_a_win("wim")
+    sign_up_by_api(phone, "xena")
+    page = phone.new_page()
+    game_id = start_game(page, "expert")
+    cell(page, 15, 8).click()
+    games = [
+        f"/games/{game_id}",
+        f"/games/{Game.objects.filter(player__username='wim').first().id}/replay",
+    ]
+    for path in [*PAGES_AT_360, "/players/wim", *games]:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, (path, width)

@@ -1,6 +1,6 @@
 // What a game page shows: the board, the counters, the clock ticking, the notes, the result
 // box. It draws the state (game_state.js) it is given and never talks to the server.
-import { gettext, fmt, fmtClock, fmtNum, levelLabel, el } from "./api.js";
+import { api, gettext, fmt, fmtClock, fmtNum, fmtTime, levelLabel, el } from "./api.js";
 import { BoardView } from "./board.js";
 import { ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
@@ -289,6 +289,23 @@ export function createView(s) {
     else if (flagged) playSound("flag");
   }
 
+  /** After the player's ranked win: whether it is a personal best, and where the player
+   * ranks on the level's times board (GET /api/leaderboards/{level}/times?around=me). */
+  async function showRank(g, box) {
+    let me = null;
+    try {
+      me = (await api("GET", `/api/leaderboards/${g.level}/times?around=me&page_size=1`)).me;
+    } catch (err) {
+      return; // the board is out of reach: the result stands without it
+    }
+    if (!me) return; // a bot's win ranks on the bot boards; a held win waits for review
+    const level = levelLabel(g.level);
+    const text = me.game_id === g.id
+      ? fmt(gettext("A personal best! #%(rank)s on the %(level)s times board."), { rank: me.rank, level })
+      : fmt(gettext("Your best time stays %(time)s, #%(rank)s on the %(level)s times board."), { time: fmtTime(me.time_ms), rank: me.rank, level });
+    box.querySelector("#fair-result")?.after(el("p", { class: "rank-result", id: "rank-result", "data-best": String(me.game_id === g.id), text }));
+  }
+
   function showResult() {
     const g = s.game;
     const rs = g.result_stats || {};
@@ -318,6 +335,7 @@ export function createView(s) {
     );
     box.hidden = false;
     box.className = "result " + (won ? "result-win" : "result-loss");
+    if (won && g.ranked && isPlayer(s)) showRank(g, box);
     say(headline);
     // A big board fills the screen: bring the result (and New game) into sight below it.
     const r = box.getBoundingClientRect();

@@ -80,7 +80,7 @@ function stateLabel(state) {
 
 function drawLive() {
   const list = $("live-list");
-  // Your own running games are under "Your current game", not among the games to watch.
+  // Your own running games are under "Games in progress", not among the games to watch.
   const rows = [...live.values()].filter((g) => g.player !== me());
   list.replaceChildren(...rows.slice(0, 30).map((g) => gameLine(g, gettext("Watch"))));
   $("live-empty").hidden = rows.length > 0;
