@@ -479,6 +479,7 @@ def test_pausing_with_p_puts_the_focus_on_resume_and_the_bar_tabs_in_its_order(
     page.keyboard.press("p")
     expect(page.locator("#paused-cover")).to_be_visible()
     expect(page.locator("#resume")).to_be_focused()
+    screenshot(page, "walk-pause-focus")
 
 
 def test_the_win_message_gives_the_time_as_the_stopped_clock_does(desktop: Any) -> None:
@@ -570,6 +571,7 @@ def test_on_a_phone_tap_targets_are_32_px_and_the_flag_toggle_leaves_the_footer_
         )
         assert [h for h in heights if h[1] < 32] == []
         no_sideways_scroll(page)
+        screenshot(page, "walk-phone-tap-targets")
     finally:
         phone.close()
 

@@ -29,6 +29,8 @@ def test_another_players_profile_does_not_highlight_my_profile(desktop: Any) -> 
     expect(mine).not_to_have_attribute("aria-current", "page")
     page.goto("/players/olga")
     expect(mine).to_have_attribute("aria-current", "page")
+    page.goto("/players/piet")
+    screenshot(page, "walk-other-profile")
 
 
 def test_the_tokens_page_hides_an_empty_table_and_a_revoked_new_key(desktop: Any) -> None:
@@ -48,6 +50,7 @@ def test_the_tokens_page_hides_an_empty_table_and_a_revoked_new_key(desktop: Any
     expect(page.locator("#new-token")).to_be_hidden()  # a revoked key is no "new key"
     expect(page.locator("#new-key")).to_have_text("")
     expect(page.locator("#tokens")).to_be_hidden()
+    screenshot(page, "walk-tokens-revoked")
 
 
 def test_my_own_running_game_is_not_among_the_games_to_watch(desktop: Any) -> None:
@@ -63,6 +66,8 @@ def test_my_own_running_game_is_not_among_the_games_to_watch(desktop: Any) -> No
     expect(page.locator("#current-list li")).to_have_count(1)
     expect(page.locator(f'#live-list a[href="/games/{theirs.id}"]')).to_have_count(1)
     expect(page.locator(f'#live-list a[href="/games/{game_id}"]')).to_have_count(0)
+    expect(page.locator("#current h2")).to_have_text("Games in progress")
+    screenshot(page, "walk-home-lists")
 
 
 def _won_games(user: User, level: str, count: int) -> None:
