@@ -40,7 +40,7 @@ class User(AbstractUser):
     flagged_at = models.DateTimeField(null=True, blank=True)
     # The player's settings on the site (long press, click to chord, animations, sounds, theme):
     # only the keys the player set; accounts.services.settings_of adds the defaults.
-    settings = models.JSONField(default=dict, blank=True)
+    settings = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         db_table = "accounts_user"

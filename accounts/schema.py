@@ -13,3 +13,11 @@ class SessionCookieScheme(OpenApiAuthenticationExtension):  # type: ignore[no-un
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "apiKey", "in": "cookie", "name": "sessionid"}
+
+
+class GuestSessionCookieScheme(SessionCookieScheme):  # type: ignore[no-untyped-call]
+    """Sign-up reads the session cookie of a guest only (docs/GUESTS.md): the same cookie,
+    under a name of its own (one name per authentication class)."""
+
+    target_class = "accounts.authentication.GuestSessionAuthentication"
+    name = "guestCookieAuth"

@@ -548,24 +548,16 @@ def race_game_end(game: Game, *, now: datetime, out_of_time_ms: int | None = Non
     game's time is then the limit)."""
     if game.state not in (GameState.PLAYING, GameState.PAUSED):
         return
-    if out_of_time_ms is None:
-        _end_without_mine(
-            game,
-            player_name=game.player.username,
-            now=now,
-            action=Action.RESIGN,
-            reason=EndReason.RESIGNED,
-            left_race=True,
-        )
-    else:
-        _end_without_mine(
-            game,
-            player_name=game.player.username,
-            now=now,
-            action=Action.ABANDON,
-            reason=EndReason.OUT_OF_TIME,
-            at_ms=out_of_time_ms,
-        )
+    left = out_of_time_ms is None
+    _end_without_mine(
+        game,
+        player_name=game.player.username,
+        now=now,
+        action=Action.RESIGN if left else Action.ABANDON,
+        reason=EndReason.RESIGNED if left else EndReason.OUT_OF_TIME,
+        at_ms=out_of_time_ms,
+        left_race=left,
+    )
 
 
 def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:

@@ -12,6 +12,7 @@ from tests.support.boards import mines_of
 from tests.support.browser import (
     cell,
     layout_after_first_tap,
+    long_press_by_touch,
     new_player_game,
     screenshot,
     sign_up_by_api,
@@ -68,17 +69,6 @@ def test_a_second_browser_watching_the_game_sees_each_move_live(
 @pytest.fixture(autouse=True)
 def _accept_dialogs(desktop: Any) -> None:
     desktop.on("page", lambda page: page.on("dialog", lambda d: d.accept()))
-
-
-def long_press_by_touch(page: Any, locator: Any) -> None:
-    """A finger held on the cell: real touch events through the DevTools protocol."""
-    box = locator.bounding_box()
-    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
-    page.wait_for_timeout(700)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    cdp.detach()
 
 
 def test_on_a_phone_the_board_fits_taps_open_long_press_flags_and_the_menu_pauses(

@@ -12,6 +12,7 @@ from tests.support.boards import chord_target, mines_of, neighbours
 from tests.support.browser import (
     cell,
     layout_after_first_tap,
+    long_press_by_touch,
     new_player_game,
     screenshot,
     sign_up_by_api,
@@ -56,13 +57,7 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
             cell(page, mx, my).click(button="right")
         elif way == "long-press":
             # A finger held on the cell (a held mouse button opens: tests/browser/test_settings.py).
-            box = cell(page, mx, my).bounding_box()
-            point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
-            page.wait_for_timeout(700)
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-            cdp.detach()
+            long_press_by_touch(page, cell(page, mx, my))
             # Mouse events this soon after a touch are the touch's own (board.js ignores them).
             page.wait_for_timeout(900)
         else:

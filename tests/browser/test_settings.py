@@ -67,6 +67,17 @@ def bg(page: Any) -> str:
     return str(page.evaluate("getComputedStyle(document.documentElement).backgroundColor"))
 
 
+def device_prefers(page: Any, scheme: str) -> None:
+    """The device's colour scheme changes; theme.js hears of it through the media query's
+    change event (dispatched on the page's next task), so wait until the shade follows."""
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function(
+        "s => document.documentElement.dataset.theme !== 'system'"
+        " || document.documentElement.dataset.shade === s",
+        arg=scheme,
+    )
+
+
 def open_settings(page: Any) -> None:
     page.goto("/settings")
     expect(page.locator("#settings-form")).to_have_attribute("data-ready", "true")
@@ -182,9 +193,9 @@ def test_a_visitor_picks_a_theme_kept_in_this_browser_and_applied_before_the_fir
     # "Like the device" follows prefers-color-scheme.
     open_settings(page)
     set_theme(page, "system")
-    page.emulate_media(color_scheme="dark")
+    device_prefers(page, "dark")
     assert bg(page) == DARK_BG
-    page.emulate_media(color_scheme="light")
+    device_prefers(page, "light")
     assert bg(page) == LIGHT_BG
     # Light stays light on a dark device.
     set_theme(page, "light")
