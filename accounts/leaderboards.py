@@ -10,6 +10,9 @@ chain rule is accounts.records.chain_filter.
 Every board is ordered by a 3-part key (score, when it was achieved, user id): ties go to
 who got there first. Pages are OFFSET reads of a covering index; `around=me` counts the rows
 ahead of the player and reads the page around them by keyset, so it never walks an offset.
+
+Over 400 lines on purpose: every board's SQL, its paging and `around=me` read the same record
+chains and are kept together, so one reading of the chain rule serves them all.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ Each returns a TypedDict, so the value is a plain dict (it crosses the channel l
 and mypy checks every key. A move's ``elapsed_ms`` is the move's own clock (``Move.at_ms``),
 never "now": the constructor asks for ``at_ms`` to make that explicit.
 
+Over 400 lines on purpose: one owner for every live event (their constructors, types and the
+one publisher), so that no other module builds a frame.
+
 Services call `game_on_commit` / `lobby_on_commit` inside their transaction; the event leaves
 only after the commit, so a watcher never sees a move that was rolled back.
 

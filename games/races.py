@@ -11,6 +11,10 @@ each other): the player's user row, then game rows (by id), then the race row, t
 The race clock (games.race_clock) calls race_clock_tick about ten times a second: nothing
 here waits for a request to start or end a race, and every deadline is stored (Race.deadline),
 so a restarted server picks up where it was.
+
+Over 400 lines on purpose: it is the single writer of races, and every action shares the one
+lock order above and one way to number and publish (`_bump`); the pure rules are in
+games.race_rules, the reads in games.race_selectors.
 """
 
 from __future__ import annotations

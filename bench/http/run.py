@@ -528,6 +528,14 @@ def med(runs: list[Run], attr: str) -> float:
     return float(statistics.median(getattr(r, attr) for r in runs))
 
 
+def _table_head(out: list[str], columns: list[str], align: str) -> None:
+    """A blank line, then a Markdown table's header; `align` has one letter per column, `l`
+    left or `r` right."""
+    out.append("")
+    out.append("| " + " | ".join(columns) + " |")
+    out.append("| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |")
+
+
 def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: str | None) -> str:
     out = []
     out.append(
@@ -548,9 +556,9 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
             f"| {med(runs, 'p99'):.1f} | {med(runs, 'server_us'):,.0f} | {med(runs, 'total_us'):,.0f} "
             f"| {sum(r.non2xx for r in runs)} / {sum(r.sock_errors for r in runs)} |"
         )
-    out.append("")
-    out.append("| ratio (of medians) | flag | reveal | per-round ratios flag; reveal |")
-    out.append("| --- | ---: | ---: | --- |")
+    _table_head(
+        out, ["ratio (of medians)", "flag", "reveal", "per-round ratios flag; reveal"], "lrrl"
+    )
     for anchor in ANCHORS:
         a = res.loaded[anchor]
         cells = []
@@ -565,9 +573,9 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
         out.append(
             f"Unloaded: `wrk -t1 -c1 -d{args.c1_seconds}s --latency`, {args.runs} rounds, interleaved."
         )
-        out.append("")
-        out.append("| config @ c1 | req/s (median) | p50 ms (runs) | p99 ms (runs) |")
-        out.append("| --- | ---: | --- | --- |")
+        _table_head(
+            out, ["config @ c1", "req/s (median)", "p50 ms (runs)", "p99 ms (runs)"], "lrll"
+        )
         for key in ORDER:
             runs = res.unloaded[key]
             p50s = " / ".join(f"{r.p50:.2f}" for r in runs)

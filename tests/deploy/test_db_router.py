@@ -31,7 +31,7 @@ from demineur_site.health import check_redis
 from deploy.processes import run_python
 from games import selectors
 from games.models import Game
-from tests.support.services import PrivateRedis, app_env, free_port, redis_missing
+from tests.support.services import PrivateRedis, app_env, free_port, redis_missing, settings_under
 
 router = PrimaryReplicaRouter()
 
@@ -145,16 +145,11 @@ def test_without_a_replica_the_middleware_sets_no_marker() -> None:
 
 def _settings_of(**env: str) -> dict[str, Any]:
     code = (
-        "import json; from django.conf import settings as s; "
         "print(json.dumps({'db': s.DATABASES, 'layer': s.CHANNEL_LAYERS['default'], "
         "'cache': s.CACHES['default'], 'redis_url': s.REDIS_URL, "
         "'routers': s.DATABASE_ROUTERS}, default=str))"
     )
-    done = run_python(
-        "-c", f"import django; django.setup(); {code}", env=app_env(**env), timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return dict(json.loads(settings_under(app_env(**env), code)))
 
 
 def test_settings_build_the_replica_and_the_redis_shards() -> None:

@@ -21,6 +21,7 @@ import pytest
 from django.test import Client
 
 from deploy.processes import run_python
+from tests.support.services import settings_under
 
 from .http_servers import ROOT, Server, base_env, migrated_sqlite
 
@@ -44,14 +45,12 @@ def test_check_deploy_is_clean_with_the_production_settings(tmp_path: Path) -> N
 
 def _settings_in(**env: str) -> dict[str, str]:
     code = (
-        "import demineur_site.settings as s\n"
         "for name in ('SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', 'SECURE_HSTS_SECONDS',"
         " 'SECURE_SSL_REDIRECT', 'SECURE_PROXY_SSL_HEADER'):\n"
         "    print(name, repr(getattr(s, name, None)))\n"
     )
-    result = run_python("-c", code, env=base_env(**env), timeout=60)
-    assert result.returncode == 0, result.stderr
-    return dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    printed = settings_under(base_env(**env), code)
+    return dict(line.split(" ", 1) for line in printed.splitlines())
 
 
 def test_https_turns_on_hsts_and_secure_cookies_and_proxies_are_believed_only_when_trusted() -> (

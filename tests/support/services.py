@@ -23,12 +23,23 @@ from deploy.private_services import (
     postgres_missing,
     redis_missing,
 )
-from deploy.processes import ROOT, free_port
+from deploy.processes import ROOT, free_port, run_python
 
 # For a module that starts a private PostgreSQL: skipped, with the reason, without the binaries.
 NEEDS_PRIVATE_POSTGRES = pytest.mark.skipif(
     postgres_missing() is not None, reason=f"needs a private PostgreSQL: {postgres_missing()}"
 )
+
+
+def settings_under(env: dict[str, str], code: str) -> str:
+    """What `code` prints in a fresh Python process where `s` is demineur_site.settings, read
+    under `env` (the settings are read once per process: a test changes them this way)."""
+    done = run_python(
+        "-c", f"import json\nimport demineur_site.settings as s\n{code}", env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
 
 __all__ = [
     "NEEDS_PRIVATE_POSTGRES",
@@ -43,4 +54,5 @@ __all__ = [
     "migrate",
     "postgres_missing",
     "redis_missing",
+    "settings_under",
 ]
