@@ -334,34 +334,33 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
         changes = changes_list(outcome.changes)
         pools = [r.player.board_pool for r in racers]
         race.rated = bool(race_rules.rated_pools(pools))
-        games = [
-            Game(
-                player=racer.player,
-                level=race.level,
-                width=race.width,
-                height=race.height,
-                mines=race.mines,
-                ranked=False,
-                unranked_reason=UnrankedReason.RACE,
-                state=GameState.WON if won_at_once else GameState.PLAYING,
-                end_reason="cleared" if won_at_once else None,
-                board=encoded,
-                seq=1,
-                clicks=1,
-                mines_left=board.mines_left,
-                opened=opened,
-                bbbv=bbbv,
-                bbbv_solved=bbbv if won_at_once else None,
-                created_at=now,
-                started_at=now,
-                last_action_at=now,
-                ended_at=now if won_at_once else None,
-                elapsed_ms=0 if won_at_once else None,
-                race=race,
-                sealed=True,
-            )
-            for racer in racers
-        ]
+        # Every racer's copy is the same Game but for its player: the layout after the opening
+        # (Move 1, below), the clock started at the race's start, sealed until the race ends.
+        copy: dict[str, Any] = {
+            "level": race.level,
+            "width": race.width,
+            "height": race.height,
+            "mines": race.mines,
+            "ranked": False,
+            "unranked_reason": UnrankedReason.RACE,
+            "state": GameState.WON if won_at_once else GameState.PLAYING,
+            "end_reason": "cleared" if won_at_once else None,
+            "board": encoded,
+            "seq": 1,
+            "clicks": 1,
+            "mines_left": board.mines_left,
+            "opened": opened,
+            "bbbv": bbbv,
+            "bbbv_solved": bbbv if won_at_once else None,
+            "created_at": now,
+            "started_at": now,
+            "last_action_at": now,
+            "ended_at": now if won_at_once else None,
+            "elapsed_ms": 0 if won_at_once else None,
+            "race": race,
+            "sealed": True,
+        }
+        games = [Game(player=racer.player, **copy) for racer in racers]
         Game.objects.bulk_create(games)
         Move.objects.bulk_create(
             Move(game=g, seq=1, action=Action.REVEAL, x=x, y=y, at_ms=0, created_at=now)
