@@ -442,9 +442,11 @@ def test_on_touch_the_long_press_delay_is_the_players_and_says_why_before_the_fi
     touch_hold(page, cell(page, 0, 0), 1400)
     expect(page.locator("#status")).to_contain_text(HINT)
     expect(cell(page, 0, 0)).to_have_attribute("data-v", "#")
+    screenshot(page, "walk-hint-before-first-tap")
     cell(page, 4, 4).tap()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     expect(page.locator("#status")).not_to_contain_text(HINT)
+    screenshot(page, "walk-hint-gone")
     _, mines, rows = beginner_after_first_tap()
     closed_mines = [m for m in sorted(mines) if rows[m[1]][m[0]] == "#"]
     closed_safe = [
