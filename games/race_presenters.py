@@ -30,7 +30,8 @@ def racer_elapsed_ms(race: Race, racer: Racer, *, now: datetime) -> int:
     return min(_ms_between(race.started_at, stop), race.time_limit_ms)
 
 
-def _shown(rating: float | None) -> int | None:
+def shown_rating(rating: float | None) -> int | None:
+    """The rating a player sees (games.ratings.Skill.shown), or None."""
     return round(rating) if rating is not None else None
 
 
@@ -49,8 +50,8 @@ def racer_dict(race: Race, racer: Racer, *, now: datetime) -> dict[str, Any]:
         "flags": game.mines - game.mines_left if game is not None else 0,
         "elapsed_ms": racer_elapsed_ms(race, racer, now=now),
         "place": racer.place if ended else None,
-        "rating_before": _shown(racer.rating_before) if ended else None,
-        "rating_after": _shown(racer.rating_after) if ended else None,
+        "rating_before": shown_rating(racer.rating_before) if ended else None,
+        "rating_after": shown_rating(racer.rating_after) if ended else None,
     }
 
 
@@ -66,7 +67,8 @@ def race_dict(
     order they joined (and, once the race has ended, by place)."""
     now = now or timezone.now()
     started = race.started_at is not None
-    in_line = [r for r in racers if race.state != RaceState.OPEN or r.state != RacerState.LEFT]
+    # A racer who leaves before the start is deleted; one who leaves a running race stays, `left`.
+    in_line = list(racers)
     if race.state == RaceState.FINISHED:
         in_line.sort(key=lambda r: (r.place or 99, r.joined_at))
     rated = race.rated if started else would_be_rated([r for r in in_line if r.active])

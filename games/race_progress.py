@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection, transaction
-from django.utils.dateparse import parse_datetime
 
 from . import race_events
 from .engine import Board
@@ -26,21 +25,20 @@ from .models import ENDED_STATES, EndReason, Game, GameState, Race, Racer, Racer
 class _Taken:
     seq: int  # the race's seq after this move's events
     racing: int  # racers still racing after this move
-    started_at: datetime | None
     time_limit_ms: int
 
 
 _TAKE = (
     "UPDATE {table} SET seq = seq + %s, racing = racing - %s,"
     " deadline = CASE WHEN racing - %s <= 0 THEN %s ELSE deadline END"
-    " WHERE id = %s RETURNING seq, racing, started_at, time_limit_ms"
+    " WHERE id = %s RETURNING seq, racing, time_limit_ms"
 )
 
 
 def _take(race_id: object, *, events: int, done: bool, now: datetime) -> _Taken:
     """One statement, the race's only write on a racer's move: the next `events` numbers of the
     race's seq, one racer fewer still racing when `done` (the race clock is asked to act now
-    once none is left), and the race's start and limit to check the move against. The UPDATE
+    once none is left), and the race's time limit to check the move against. The UPDATE
     locks the race's row until the move's commit."""
     pk = Race._meta.pk
     assert pk is not None
@@ -53,10 +51,7 @@ def _take(race_id: object, *, events: int, done: bool, now: datetime) -> _Taken:
         row = cur.fetchone()
     if row is None:
         raise Race.DoesNotExist(race_id)
-    started_at = row[2]
-    if isinstance(started_at, str):  # SQLite returns the text it stores
-        started_at = parse_datetime(started_at)
-    return _Taken(int(row[0]), int(row[1]), started_at, int(row[3]))
+    return _Taken(int(row[0]), int(row[1]), int(row[2]))
 
 
 def after_race_move(

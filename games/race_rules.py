@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 MIN_RACERS = 2
 MAX_RACERS = 8
@@ -61,6 +62,18 @@ class Result:
     lasted_ms: int
 
 
+def ranks(keys: Sequence[Any]) -> list[int]:
+    """Competition ranking of comparable keys, smallest first: equal keys share a rank and
+    the next rank is skipped.
+
+    >>> ranks([3, 1, 3, 2])
+    [3, 1, 3, 2]
+    >>> ranks([2, 2, 5])
+    [1, 1, 3]
+    """
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
 def _key(result: Result) -> tuple[int, int, int]:
     if result.won:
         return (0, result.elapsed_ms, 0)
@@ -77,8 +90,7 @@ def places(results: Sequence[Result]) -> list[int]:
     >>> places([Result(False, 0, 20, 1000), Result(False, 0, 20, 8000)])
     [2, 1]
     """
-    keys = [_key(r) for r in results]
-    return [1 + sum(1 for other in keys if other < key) for key in keys]
+    return ranks([_key(r) for r in results])
 
 
 # --- ratings ---------------------------------------------------------------------------------

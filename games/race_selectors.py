@@ -15,6 +15,7 @@ from demineur_site.formats import iso
 from .engine import LEVELS
 from .errors import GameError
 from .models import Race, Racer, RaceRating, RaceState
+from .race_presenters import shown_rating
 from .race_rules import normalize_code
 from .selectors import parse_states
 
@@ -148,8 +149,8 @@ def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
                 "elapsed_ms": r.elapsed_ms,
                 "game": str(r.game_id) if r.game_id else None,
                 "rated": r.rating_after is not None,
-                "rating_before": round(r.rating_before) if r.rating_before is not None else None,
-                "rating_after": round(r.rating_after) if r.rating_after is not None else None,
+                "rating_before": shown_rating(r.rating_before),
+                "rating_after": shown_rating(r.rating_after),
             }
             for r in recent
         ],

@@ -50,8 +50,8 @@ from .models import (
     RaceState,
     UnrankedReason,
 )
-from .presenters import changes_list
 from .race_presenters import race_dict
+from .race_selectors import parse_race_id
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +102,6 @@ def _check_free(player: User) -> None:
 
 
 def _lock_race(race_id: Any) -> Race:
-    from .race_selectors import parse_race_id
-
     race = (
         Race.objects.select_for_update(of=("self",))
         .select_related("host")
@@ -198,7 +196,7 @@ def race_leave(*, race_id: Any, player: User) -> Race:
     now = timezone.now()
     with transaction.atomic():
         _lock_player(player)
-        race = Race.objects.filter(pk=_race_pk(race_id)).only("id", "state").first()
+        race = Race.objects.filter(pk=parse_race_id(race_id)).only("id", "state").first()
         if race is None:
             raise GameError("not_found", "No such race.")
         if race.state == RaceState.RUNNING:
@@ -219,12 +217,6 @@ def race_leave(*, race_id: Any, player: User) -> Race:
                 _reopen(race)
         _bump(race, "left")
     return race
-
-
-def _race_pk(race_id: Any) -> Any:
-    from .race_selectors import parse_race_id
-
-    return parse_race_id(race_id)
 
 
 def _leave_running(*, race_id: Any, player: User, now: datetime) -> Race:
@@ -331,7 +323,6 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
         outcome = board.reveal(x, y, rng)
         won_at_once = outcome.ended  # a first tap that clears the board: everyone wins at 0
         bbbv, encoded, opened = board.bbbv(), board.encode(), board.opened_count()
-        changes = changes_list(outcome.changes)
         pools = [r.player.board_pool for r in racers]
         race.rated = bool(race_rules.rated_pools(pools))
         # Every racer's copy is the same Game but for its player: the layout after the opening
@@ -379,7 +370,6 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
         race.start_x, race.start_y = x, y
         race.deadline = now if won_at_once else now + timedelta(milliseconds=race.time_limit_ms)
         _bump(race, "started")
-        del changes  # the opening is each game's Move 1; nothing of it goes to the race's watchers
     return True
 
 
@@ -415,7 +405,7 @@ def rate_race(racers: list[Racer], places: list[int], skill_of: Any) -> dict[int
         members = [(r, p) for r, p in zip(racers, places, strict=True) if r.pool == pool]
         before = [skill_of(r) for r, _ in members]
         # Places among the pool's members only (a bot between two humans does not count).
-        pool_places = race_rules.places([race_rules.Result(False, 0, -p, 0) for _, p in members])
+        pool_places = race_rules.ranks([p for _, p in members])
         after = ratings.rate(before, places=pool_places)
         for (racer, _), b, a in zip(members, before, after, strict=True):
             changes[racer.pk] = _Rated(before=b.mu, after=a.mu, skill=a)
@@ -583,7 +573,8 @@ def _match_level(level: str, *, now: datetime) -> int:
 
 def race_clock_tick(*, now: datetime | None = None) -> int:
     """Everything due by `now`: rooms left open too long, countdowns that end, races whose time
-    is up or whose racers are all done, quick matches to form. Returns how many races it started, ended or formed."""
+    is up or whose racers are all done, quick matches to form. Returns how many races it
+    cancelled, started, ended or formed."""
     now = now or timezone.now()
     acted = 0
     due: Iterable[tuple[Any, str]] = list(

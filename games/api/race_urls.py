@@ -1,9 +1,8 @@
 from django.urls import re_path
 
-from . import race_views
+from . import race_views as views
 
 RACE = r"(?P<race_id>[^/]{1,64})"
-views = race_views
 
 urlpatterns = [
     re_path(r"^races/?$", views.RaceListView.as_view(), name="api-races"),

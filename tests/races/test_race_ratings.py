@@ -147,3 +147,11 @@ def test_verify_games_passes_on_race_games_and_leaves_them_out_of_solo_statistic
     except CommandError as exc:
         raise AssertionError(out.getvalue()) from exc
     assert "verify_games: 2 games, 2 players, 0 mismatch(es)" in out.getvalue()
+
+
+def test_the_examples_in_the_race_rules_and_ratings_hold() -> None:
+    import doctest
+
+    for module in (race_rules, ratings):
+        failed, attempted = doctest.testmod(module)
+        assert attempted >= 3 and failed == 0, module.__name__
