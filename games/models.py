@@ -22,7 +22,6 @@ class EndReason(models.TextChoices):
     MINE = "mine"
     RESIGNED = "resigned"
     ABANDONED = "abandoned"
-    OUT_OF_TIME = "out_of_time"  # a race game still running when the race's time ran out
 
 
 class Action(models.TextChoices):
@@ -65,7 +64,7 @@ class Game(models.Model):
         max_length=8, choices=UnrankedReason.choices, null=True, blank=True
     )
     state = models.CharField(max_length=8, choices=GameState.choices, default=GameState.NEW)
-    end_reason = models.CharField(max_length=11, choices=EndReason.choices, null=True, blank=True)
+    end_reason = models.CharField(max_length=10, choices=EndReason.choices, null=True, blank=True)
     # The engine's compact codec: mines, opened cells and flags. Never leaves the server raw.
     board = models.BinaryField()
     seq = models.PositiveIntegerField(default=0)  # number of the last recorded Move

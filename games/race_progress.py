@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from . import race_events
 from .engine import Board
 from .errors import GameError
-from .models import ENDED_STATES, EndReason, Game, GameState, Race, Racer, RacerState
+from .models import ENDED_STATES, Game, GameState, Race, Racer, RacerState
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,18 @@ def _take(race_id: object, *, events: int, done: bool, now: datetime) -> _Taken:
 
 
 def after_race_move(
-    game: Game, board: Board, *, now: datetime, at_ms: int, player_name: str, left: bool = False
+    game: Game,
+    board: Board,
+    *,
+    now: datetime,
+    at_ms: int,
+    player_name: str,
+    left: bool = False,
+    by_player: bool = True,
 ) -> None:
     """Number the move's `progress` (and `finished`) events and publish them after the commit.
+    A player's own move (`by_player`) past the race's time limit is refused; the server's
+    ends (the time limit, leaving, the idle rule) are not.
     The counts are the game's own (Game.opened, mines_left); the racer row is written only
     when their game is over. When they were the last racer still racing, the race is ended
     right after this commit (games.races.race_end), or by the race clock's next tick."""
@@ -73,10 +82,9 @@ def after_race_move(
     if done:
         Racer.objects.filter(game_id=game.id).update(state=state, elapsed_ms=at_ms, active=False)
     taken = _take(race_id, events=2 if done else 1, done=done, now=now)
-    by_the_clock = game.end_reason == EndReason.OUT_OF_TIME
-    if not (left or by_the_clock) and at_ms >= taken.time_limit_ms:
+    if by_player and at_ms >= taken.time_limit_ms:
         # Past the race's time limit no move counts: refused, and the whole transaction with
-        # it. The race clock ends the game as out of time within its tick (games.races).
+        # it. The race clock ends the game within its tick (games.races).
         raise GameError("game_over", "The race's time is up.")
     counts = race_events.Counts(player_name, board.opened_count(), board.flags, state, at_ms)
     seq = taken.seq

@@ -457,7 +457,7 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
     if running and not time_up:
         return False
     for game in running:
-        services.race_game_end(game, now=now, out_of_time_ms=race.time_limit_ms)
+        services.race_game_end(game, now=now, time_limit_ms=race.time_limit_ms)
     race.refresh_from_db()
     racers = racers_of(race)
     places = _places(racers)

@@ -536,26 +536,33 @@ def _end_without_mine(
     Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
     if game.race_id is not None:
         race_progress.after_race_move(
-            game, board, now=now, at_ms=at_ms, player_name=player_name, left=left_race
+            game,
+            board,
+            now=now,
+            at_ms=at_ms,
+            player_name=player_name,
+            left=left_race,
+            by_player=action == Action.RESIGN and not left_race,
         )
     events.game_on_commit(game.id, events.move_event(game, action=action, changes=[], at_ms=at_ms))
     _publish_end(game, board, player_name=player_name)
 
 
-def race_game_end(game: Game, *, now: datetime, out_of_time_ms: int | None = None) -> None:
+def race_game_end(game: Game, *, now: datetime, time_limit_ms: int | None = None) -> None:
     """For games.races, holding the game's row lock: end a running race game as lost, because
-    its player left the race (`out_of_time_ms` None) or because the race's time ran out (the
+    its player left the race (`time_limit_ms` None: `resigned`) or because the race's time ran
+    out (`abandoned`, API.md's "the server's abandon"; the
     game's time is then the limit)."""
     if game.state not in (GameState.PLAYING, GameState.PAUSED):
         return
-    left = out_of_time_ms is None
+    left = time_limit_ms is None
     _end_without_mine(
         game,
         player_name=game.player.username,
         now=now,
         action=Action.RESIGN if left else Action.ABANDON,
-        reason=EndReason.RESIGNED if left else EndReason.OUT_OF_TIME,
-        at_ms=out_of_time_ms,
+        reason=EndReason.RESIGNED if left else EndReason.ABANDONED,
+        at_ms=time_limit_ms,
         left_race=left,
     )
 

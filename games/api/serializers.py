@@ -101,8 +101,7 @@ class FlagIn(MoveIn):
 # --- response shapes, for the schema ------------------------------------------------------
 
 UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest"]
-# `out_of_time`: a race game still running when its race's time ran out (docs/RACES.md).
-END_REASONS = ["cleared", "mine", "resigned", "abandoned", "out_of_time"]
+END_REASONS = ["cleared", "mine", "resigned", "abandoned"]
 
 
 class ResultStatsOut(serializers.Serializer[Any]):

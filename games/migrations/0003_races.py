@@ -25,11 +25,6 @@ class Migration(migrations.Migration):
             name='sealed',
             field=models.BooleanField(db_default=False, default=False),
         ),
-        migrations.AlterField(
-            model_name='game',
-            name='end_reason',
-            field=models.CharField(blank=True, choices=[('cleared', 'Cleared'), ('mine', 'Mine'), ('resigned', 'Resigned'), ('abandoned', 'Abandoned'), ('out_of_time', 'Out Of Time')], max_length=11, null=True),
-        ),
         migrations.CreateModel(
             name='Race',
             fields=[

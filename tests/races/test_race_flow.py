@@ -137,7 +137,8 @@ def test_the_time_limit_ends_the_race_and_every_racer_still_racing_loses(
     assert {r["state"] for r in ended["racers"]} == {"lost"}
     assert {r["elapsed_ms"] for r in ended["racers"]} == {300_000}
     game = Game.objects.get(pk=race["racers"][0]["game"])
-    assert (game.state, game.end_reason, game.elapsed_ms) == ("lost", "out_of_time", 300_000)
+    # API.md's end reasons: the server ended it (`abandoned`), at the limit.
+    assert (game.state, game.end_reason, game.elapsed_ms) == ("lost", "abandoned", 300_000)
 
 
 def test_quick_match_puts_two_players_queued_for_one_level_in_one_race(
@@ -175,7 +176,7 @@ def test_no_move_counts_once_the_race_time_is_up_even_before_the_clock_ticks(
     assert (late.status_code, late.json()["error"]["code"]) == (409, "game_over")
     assert Game.objects.get(pk=game_id).seq == 1  # refused: nothing stored
     tick()
-    assert Game.objects.get(pk=game_id).end_reason == "out_of_time"
+    assert Game.objects.get(pk=game_id).end_reason == "abandoned"
 
 
 def test_quick_match_seats_the_closest_ratings_together(
