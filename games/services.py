@@ -23,7 +23,7 @@ from django.utils import timezone
 from accounts import stats
 from accounts.models import User
 
-from . import clock, engine, events, fairplay, race_progress
+from . import clock, engine, events, fairplay, move_store, race_progress
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
@@ -146,10 +146,9 @@ def game_create(
 
 
 def _lock_own_game(*, game_id: Any, player: User) -> Game:
-    try:
-        game = Game.objects.select_for_update().get(pk=game_id)
-    except (Game.DoesNotExist, ValueError, TypeError):
-        raise GameError("not_found", "No such game.") from None
+    game = move_store.lock_game(game_id)
+    if game is None:
+        raise GameError("not_found", "No such game.")
     if game.player_id != player.pk:
         raise GameError("not_your_game", "This game belongs to another player.")
     game.player = player  # the signed-in player: no query when the end needs their kind
@@ -338,18 +337,20 @@ def _store_move(
             reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
         )
     game.board = board.encode()
-    game.save()
-    Move.objects.create(
-        game=game,
-        seq=game.seq,
-        action=action,
-        x=x,
-        y=y,
-        flagged=flagged,
-        at_ms=at_ms,
-        client_move_id=client_move_id,
-        changes=changes if client_move_id is not None else None,
-        created_at=now,
+    move_store.save_game(game)
+    move_store.insert_move(
+        Move(
+            game=game,
+            seq=game.seq,
+            action=action,
+            x=x,
+            y=y,
+            flagged=flagged,
+            at_ms=at_ms,
+            client_move_id=client_move_id,
+            changes=changes if client_move_id is not None else None,
+            created_at=now,
+        )
     )
     return at_ms
 
@@ -532,8 +533,10 @@ def _end_without_mine(
     game.last_action_at = now
     _finish(game, board, player_name=player_name, now=now, at_ms=at_ms, reason=reason)
     game.board = board.encode()
-    game.save()
-    Move.objects.create(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    move_store.save_game(game)
+    move_store.insert_move(
+        Move(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    )
     if game.race_id is not None:
         race_progress.after_race_move(
             game,

@@ -1,0 +1,113 @@
+"""Hand-written statements that still read and write model instances.
+
+The move endpoint runs the same four statements thousands of times a second (token lookup,
+row lock, update, insert). Django's ORM rebuilds each statement's SQL on every call, which
+costs about as much as the statement itself on this machine (docs/PERFORMANCE.md, "Each
+statement of the move path"). A `Columns` is built once per model and database vendor: the
+column list, the SQL text, and the converters the ORM would apply to each column it reads
+(`from_db_value`, the backend's own: SQLite's text dates and UUIDs, PostgreSQL's bytes) and the
+preparation it would apply to each value it writes (`get_db_prep_save`). Reading a row then
+costs one `Model.from_db`, the same constructor the ORM's own queries end in, so the instance
+is indistinguishable from one the ORM loaded (tests/games/test_move_store.py compares them).
+
+Only plain concrete fields are handled: no inheritance, no deferred fields, no expressions as
+values. That is all the hot path needs; everything else stays with the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+from typing import Any, Generic, TypeVar
+
+from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
+
+M = TypeVar("M", bound=Model)
+Converter = Callable[[Any, Any, BaseDatabaseWrapper], Any]
+
+
+class Columns(Generic[M]):
+    """The concrete fields of `model` on one database: SELECT list, row → instance, and
+    instance → values of an UPDATE or an INSERT."""
+
+    def __init__(self, model: type[M], alias: str) -> None:
+        self.model = model
+        self.alias = alias
+        connection = connections[alias]
+        self.table = connection.ops.quote_name(model._meta.db_table)
+        self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.attnames = [f.attname for f in self.fields]
+        self.names = [connection.ops.quote_name(f.column) for f in self.fields]
+        self.select_list = ", ".join(f"{self.table}.{name}" for name in self.names)
+        self._converters: list[tuple[int, list[Converter], Any]] = []
+        for i, field in enumerate(self.fields):
+            expression = field.get_col(model._meta.db_table)
+            converters = connection.ops.get_db_converters(
+                expression
+            ) + expression.get_db_converters(connection)
+            if converters:
+                self._converters.append((i, converters, expression))
+        pk = model._meta.pk
+        assert pk is not None
+        self.pk: Field[Any, Any] = pk
+        self.pk_name = connection.ops.quote_name(pk.column)
+        self.written = [f for f in self.fields if not f.primary_key]
+        self.update_sql = (
+            f"UPDATE {self.table} SET "
+            + ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in self.written)
+            + f" WHERE {self.pk_name} = %s"
+        )
+        self.inserted = [f for f in self.fields if not (f.primary_key and f.db_returning)]
+        self.insert_sql = (
+            f"INSERT INTO {self.table} ("
+            + ", ".join(connection.ops.quote_name(f.column) for f in self.inserted)
+            + ") VALUES ("
+            + ", ".join("%s" for _ in self.inserted)
+            + ")"
+        )
+
+    def instance(self, row: Sequence[Any]) -> M:
+        """The model instance of one row of `select_list`, as the ORM would have built it."""
+        values = list(row)
+        if self._converters:
+            connection = connections[self.alias]
+            for i, converters, expression in self._converters:
+                value = values[i]
+                for convert in converters:
+                    value = convert(value, expression, connection)
+                values[i] = value
+        return self.model.from_db(self.alias, self.attnames, values)
+
+    def _prepared(self, obj: M, fields: Iterable[Field[Any, Any]]) -> list[Any]:
+        connection = connections[self.alias]
+        return [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields]
+
+    def update(self, obj: M) -> None:
+        """Write every column of `obj` to its row, as `obj.save()` of an existing row does."""
+        values = self._prepared(obj, self.written)
+        values.append(self.pk.get_db_prep_value(obj.pk, connections[self.alias]))
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.update_sql, values)
+
+    def insert(self, obj: M) -> None:
+        """Insert `obj` as `Model.objects.create` would (its defaults were applied when it was
+        built), without reading back a generated key: nothing on the hot path needs the id of
+        the row it inserts. A field with a database default is written like any other."""
+        values = self._prepared(obj, self.inserted)
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.insert_sql, values)
+        obj._state.adding = False
+        obj._state.db = self.alias
+
+
+@cache
+def _columns(model: type[Model], alias: str, vendor: str) -> Columns[Any]:
+    return Columns(model, alias)
+
+
+def columns(model: type[M], alias: str = "default") -> Columns[M]:
+    """The `Columns` of `model` on `alias`, built once (per vendor: the test settings can swap
+    the database under a running process)."""
+    return _columns(model, alias, connections[alias].vendor)

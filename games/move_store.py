@@ -1,0 +1,62 @@
+"""The three statements of a move, written by hand: lock and read the game, write it back,
+insert the Move (issue 14; docs/PERFORMANCE.md).
+
+games.services decides everything and calls these inside its transaction; this module only
+turns rows into a `Game` and a `Game` or `Move` into rows, with the ORM's own conversions
+(demineur_site.rawsql). tests/games/test_move_store.py checks that each gives what the ORM's
+`select_for_update().get()`, `save()` and `objects.create()` give, on SQLite and PostgreSQL.
+
+Moves always write on the primary (`default`, demineur_site.db_router).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import connections
+
+from demineur_site.rawsql import Columns, columns
+
+from .models import Game, Move
+
+ALIAS = "default"
+
+
+def _games() -> Columns[Game]:
+    return columns(Game, ALIAS)
+
+
+@cache
+def _lock_sql(vendor: str) -> str:
+    games = _games()
+    lock = " FOR UPDATE" if connections[ALIAS].features.has_select_for_update else ""
+    return f"SELECT {games.select_list} FROM {games.table} WHERE {games.pk_name} = %s{lock}"
+
+
+def lock_game(game_id: Any) -> Game | None:
+    """The game `game_id`, its row locked until the transaction ends (SQLite: the transaction's
+    own write lock, settings' IMMEDIATE mode); None if there is no such game or the id is no
+    game id at all."""
+    connection = connections[ALIAS]
+    pk = Game._meta.pk
+    assert pk is not None
+    try:
+        key = pk.get_db_prep_value(pk.to_python(game_id), connection)
+    except (ValidationError, ValueError, TypeError, AttributeError):
+        return None  # a malformed id is an unknown game
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql(connection.vendor), [key])
+        row = cursor.fetchone()
+    return None if row is None else _games().instance(row)
+
+
+def save_game(game: Game) -> None:
+    """Every column of the game back to its row (what `game.save()` writes)."""
+    _games().update(game)
+
+
+def insert_move(move: Move) -> None:
+    """The move's row (what `Move.objects.create(...)` inserts)."""
+    columns(Move, ALIAS).insert(move)
