@@ -28,6 +28,11 @@ M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, BaseDatabaseWrapper], Any]
 
 
+def _column(field: Field[Any, Any]) -> str:
+    assert field.column is not None  # a concrete field always has its column
+    return field.column
+
+
 class Columns(Generic[M]):
     """The concrete fields of `model` on one database: SELECT list, row → instance, and
     instance → values of an UPDATE or an INSERT."""
@@ -39,7 +44,7 @@ class Columns(Generic[M]):
         self.table = connection.ops.quote_name(model._meta.db_table)
         self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
         self.attnames = [f.attname for f in self.fields]
-        self.names = [connection.ops.quote_name(f.column) for f in self.fields]
+        self.names = [connection.ops.quote_name(_column(f)) for f in self.fields]
         self.select_list = ", ".join(f"{self.table}.{name}" for name in self.names)
         self._converters: list[tuple[int, list[Converter], Any]] = []
         for i, field in enumerate(self.fields):
@@ -52,17 +57,17 @@ class Columns(Generic[M]):
         pk = model._meta.pk
         assert pk is not None
         self.pk: Field[Any, Any] = pk
-        self.pk_name = connection.ops.quote_name(pk.column)
+        self.pk_name = connection.ops.quote_name(_column(pk))
         self.written = [f for f in self.fields if not f.primary_key]
         self.update_sql = (
             f"UPDATE {self.table} SET "
-            + ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in self.written)
+            + ", ".join(f"{connection.ops.quote_name(_column(f))} = %s" for f in self.written)
             + f" WHERE {self.pk_name} = %s"
         )
         self.inserted = [f for f in self.fields if not (f.primary_key and f.db_returning)]
         self.insert_sql = (
             f"INSERT INTO {self.table} ("
-            + ", ".join(connection.ops.quote_name(f.column) for f in self.inserted)
+            + ", ".join(connection.ops.quote_name(_column(f)) for f in self.inserted)
             + ") VALUES ("
             + ", ".join("%s" for _ in self.inserted)
             + ")"
