@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, timedelta
+import functools
+from datetime import timedelta
 from typing import Any
 
-from django.db.models import DateTimeField
+from django.db import connections
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
+
+from demineur_site.rawsql import columns
 
 from .models import ApiToken, User, hash_token_key
 
@@ -17,59 +19,44 @@ from .models import ApiToken, User, hash_token_key
 LAST_USED_RESOLUTION = timedelta(hours=1)
 
 
-# The token's own columns, read beside the user's in one statement (see user_for_token_key).
-_TOKEN_COLUMNS = ("id", "name", "prefix", "created_at", "last_used_at")
-
-
+@functools.cache
 def _token_user_sql() -> str:
-    users, tokens = User._meta.db_table, ApiToken._meta.db_table
-    picked = ", ".join(f"t.{c} AS token_{c}" for c in _TOKEN_COLUMNS)
+    """The user's columns, then the token's (the same text on SQLite and PostgreSQL)."""
+    users, tokens = columns(User), columns(ApiToken)
     return (
-        f"SELECT u.*, {picked} FROM {users} u JOIN {tokens} t ON t.user_id = u.id"
-        " WHERE t.key_hash = %s"
+        f"SELECT {users.select_list}, {tokens.select_list} FROM {users.table}"
+        f" JOIN {tokens.table} ON {tokens.table}.user_id = {users.table}.{users.pk_name}"
+        f" WHERE {tokens.table}.key_hash = %s"
     )
-
-
-_TOKEN_USER_SQL = _token_user_sql()
-
-
-def _token_value(name: str, raw: Any) -> Any:
-    """A token column read beside the user: what the ORM would have made of it."""
-    field = ApiToken._meta.get_field(name)
-    if not isinstance(field, DateTimeField) or raw is None:
-        return raw
-    # SQLite gives text or a naive datetime (in UTC); PostgreSQL an aware datetime.
-    value = parse_datetime(raw) if isinstance(raw, str) else raw
-    if value is not None and timezone.is_naive(value):
-        value = timezone.make_aware(value, UTC)
-    return value
 
 
 def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     """The active user of an API token key, and the token. Every authenticated request runs
-    this, so it is one hand-written statement (the user's row with the token's columns):
-    the ORM's `select_related` join cost about 0.8 ms of query building per request on this
-    machine against 0.15 ms for the statement itself (docs/PERFORMANCE.md). The same rows as
+    this, so it is one hand-written statement (the user's row with the token's), read into
+    instances as the ORM would (demineur_site.rawsql): the ORM's `select_related` join cost
+    about 0.8 ms of query building per request on this machine against 0.15 ms for the
+    statement itself (docs/PERFORMANCE.md). The same rows as
     `ApiToken.objects.select_related("user").get(key_hash=...)`: tests/accounts/
-    test_token_lookup.py compares them."""
+    test_token_lookup.py compares them. Always the primary: a revoked token stops at once."""
     if not key or len(key) > 128:
         return None
     key_hash = hash_token_key(key)
-    found = list(User.objects.raw(_TOKEN_USER_SQL, [key_hash]))
-    if not found:
+    with connections["default"].cursor() as cursor:
+        cursor.execute(_token_user_sql(), [key_hash])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    user = found[0]
+    users = columns(User)
+    user = users.instance(row[: len(users.fields)])
     if not user.is_active:
         return None
-    columns = {c: _token_value(c, getattr(user, f"token_{c}")) for c in _TOKEN_COLUMNS}
-    token = ApiToken(user=user, key_hash=key_hash, **columns)
-    token._state.adding = False
-    token._state.db = user._state.db
+    token = columns(ApiToken).instance(row[len(users.fields) :])
+    token.user = user
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
-    return token.user, token
+    return user, token
 
 
 class ApiTokenAuthentication(authentication.TokenAuthentication):
