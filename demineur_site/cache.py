@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -26,9 +26,29 @@ REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 RETRY_SECONDS = 1.0
 
 
+class _OneClientPerPool(RedisCacheClient):
+    """Django's client builds a new `redis.Redis` for every cache call, and redis-py's
+    constructor sets up its response callbacks each time: about a third of what a throttle
+    check cost per request in the move endpoint's profile (docs/PERFORMANCE.md). A `Redis`
+    object is safe to share between threads (it takes a connection from its pool per
+    command), so one per pool serves every call."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            client = self._clients[index] = super().get_client(key, write=write)
+        return client
+
+
 class RedisCacheWithFallback(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
+        self._class = _OneClientPerPool
         self._local = LocMemCache(f"fallback-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
         self._retry_at = 0.0
         self._down = False
