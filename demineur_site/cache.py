@@ -38,7 +38,7 @@ class _OneClientPerPool(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
             client = self._clients[index] = super().get_client(key, write=write)
