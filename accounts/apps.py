@@ -6,4 +6,8 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from demineur_site import db_health
+
         from . import schema  # noqa: F401  (registers the OpenAPI auth extension)
+
+        db_health.connect()  # the project's only start-up hook for the database layer

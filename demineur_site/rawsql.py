@@ -89,22 +89,33 @@ class Columns(Generic[M]):
         connection = connections[self.alias]
         return [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields]
 
-    def update(self, obj: M) -> None:
-        """Write every column of `obj` to its row, as `obj.save()` of an existing row does."""
+    def update_params(self, obj: M) -> list[Any]:
+        """The values of `update_sql` for `obj`: every column, then the key."""
         values = self._prepared(obj, self.written)
         values.append(self.pk.get_db_prep_value(obj.pk, connections[self.alias]))
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.update_sql, values)
+        return values
 
-    def insert(self, obj: M) -> None:
-        """Insert `obj` as `Model.objects.create` would (its defaults were applied when it was
-        built), without reading back a generated key: nothing on the hot path needs the id of
-        the row it inserts. A field with a database default is written like any other."""
-        values = self._prepared(obj, self.inserted)
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.insert_sql, values)
+    def insert_params(self, obj: M) -> list[Any]:
+        """The values of `insert_sql` for `obj` (its defaults were applied when it was built;
+        a field with a database default is written like any other)."""
+        return self._prepared(obj, self.inserted)
+
+    def inserted_as(self, obj: M) -> None:
+        """Mark `obj` as a row of the database, as `Model.objects.create` leaves it."""
         obj._state.adding = False
         obj._state.db = self.alias
+
+    def update(self, obj: M) -> None:
+        """Write every column of `obj` to its row, as `obj.save()` of an existing row does."""
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.update_sql, self.update_params(obj))
+
+    def insert(self, obj: M) -> None:
+        """Insert `obj` as `Model.objects.create` would, without reading back a generated key:
+        nothing on the hot path needs the id of the row it inserts."""
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.insert_sql, self.insert_params(obj))
+        self.inserted_as(obj)
 
 
 @cache

@@ -60,3 +60,24 @@ def save_game(game: Game) -> None:
 def insert_move(move: Move) -> None:
     """The move's row (what `Move.objects.create(...)` inserts)."""
     columns(Move, ALIAS).insert(move)
+
+
+def store(game: Game, move: Move) -> None:
+    """`save_game(game)` then `insert_move(move)`. On PostgreSQL both go in one statement (a
+    data-modifying WITH), so a move costs one round trip less."""
+    connection = connections[ALIAS]
+    if connection.vendor != "postgresql":
+        save_game(game)
+        insert_move(move)
+        return
+    games, moves = _games(), columns(Move, ALIAS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _store_sql(connection.vendor), games.update_params(game) + moves.insert_params(move)
+        )
+    moves.inserted_as(move)
+
+
+@cache
+def _store_sql(vendor: str) -> str:
+    return f"WITH saved AS ({_games().update_sql}) {columns(Move, ALIAS).insert_sql}"

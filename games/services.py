@@ -337,8 +337,8 @@ def _store_move(
             reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
         )
     game.board = board.encode()
-    move_store.save_game(game)
-    move_store.insert_move(
+    move_store.store(
+        game,
         Move(
             game=game,
             seq=game.seq,
@@ -350,7 +350,7 @@ def _store_move(
             client_move_id=client_move_id,
             changes=changes if client_move_id is not None else None,
             created_at=now,
-        )
+        ),
     )
     return at_ms
 
@@ -533,9 +533,8 @@ def _end_without_mine(
     game.last_action_at = now
     _finish(game, board, player_name=player_name, now=now, at_ms=at_ms, reason=reason)
     game.board = board.encode()
-    move_store.save_game(game)
-    move_store.insert_move(
-        Move(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    move_store.store(
+        game, Move(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
     )
     if game.race_id is not None:
         race_progress.after_race_move(

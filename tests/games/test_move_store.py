@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import User
@@ -171,3 +171,47 @@ def test_the_lock_holds_another_transaction_until_commit(alice: User) -> None:
         order.append("first commits")
     thread.join(10)
     assert order == ["first commits", "second locked"], connection.vendor
+
+
+def test_store_writes_the_game_and_the_move_together(alice: User) -> None:
+    """`store` (one statement on PostgreSQL) leaves what `save_game` then `insert_move` leave."""
+    game = services.game_create(player=alice, level="beginner")
+    now = timezone.now()
+    with transaction.atomic():
+        locked = move_store.lock_game(game.id)
+        assert locked is not None
+        locked.seq, locked.clicks, locked.last_action_at = 1, 1, now
+        move = Move(
+            game=locked, seq=1, action="flag", x=1, y=2, flagged=None, at_ms=0, created_at=now
+        )
+        move_store.store(locked, move)
+    assert move._state.adding is False
+    stored = Game.objects.get(pk=game.id)
+    assert (stored.seq, stored.clicks, stored.last_action_at) == (1, 1, now)
+    row = Move.objects.get(game=game)
+    assert (row.seq, row.action, row.x, row.y, row.at_ms, row.created_at) == (
+        1,
+        "flag",
+        1,
+        2,
+        0,
+        now,
+    )
+
+
+def test_a_failed_store_leaves_neither_row(alice: User) -> None:
+    """The game's update and the move's insert stand or fall together: a duplicate move
+    number refuses the insert, and the game's new values are not written either."""
+    game = services.game_create(player=alice, level="beginner")
+    services.game_move(game_id=game.id, player=alice, action="reveal", x=4, y=4)
+    before = _values(Game.objects.get(pk=game.id))
+    now = timezone.now()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        locked = move_store.lock_game(game.id)
+        assert locked is not None
+        locked.clicks = 99
+        move_store.store(
+            locked, Move(game=locked, seq=1, action="flag", x=0, y=0, at_ms=5, created_at=now)
+        )
+    assert _values(Game.objects.get(pk=game.id)) == before
+    assert Move.objects.filter(game=game).count() == 1
