@@ -58,7 +58,7 @@ typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
 
-bench: bench-engine bench-leaderboards bench-live bench-http bench-races
+bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-load
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -78,6 +78,13 @@ bench-races: venv
 
 bench-http: venv
 	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
+
+# Solver bots play whole games through the API, over HTTP and over the socket, 32 players on
+# gunicorn + uvicorn with 2 workers each, PostgreSQL and Redis (docs/perf/LOAD.md). The scaling
+# curve (1, 2, 4 workers x 1, 8, 32, 128 players; docs/perf/scaling.png): python -m bench.load.curve
+.PHONY: bench-load
+bench-load: venv
+	$(PY) -m bench.load.run
 
 # Reliability (docs/RELIABILITY.md): bots on gunicorn + uvicorn with a private PostgreSQL and
 # Redis for SOAK_MINUTES (30), memory and connections sampled; then the crash test
