@@ -19,6 +19,22 @@ the character the player sees for each cell (``#``, ``F``, ``0``-``8`` or ``X``)
 rendering a row is a slice; ``_sol`` holds the character each cell would show once
 opened (its number, or ``X`` for a mine). A cascade copies ``_sol`` into ``_view``.
 
+Why it is shaped this way (measured with bench/engine, see docs/perf/ENGINE.md): the
+service decodes the stored board, plays one move and encodes it again on every request, and
+the worst move (a Marathon first tap) opens 2,778 cells in one cascade. So:
+
+- the cascade (``Board._open``) is a breadth-first walk over the zeros only, through a
+  neighbour table computed once per board size, with local names only: it is as fast as
+  the machine's pure-Python flood-fill limit (rules_bench.py's ``py_flat``) or faster, and
+  keeps the order API.md shows (breadth first, neighbours in reading order);
+- an :class:`Outcome` keeps the opened cells as flat indexes and builds its
+  :class:`Change` objects only when :attr:`Outcome.changes` is read: allocating 2,778 of
+  them cost more than the flood fill. :meth:`Outcome.change_dicts` gives API.md's JSON
+  straight from the indexes;
+- the numbers (``_sol``) are recomputed on every decode, since the codec stores only the
+  mines, from big-integer shifts of the mine bytes (:func:`_numbers`) rather than a Python
+  loop over every mine's neighbours: that loop was most of the cost of decoding a board.
+
 Over 400 lines on purpose: the whole rule book (placement, cascade, chord, 3BV, codec) works
 on one Board's private arrays, kept in one pure module under ``mypy --strict``.
 """
@@ -175,22 +191,86 @@ class Change:
     v: str
 
 
-@dataclass(frozen=True)
 class Outcome:
     """What one move did: the changed cells in the order the engine changed them, and the
     board status afterwards. An accepted no-op has no changes.
 
     >>> Outcome(changes=(), status=WON).ended
     True
+
+    Immutable, and equal to another Outcome with the same changes and status. A cascade's
+    :class:`Change` objects are built only when :attr:`changes` is first read: the move
+    endpoint asks for :meth:`change_dicts` (API.md's JSON), which skips them.
+
+    >>> outcome = Board.from_ascii(["..", ".*"]).reveal(0, 0)
+    >>> outcome.change_dicts()
+    [{'x': 0, 'y': 0, 'v': '1'}]
+    >>> outcome
+    Outcome(changes=(Change(x=0, y=0, v='1'),), status='playing')
     """
 
-    changes: tuple[Change, ...]
-    status: str
+    __slots__ = ("_cells", "_changes", "_sol", "_status", "_width")
+
+    _cells: list[int]
+    _changes: tuple[Change, ...] | None
+    _sol: bytearray
+    _status: str
+    _width: int
+
+    def __init__(self, changes: tuple[Change, ...], status: str) -> None:
+        self._changes = tuple(changes)
+        self._cells = []
+        self._sol = bytearray()
+        self._width = 1
+        self._status = status
+
+    @classmethod
+    def _opened(cls, cells: list[int], sol: bytearray, width: int, status: str) -> Outcome:
+        """The outcome of opening ``cells`` (flat indexes, in order): each one shows its
+        ``sol`` character. ``sol`` is a board's layout, never modified once placed."""
+        outcome = cls.__new__(cls)
+        outcome._changes = None
+        outcome._cells = cells
+        outcome._sol = sol
+        outcome._width = width
+        outcome._status = status
+        return outcome
+
+    @property
+    def status(self) -> str:
+        """The board status after the move."""
+        return self._status
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        """The changed cells, in the order the engine changed them."""
+        if self._changes is None:
+            self._changes = _changes(self._cells, self._sol, self._width)
+        return self._changes
+
+    def change_dicts(self) -> list[dict[str, int | str]]:
+        """:attr:`changes` as API.md's move answer lists them (``{"x", "y", "v"}`` each),
+        built straight from the opened cells without making :class:`Change` objects."""
+        if self._changes is not None:
+            return [{"x": c.x, "y": c.y, "v": c.v} for c in self._changes]
+        width, sol, chars = self._width, self._sol, _CHARS
+        return [{"x": i % width, "y": i // width, "v": chars[sol[i]]} for i in self._cells]
 
     @property
     def ended(self) -> bool:
         """True when the move left the game won or lost."""
-        return self.status in (WON, LOST)
+        return self._status in (WON, LOST)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return (self.changes, self._status) == (other.changes, other._status)
+
+    def __hash__(self) -> int:
+        return hash((self.changes, self._status))
+
+    def __repr__(self) -> str:
+        return f"Outcome(changes={self.changes!r}, status={self._status!r})"
 
 
 # --------------------------------------------------------------------------- cell characters
@@ -222,11 +302,45 @@ def _neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
     return tuple(table)
 
 
+@functools.lru_cache(maxsize=16)
+def _column_masks(width: int, height: int) -> tuple[int, int]:
+    """Two big integers over the board's bytes (big-endian: cell 0 is the top byte), 0xFF
+    on every cell that has a left neighbour, and on every cell that has a right one."""
+    row_left = b"\x00" + b"\xff" * (width - 1)
+    row_right = b"\xff" * (width - 1) + b"\x00"
+    return int.from_bytes(row_left * height), int.from_bytes(row_right * height)
+
+
+def _numbers(is_mine: bytes | bytearray, width: int, height: int) -> bytearray:
+    """The layout (``_sol``) of a board whose ``is_mine`` holds one byte per cell, 1 on a
+    mine and 0 elsewhere: every safe cell's number as a digit, ``X`` on the mines.
+
+    Each cell's byte of a big integer is one counter: shifting the whole board by one byte
+    moves every cell onto its left or right neighbour, by ``width`` bytes onto the row above
+    or below, so eight shifts and adds count every cell's mines at once (a count is at most
+    8, so no byte ever carries into the next). Decoding does this on every move, and the
+    per-mine Python loop it replaces (240 mines x 8 neighbours on Marathon) cost more than
+    the rest of the decode together.
+    """
+    n = width * height
+    left_ok, right_ok = _column_masks(width, height)
+    mines = int.from_bytes(is_mine)
+    # Each cell plus its left and right neighbours, then that row triple from above and
+    # below; the cell itself is counted once in `rows` and taken away again.
+    rows = mines + ((mines >> 8) & left_ok) + ((mines << 8) & right_ok)
+    shift = 8 * width
+    counts = rows + (rows >> shift) + ((rows << shift) & ((1 << (8 * n)) - 1)) - mines
+    return bytearray((counts | (mines << 4)).to_bytes(n)).translate(_SOL_CHARS)
+
+
+_SOL_CHARS = bytes(_ZERO + c if c < 16 else _MINE for c in range(256))  # see _numbers
+_SOL_MINE_BIT = bytes(1 if c == _MINE else 0 for c in range(256))  # _sol -> is_mine
+
 _CHARS = tuple(chr(c) for c in range(256))
 
 
-def _changes(cells: list[int], view: bytearray, width: int) -> tuple[Change, ...]:
-    """The Change of each cell in ``cells``, showing its current ``view`` character."""
+def _changes(cells: list[int], chars_of: bytearray, width: int) -> tuple[Change, ...]:
+    """The Change of each cell in ``cells``, showing its character in ``chars_of``."""
     # Why not Change(x, y, v): a Marathon cascade opens about 2,800 cells, and the frozen
     # dataclass __init__ (three object.__setattr__ calls each) then costs more than the
     # flood fill itself. Filling the instance dict directly builds the very same objects
@@ -239,7 +353,7 @@ def _changes(cells: list[int], view: bytearray, width: int) -> tuple[Change, ...
         fields = change.__dict__
         fields["x"] = i % width
         fields["y"] = i // width
-        fields["v"] = chars[view[i]]
+        fields["v"] = chars[chars_of[i]]
         append(change)
     return tuple(out)
 
@@ -260,6 +374,7 @@ _DECODE_VIEW = bytes(  # the view character, with 0 where the digit comes from _
 )
 _OPEN_SAFE_MASK = bytes(255 if c == 4 else 0 for c in range(256))
 _IS_MINE = bytes(c & 1 if c <= 5 else 0 for c in range(256))
+_CODES = bytes(range(6))  # deleting them leaves nothing of a valid body
 
 _ASCII_MINES = frozenset("*MX")
 _ASCII_VIEW = {".": _CLOSED, "*": _CLOSED, "F": _FLAG, "M": _FLAG, "X": _MINE}
@@ -288,7 +403,6 @@ class Board:
     status: str
     _view: bytearray
     _sol: bytearray
-    _mine_cells: list[int]
     _safe_closed: int
     _nbrs: tuple[tuple[int, ...], ...]
     _clicks_cache: tuple[list[list[int]], list[int]] | None
@@ -314,7 +428,6 @@ class Board:
         self.status = NEW
         self._view = bytearray([_CLOSED]) * (width * height)
         self._sol = bytearray()
-        self._mine_cells = []
         self._clicks_cache = None
         self._safe_closed = width * height - mines
         self._nbrs = _neighbours(width, height)
@@ -455,10 +568,12 @@ class Board:
         if not self.ended or not layout:
             return self._rows(self._view)
         out = bytearray(self._view)
-        for i in self._mine_cells:
+        sol = self._sol
+        i = sol.find(_MINE)
+        while i != -1:
             if out[i] == _CLOSED:
                 out[i] = _UNFLAGGED_MINE
-        sol = self._sol
+            i = sol.find(_MINE, i + 1)
         i = out.find(_FLAG)
         while i != -1:
             if sol[i] != _MINE:
@@ -653,16 +768,15 @@ class Board:
             raise EngineError("game_not_started", "no mines are placed before the first reveal")
 
     def _place(self, mine_cells: list[int]) -> None:
-        """Put mines on ``mine_cells`` (sorted) and compute every cell's number."""
-        nbrs = self._nbrs
-        sol = bytearray([_ZERO]) * (self.width * self.height)
+        """Put mines on ``mine_cells`` and compute every cell's number."""
+        is_mine = bytearray(self.width * self.height)
         for m in mine_cells:
-            for j in nbrs[m]:
-                sol[j] += 1
-        for m in mine_cells:
-            sol[m] = _MINE
-        self._sol = sol
-        self._mine_cells = mine_cells
+            is_mine[m] = 1
+        self._place_bytes(is_mine)
+
+    def _place_bytes(self, is_mine: bytes | bytearray) -> None:
+        """Put mines where ``is_mine`` (a byte per cell) is 1 and compute every number."""
+        self._sol = _numbers(is_mine, self.width, self.height)
         self._clicks_cache = None
 
     def _open(self, start: int, opened: list[int]) -> bool:
@@ -670,23 +784,32 @@ class Board:
         opened cell to ``opened`` in breadth-first order. True when it was a mine.
 
         The flood fill is iterative (a list that grows while it is walked), so a board
-        that opens in one tap never nears the recursion limit.
+        that opens in one tap never nears the recursion limit. It walks the zeros only (the
+        numbers it reaches open but do not spread), through the per-size neighbour table,
+        with every name it touches local: this loop is the whole cost of a big cascade.
         """
         view, sol = self._view, self._sol
         c = sol[start]
         view[start] = c
-        if c == _MINE:
+        if c != _ZERO:
             opened.append(start)
-            return True
+            if c == _MINE:
+                return True
+            self._safe_closed -= 1
+            return False
         region = [start]
-        if c == _ZERO:
-            nbrs = self._nbrs
-            for cell in region:
-                if sol[cell] == _ZERO:
-                    for j in nbrs[cell]:
-                        if view[j] == _CLOSED:  # never a mine: its neighbour is a zero
-                            view[j] = sol[j]
-                            region.append(j)
+        add = region.append
+        zeros = [start]
+        spread = zeros.append
+        nbrs, closed, zero = self._nbrs, _CLOSED, _ZERO
+        for cell in zeros:  # grows while iterated, in the order the zeros were opened
+            for j in nbrs[cell]:
+                if view[j] == closed:  # never a mine: its neighbour is a zero
+                    c = sol[j]
+                    view[j] = c
+                    add(j)
+                    if c == zero:
+                        spread(j)
         self._safe_closed -= len(region)
         opened.extend(region)
         return False
@@ -696,7 +819,8 @@ class Board:
             self.status = LOST
         elif self._safe_closed == 0:
             self.status = WON
-        return Outcome(_changes(opened, self._view, self.width), self.status)
+        # An opened cell shows its _sol character for good: the outcome reads it there.
+        return Outcome._opened(opened, self._sol, self.width, self.status)
 
     # ----------------------------------------------------------------------- codec
 
@@ -715,10 +839,11 @@ class Board:
         )
         if self.status == NEW:
             return header
-        codes = bytearray(self._view.translate(_ENCODE))
-        for m in self._mine_cells:
-            codes[m] |= 1
-        return header + zlib.compress(codes)
+        n = self.width * self.height
+        codes = int.from_bytes(self._view.translate(_ENCODE)) | int.from_bytes(
+            self._sol.translate(_SOL_MINE_BIT)
+        )
+        return header + zlib.compress(codes.to_bytes(n))
 
     @classmethod
     def decode(cls, data: bytes) -> Board:
@@ -751,18 +876,18 @@ class Board:
             codes = inflater.decompress(body, n + 1)
         except zlib.error as error:
             raise EngineError("invalid_board", f"encoded board is corrupt: {error}") from error
-        if len(codes) != n or not inflater.eof or inflater.unused_data or max(codes) > 5:
+        if (
+            len(codes) != n
+            or not inflater.eof
+            or inflater.unused_data
+            or codes.translate(None, _CODES)
+        ):
             raise EngineError("invalid_board", "encoded board is corrupt")
         is_mine = codes.translate(_IS_MINE)
-        mine_cells: list[int] = []
-        i = is_mine.find(1)
-        while i != -1:
-            mine_cells.append(i)
-            i = is_mine.find(1, i + 1)
-        if len(mine_cells) != mines:
+        if is_mine.count(1) != mines:
             raise EngineError("invalid_board", "encoded board has the wrong number of mines")
         board = cls._blank(width, height, mines)
-        board._place(mine_cells)
+        board._place_bytes(is_mine)
         # The view is the decoded character, or the cell's number where it is an opened
         # safe cell: a byte-wise select done with big-integer masks (no per-cell loop).
         picked = int.from_bytes(board._sol) & int.from_bytes(codes.translate(_OPEN_SAFE_MASK))
@@ -791,8 +916,8 @@ class Board:
             self.mines,
             self.status,
             self._view,
-            self._mine_cells,
-        ) == (other.width, other.height, other.mines, other.status, other._view, other._mine_cells)
+            self._sol,
+        ) == (other.width, other.height, other.mines, other.status, other._view, other._sol)
 
     __hash__ = None  # type: ignore[assignment]  # mutable: not hashable
 

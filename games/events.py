@@ -195,7 +195,7 @@ def lobby_on_commit(event: LobbyEvent) -> None:
 
 # --- /ws/games/{id} ---------------------------------------------------------------------------
 
-Change = dict[str, Any]  # {"x", "y", "v"}: presenters.changes_list
+Change = dict[str, Any]  # {"x", "y", "v"}: engine.Outcome.change_dicts
 GameJson = dict[str, Any]  # the API.md Game: presenters.game_dict
 
 

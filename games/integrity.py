@@ -58,7 +58,7 @@ def _apply(board: Board, move: Move) -> list[dict[str, Any]] | None:
         if move.action in ENDINGS:
             board.resign()
         return None
-    return [{"x": c.x, "y": c.y, "v": c.v} for c in outcome.changes]
+    return outcome.change_dicts()
 
 
 def check_game(game: Game, moves: list[Move]) -> list[Mismatch]:

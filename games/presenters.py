@@ -14,7 +14,7 @@ from django.utils import timezone
 from demineur_site.formats import iso
 
 from . import clock
-from .engine import Board, Change
+from .engine import Board
 from .models import ENDED_STATES, Game, GameState
 
 
@@ -103,10 +103,6 @@ def lobby_game_dict(game: Game, *, player: Any) -> dict[str, Any]:
         "ranked": game.ranked,
         "elapsed_ms": game_elapsed_ms(game),
     }
-
-
-def changes_list(changes: tuple[Change, ...] | list[Change]) -> list[dict[str, Any]]:
-    return [{"x": c.x, "y": c.y, "v": c.v} for c in changes]
 
 
 def move_dict(move: Any) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from . import clock, engine, events, fairplay, move_store, race_progress
 from .engine import Board, EngineError, Outcome
 from .errors import GameError
 from .models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
-from .presenters import changes_list
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
@@ -269,7 +268,7 @@ def game_move(
             game.started_at = now
             game.bbbv = board.bbbv()
         game.clicks += 1
-        changes = changes_list(outcome.changes)
+        changes = outcome.change_dicts()
         at_ms = _store_move(
             game,
             board,

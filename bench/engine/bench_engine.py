@@ -13,7 +13,17 @@ What it measures (median, p90 and max over repeats, wall clock, GC left on as in
 - the same worst move along the service path: decode + reveal + encode + render;
 - a whole Marathon game won by revealing every safe cell in reading order;
 - encode, decode, render and 3BV of a mid-game board;
-- the encoded size of Marathon boards (fresh, first tap, mid-game, won, lost), max over seeds.
+- the encoded size of Marathon boards (fresh, first tap, mid-game, won, lost), max over seeds;
+- against the anchor: the same worst reveal by ``py_flat``, the flat-bytearray flood fill of
+  ../shared/perf/bench-limits/rules_bench.py (the machine's measured limit for a pure-Python
+  cascade), on the very same layout and click, interleaved with ours call by call in this
+  run, and the ratio ours / anchor (goal: at most 1.5). ``--anchor PATH`` or the environment
+  variable DEMINEUR_RULES_BENCH points elsewhere; ``--anchor ''`` skips it.
+
+The anchor's call returns padded cell indexes; ours returns an Outcome whose ``changes`` are
+built when read. So the anchor rows time ours three ways: the reveal as the engine returns
+it, plus the API's JSON dicts (``Outcome.change_dicts``, what the move endpoint needs), and
+plus the ``Change`` objects (``Outcome.changes``).
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import importlib.util
 import os
 import platform
 import random
@@ -28,7 +39,8 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from types import ModuleType
+from typing import Any, TypeVar
 
 from games.engine import LEVELS, WON, Board
 
@@ -37,7 +49,15 @@ CENTRE = (MARATHON.width // 2, MARATHON.height // 2)
 SEEDS = range(300)
 GOAL_MOVE_MS = 2.0
 GOAL_SIZE_BYTES = 1024
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "PERFORMANCE.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "PERFORMANCE.md"
+ANCHOR = Path(
+    os.environ.get(
+        "DEMINEUR_RULES_BENCH",
+        ROOT.parent / "shared" / "perf" / "bench-limits" / "rules_bench.py",
+    )
+)
+GOAL_ANCHOR_RATIO = 1.5
 SECTION = "## Engine (bench/engine)"
 COMMAND = ".venv/bin/python -m bench.engine.bench_engine"
 
@@ -110,6 +130,62 @@ def play_to_win(seed: int) -> tuple[Board, int, float]:
     return board, moves, slowest
 
 
+def load_anchor(path: Path) -> ModuleType:
+    """rules_bench.py as a module (its main() is not run; it needs numpy, we do not)."""
+    spec = importlib.util.spec_from_file_location("rules_bench", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load the anchor {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def interleaved(
+    cases: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]], repeats: int
+) -> dict[str, list[float]]:
+    """Wall time in ms of each case's ``run(prepare())``, one call of every case per round
+    (so that a load spike from the other processes hits all cases alike)."""
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, (prepare, run) in cases.items():
+            state = prepare()
+            start = time.perf_counter_ns()
+            run(state)
+            samples[name].append((time.perf_counter_ns() - start) / 1e6)
+    return samples
+
+
+def anchor_cases(
+    anchor: ModuleType, placed: bytes
+) -> dict[str, tuple[Callable[[], Any], Callable[[Any], object]]]:
+    """The worst reveal by the anchor's py_flat and by our engine, same layout, same click."""
+    board = Board.decode(placed)
+    if (board.width, board.height) != (anchor.W, anchor.H):
+        raise SystemExit(f"the anchor is for {anchor.W}x{anchor.H} boards, not Marathon")
+    # The layout as the anchor stores it: 0-8, and 9 (its MINE) on a mine.
+    shown = Board.from_ascii([row.replace(".", "o").replace("*", "X") for row in board.to_ascii()])
+    counts = [anchor.MINE if ch == "X" else int(ch) for row in shown.render() for ch in row]
+    cells, state0 = anchor.make_flat(counts)
+    x, y = CENTRE
+    theirs = anchor.reveal_py_flat(cells, bytearray(state0), x, y)
+    pw = anchor.PW
+    ours = Board.decode(placed).reveal(x, y).changes
+    if {(p % pw - 1, p // pw - 1) for p in theirs} != {(c.x, c.y) for c in ours}:
+        raise SystemExit("the anchor and the engine open different cells")
+    return {
+        "anchor py_flat": (
+            lambda: bytearray(state0),
+            lambda s: anchor.reveal_py_flat(cells, s, x, y),
+        ),
+        "ours: reveal": (lambda: Board.decode(placed), lambda b: b.reveal(x, y)),
+        "ours: reveal + change_dicts()": (
+            lambda: Board.decode(placed),
+            lambda b: b.reveal(x, y).change_dicts(),
+        ),
+        "ours: reveal + changes": (lambda: Board.decode(placed), lambda b: b.reveal(x, y).changes),
+    }
+
+
 def boards_of_a_game(seed: int) -> Iterator[tuple[str, Board]]:
     """A Marathon game at each stage worth storing, first tap anywhere."""
     rng = random.Random(seed)
@@ -170,6 +246,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=200, help="repeats of single moves")
     parser.add_argument("--games", type=int, default=20, help="repeats of the whole game")
     parser.add_argument("--no-docs", action="store_true", help="do not update PERFORMANCE.md")
+    parser.add_argument(
+        "--anchor",
+        default=str(ANCHOR),
+        help="rules_bench.py to compare with ('' to skip; default from DEMINEUR_RULES_BENCH"
+        " or ../shared/perf/bench-limits/rules_bench.py)",
+    )
     args = parser.parse_args()
     say(f"machine: {machine()}")
 
@@ -216,9 +298,24 @@ def main() -> None:
         "shows the max above is garbage collection",
     )
 
+    ratios: list[tuple[str, float]] = []
+    anchor_note = "no anchor run"
+    if args.anchor:
+        anchor_path = Path(args.anchor)
+        say(f"timing the worst reveal against the anchor {anchor_path} ({args.repeats} rounds) ...")
+        anchor = load_anchor(anchor_path)
+        timed = interleaved(anchor_cases(anchor, placed), args.repeats)
+        theirs = statistics.median(timed["anchor py_flat"])
+        for name, samples in timed.items():
+            ratio = statistics.median(samples) / theirs
+            bench(name, samples, f"{ratio:.2f} x the anchor, same run")
+            if name != "anchor py_flat":
+                ratios.append((name, ratio))
+        anchor_note = f"anchor: {anchor_path.name} py_flat, median {theirs:.3f} ms in this run"
+
     def service_move(data: bytes) -> None:
         board = Board.decode(data)
-        board.reveal(*CENTRE)
+        board.reveal(*CENTRE).change_dicts()
         board.encode()
         board.render()
 
@@ -291,6 +388,13 @@ def main() -> None:
         f" largest encoded Marathon board {largest} bytes"
         f" ({'met' if largest < GOAL_SIZE_BYTES else 'MISSED'}: < {GOAL_SIZE_BYTES})."
     )
+    for name, ratio in ratios:
+        verdict += (
+            f" {name}: {ratio:.2f} x the anchor"
+            f" ({'met' if ratio <= GOAL_ANCHOR_RATIO else 'MISSED'}: <= {GOAL_ANCHOR_RATIO})."
+        )
+    if ratios:
+        verdict += f" ({anchor_note}.)"
     say("")
     say(verdict)
     if args.no_docs:
@@ -306,13 +410,14 @@ def main() -> None:
             "",
             f"Worst case: of seeds {SEEDS.start}..{SEEDS.stop - 1} with the first tap in the"
             f" centre {CENTRE}, seed {worst} opens the most cells ({opened} of 3,200; the median"
-            f" seed opens {typical}). The reveal builds one `Change` per opened cell.",
+            f" seed opens {typical}). The reveal returns the opened cells; a `Change` per"
+            " opened cell is built only when `Outcome.changes` is read, and the service row"
+            " builds API.md's dicts with `Outcome.change_dicts()`.",
             "",
             *table,
             "",
-            "The max column of the big reveals is CPython's cyclic garbage collector: the"
-            " cascade allocates one `Change` per opened cell, which sets off collections;"
-            " compare the GC-off row. A reveal that opens one cell costs microseconds. 3BV is"
+            "The max column of the big reveals is mostly CPython's cyclic garbage collector"
+            " (set off by the objects a move allocates); compare the GC-off row. A reveal that opens one cell costs microseconds. 3BV is"
             " computed once per layout (cached on the board), when a game ends.",
             "",
             "Encoded size (`Board.encode`: 10-byte header + zlib over one code byte per cell),"
