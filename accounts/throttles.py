@@ -21,17 +21,18 @@ import hashlib
 from typing import Any
 
 from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
+
+from demineur_site.throttling import WindowRateThrottle
 
 
-class AuthAddressThrottle(SimpleRateThrottle):
+class AuthAddressThrottle(WindowRateThrottle):
     scope = "auth"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class SignInUsernameThrottle(SimpleRateThrottle):
+class SignInUsernameThrottle(WindowRateThrottle):
     """Keyed on the username in the body (case-folded, hashed into a fixed-size cache key)."""
 
     scope = "auth_username"

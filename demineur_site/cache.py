@@ -10,7 +10,10 @@ process, as they do without Redis at all, and the shared counts come back with R
 from __future__ import annotations
 
 import logging
+import secrets
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache.backends.locmem import LocMemCache
@@ -24,6 +27,25 @@ REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 # After a failure, the local cache answers for this long before Redis is tried again, so a
 # request does not pay a failed connection each time.
 RETRY_SECONDS = 1.0
+
+# One request counted in a sliding window, atomically (demineur_site.throttling): drop what
+# left the window, refuse if `limit` are in it, else add this one. Returns {counted (0/1),
+# requests in the window, the oldest one's time as text}. A sorted set of request times, so
+# a check costs O(log n) whatever the rate, where DRF's own throttle reads and rewrites the
+# whole list of times (and two requests at once could both read the same list).
+WINDOW_SCRIPT = """
+local key, now, duration, limit = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - duration)
+local count = redis.call('ZCARD', key)
+if count >= limit then
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  return {0, count, oldest[2] or '0'}
+end
+redis.call('ZADD', key, now, ARGV[4])
+redis.call('PEXPIRE', key, math.ceil(duration * 1000))
+local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {1, count + 1, first[2]}
+"""
 
 
 class _OneClientPerPool(RedisCacheClient):
@@ -50,13 +72,21 @@ class RedisCacheWithFallback(RedisCache):
         super().__init__(server, params)
         self._class = _OneClientPerPool
         self._local = LocMemCache(f"fallback-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+        self._local_lock = threading.Lock()
         self._retry_at = 0.0
         self._down = False
+        self._scripts: dict[int, Any] = {}
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self._redis_or_local(
+            lambda: getattr(super(RedisCacheWithFallback, self), name)(*args, **kwargs),
+            lambda: getattr(self._local, name)(*args, **kwargs),
+        )
+
+    def _redis_or_local(self, redis: Callable[[], Any], local: Callable[[], Any]) -> Any:
         if time.monotonic() >= self._retry_at:
             try:
-                value = getattr(super(), name)(*args, **kwargs)
+                value = redis()
             except REDIS_DOWN as exc:
                 if not self._down:
                     log.warning("cache: Redis does not answer, counting in this process (%r)", exc)
@@ -67,7 +97,37 @@ class RedisCacheWithFallback(RedisCache):
                     log.warning("cache: Redis answers again")
                 self._down = False
                 return value
-        return getattr(self._local, name)(*args, **kwargs)
+        return local()
+
+    def window_hit(
+        self, key: str, *, now: float, duration: float, limit: int
+    ) -> tuple[bool, int, float]:
+        """Count one request at `now` in the sliding window of the last `duration` seconds
+        at `key`, unless `limit` requests are in it already. Returns (counted, requests in
+        the window, the time of the oldest). One atomic call to Redis; while Redis is away,
+        the same rule over this process's own counts."""
+        full_key = self.make_and_validate_key(key)
+
+        def redis() -> tuple[bool, int, float]:
+            client = self._cache.get_client(full_key, write=True)
+            script = self._scripts.get(id(client))
+            if script is None:
+                script = self._scripts[id(client)] = client.register_script(WINDOW_SCRIPT)
+            member = f"{now!r}:{secrets.token_hex(4)}"
+            counted, count, oldest = script(keys=[full_key], args=[now, duration, limit, member])
+            return bool(counted), int(count), float(oldest)
+
+        def local() -> tuple[bool, int, float]:
+            with self._local_lock:
+                times = [t for t in self._local.get(key, []) if t > now - duration]
+                counted = len(times) < limit
+                if counted:
+                    times.append(now)
+                    self._local.set(key, times, int(duration) + 1)
+                return counted, len(times), min(times, default=now)
+
+        result: tuple[bool, int, float] = self._redis_or_local(redis, local)
+        return result
 
     def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
         return self._call("get", key, default, version)

@@ -225,8 +225,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "demineur_site.api_errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        # DRF's anon and user rates, each check one atomic Redis call (demineur_site.throttling).
+        "demineur_site.throttling.AnonThrottle",
+        "demineur_site.throttling.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "600/min"),
