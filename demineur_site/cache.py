@@ -105,7 +105,10 @@ class RedisCacheWithFallback(RedisCache):
         """Count one request at `now` in the sliding window of the last `duration` seconds
         at `key`, unless `limit` requests are in it already. Returns (counted, requests in
         the window, the time of the oldest). One atomic call to Redis; while Redis is away,
-        the same rule over this process's own counts."""
+        the same rule over this process's own counts. The window lives under a key of its
+        own (`window:` + key), never the key of DRF's list of times: during a deployment an
+        older worker still reading its list beside a newer one must not meet a sorted set."""
+        key = f"window:{key}"
         full_key = self.make_and_validate_key(key)
 
         def redis() -> tuple[bool, int, float]:

@@ -95,3 +95,13 @@ def test_the_throttle_refuses_with_drfs_retry_after(rf: Any, settings: Any) -> N
         assert wait == pytest.approx(60 - (throttle.now - first), abs=0.01)
     finally:
         SimpleRateThrottle.THROTTLE_RATES = original
+
+
+@needs_redis
+def test_the_window_never_meets_a_list_of_times_under_the_same_key() -> None:
+    """A worker of the previous version keeps DRF's list of times under the throttle key;
+    the window beside it must neither break on it nor break it."""
+    cache = _redis_cache()
+    cache.set("throttle_user_7", [1.0, 2.0], 60)
+    assert cache.window_hit("throttle_user_7", now=10.0, duration=60, limit=5)[:2] == (True, 1)
+    assert cache.get("throttle_user_7") == [1.0, 2.0]
