@@ -597,9 +597,14 @@ def games_close_idle(*, now: datetime | None = None, player: User | None = None)
     qs = Game.objects.filter(
         state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED), last_action_at__lte=cutoff
     )
+    ids = qs.values_list("id", flat=True)
     if player is not None:
-        qs = qs.filter(player=player)
-    for game_id in qs.values_list("id", flat=True).iterator():
+        # A player's own idle games are a handful: one plain query, where .iterator() opens a
+        # server-side cursor (three round trips) on every game creation.
+        found: Any = list(ids.filter(player=player))
+    else:
+        found = ids.iterator()  # the scheduled sweep may meet many: read them in batches
+    for game_id in found:
         with transaction.atomic():
             game = (
                 Game.objects.select_for_update(of=("self",))

@@ -72,6 +72,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="moves per round (2000)")
     parser.add_argument("--profile", type=int, default=0, help="print the top K of a profile")
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="time POST /api/games (a new Beginner game, the last untapped one discarded)",
+    )
     args = parser.parse_args()
     _setup()
     from django.core.wsgi import get_wsgi_application
@@ -99,6 +104,9 @@ def main() -> None:
     app = get_wsgi_application()
     path = f"/api/games/{game.id}/flag"
     body = json.dumps({"x": x, "y": y}).encode()
+    what = "flag moves"
+    if args.create:
+        path, body, what = "/api/games", json.dumps({"level": "beginner"}).encode(), "creations"
     statuses: dict[str, int] = {}
 
     def move() -> None:
@@ -120,11 +128,11 @@ def main() -> None:
             move()
         cpu.append((time.process_time() - c0) / args.n * 1e6)
         wall.append((time.perf_counter() - w0) / args.n * 1e6)
-        print(f"  round {r + 1}/5: cpu {cpu[-1]:.0f} µs/move, wall {wall[-1]:.0f} µs/move")
+        print(f"  round {r + 1}/5: cpu {cpu[-1]:.0f} µs, wall {wall[-1]:.0f} µs each")
     print(f"answers: {statuses}")
     print(
-        f"median of 5 rounds of {args.n} flag moves: cpu {statistics.median(cpu):.0f} µs/move,"
-        f" wall {statistics.median(wall):.0f} µs/move (load {os.getloadavg()[0]:.2f})"
+        f"median of 5 rounds of {args.n} {what}: cpu {statistics.median(cpu):.0f} µs each,"
+        f" wall {statistics.median(wall):.0f} µs each (load {os.getloadavg()[0]:.2f})"
     )
     if args.profile:
         profiler = cProfile.Profile()
