@@ -843,7 +843,9 @@ class Board:
         codes = int.from_bytes(self._view.translate(_ENCODE)) | int.from_bytes(
             self._sol.translate(_SOL_MINE_BIT)
         )
-        return header + zlib.compress(codes.to_bytes(n))
+        # Level 1: a fifth of the default level's time (about 20 us against 118 us for a
+        # Marathon board here) for about a third more bytes, still well under 1 KB.
+        return header + zlib.compress(codes.to_bytes(n), 1)
 
     @classmethod
     def decode(cls, data: bytes) -> Board:

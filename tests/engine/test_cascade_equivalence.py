@@ -9,6 +9,7 @@ same order, with the same characters, and the same end of the game.
 from __future__ import annotations
 
 import random
+import zlib
 from collections import deque
 
 from hypothesis import event, given, settings
@@ -236,7 +237,10 @@ def test_a_board_encoded_before_the_fast_decoder_still_decodes_and_encodes_the_s
         "ooooooooo",
     ]
     assert board.render()[1:3] == ["####11221", "##2110000"]
-    assert board.encode() == old
+    # The same header and the same cell codes; only zlib's level differs (games.engine.encode).
+    again = board.encode()
+    assert again[:10] == old[:10]
+    assert zlib.decompress(again[10:]) == zlib.decompress(old[10:])
 
 
 def test_outcome_changes_are_built_once_and_compare_like_eager_ones() -> None:
