@@ -6,12 +6,11 @@ import functools
 from datetime import timedelta
 from typing import Any
 
-from django.db import connections
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from demineur_site.rawsql import columns
+from demineur_site.rawsql import columns, run
 
 from .models import ApiToken, User, hash_token_key
 
@@ -41,9 +40,7 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     if not key or len(key) > 128:
         return None
     key_hash = hash_token_key(key)
-    with connections["default"].cursor() as cursor:
-        cursor.execute(_token_user_sql(), [key_hash])
-        row = cursor.fetchone()
+    row = run("default", _token_user_sql(), [key_hash])
     if row is None:
         return None
     users = columns(User)

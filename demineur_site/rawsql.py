@@ -10,6 +10,12 @@ preparation it would apply to each value it writes (`get_db_prep_save`). Reading
 costs one `Model.from_db`, the same constructor the ORM's own queries end in, so the instance
 is indistinguishable from one the ORM loaded (tests/games/test_move_store.py compares them).
 
+`run` executes one of these statements. On PostgreSQL (unless DB_PREPARED_HOT_PATH is off) it
+binds the values on the server through a plain psycopg cursor, which psycopg prepares after a
+few runs on a connection: the statement is parsed and planned once per connection instead of
+once per move, and the values are not quoted into the text (about 0.1 ms less per move in the
+worker, docs/PERFORMANCE.md). Django's own cursors bind on the client, as everywhere else.
+
 Only plain concrete fields are handled: no inheritance, no deferred fields, no expressions as
 values. That is all the hot path needs; everything else stays with the ORM.
 """
@@ -20,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any, Generic, TypeVar
 
+from django.conf import settings
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
@@ -107,15 +114,35 @@ class Columns(Generic[M]):
 
     def update(self, obj: M) -> None:
         """Write every column of `obj` to its row, as `obj.save()` of an existing row does."""
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.update_sql, self.update_params(obj))
+        run(self.alias, self.update_sql, self.update_params(obj))
 
     def insert(self, obj: M) -> None:
         """Insert `obj` as `Model.objects.create` would, without reading back a generated key:
         nothing on the hot path needs the id of the row it inserts."""
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.insert_sql, self.insert_params(obj))
+        run(self.alias, self.insert_sql, self.insert_params(obj))
         self.inserted_as(obj)
+
+
+def run(alias: str, sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    """Execute one statement on `alias` inside the current transaction; its first row, if it
+    returns rows. Django's cursor still opens the connection and runs its health check, and
+    a database error is Django's (IntegrityError, OperationalError ...) as with the ORM.
+    While Django logs queries (DEBUG, a test counting them), Django's cursor runs it, so that
+    no statement is missing from the log."""
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        if (
+            connection.vendor != "postgresql"
+            or not settings.DB_PREPARED_HOT_PATH
+            or connection.queries_logged
+        ):
+            cursor.execute(sql, params)
+            return cursor.fetchone() if cursor.description is not None else None
+        import psycopg  # only here: SQLite deployments need no driver
+
+        with connection.wrap_database_errors, psycopg.Cursor(cursor.connection) as bound:
+            bound.execute(sql, params)
+            return bound.fetchone() if bound.description is not None else None
 
 
 @cache

@@ -121,6 +121,10 @@ TEMPLATES = [
 
 # --- Database -----------------------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
+# The move's hot statements (demineur_site.rawsql.run) are bound by the server and prepared by
+# psycopg after a few runs on a connection: less work per move in the worker. Turn it off
+# behind a PgBouncer older than 1.21 in transaction mode (no prepared statements there).
+DB_PREPARED_HOT_PATH = env_bool("DB_PREPARED_HOT_PATH", True)
 # Connection options of every PostgreSQL alias (the primary and its replica alike).
 DATABASE_OPTIONS: dict[str, Any] = {
     "pool": env_bool("DB_POOL", False),

@@ -17,7 +17,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import connections
 
-from demineur_site.rawsql import Columns, columns
+from demineur_site.rawsql import Columns, columns, run
 
 from .models import Game, Move
 
@@ -46,9 +46,7 @@ def lock_game(game_id: Any) -> Game | None:
         key = pk.get_db_prep_value(pk.to_python(game_id), connection)
     except (ValidationError, ValueError, TypeError, AttributeError):
         return None  # a malformed id is an unknown game
-    with connection.cursor() as cursor:
-        cursor.execute(_lock_sql(connection.vendor), [key])
-        row = cursor.fetchone()
+    row = run(ALIAS, _lock_sql(connection.vendor), [key])
     return None if row is None else _games().instance(row)
 
 
@@ -71,10 +69,7 @@ def store(game: Game, move: Move) -> None:
         insert_move(move)
         return
     games, moves = _games(), columns(Move, ALIAS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _store_sql(connection.vendor), games.update_params(game) + moves.insert_params(move)
-        )
+    run(ALIAS, _store_sql(connection.vendor), games.update_params(game) + moves.insert_params(move))
     moves.inserted_as(move)
 
 

@@ -215,3 +215,26 @@ def test_a_failed_store_leaves_neither_row(alice: User) -> None:
         )
     assert _values(Game.objects.get(pk=game.id)) == before
     assert Move.objects.filter(game=game).count() == 1
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_the_statements_run_alike_bound_on_the_server_or_the_client(
+    alice: User, settings: Any, prepared: bool
+) -> None:
+    """DB_PREPARED_HOT_PATH (PostgreSQL: server-side binding, prepared after a few runs)
+    changes how a statement travels, not what it reads or writes: the sixth run of each on
+    one connection is past psycopg's threshold for preparing it."""
+    settings.DB_PREPARED_HOT_PATH = prepared
+    game = services.game_create(player=alice, level="beginner")
+    services.game_move(game_id=game.id, player=alice, action="reveal", x=4, y=4)
+    mx, my = sorted(mines(str(game.id)))[0]
+    for _ in range(7):
+        services.game_move(game_id=game.id, player=alice, action="flag", x=mx, y=my)
+    with transaction.atomic():
+        raw = move_store.lock_game(game.id)
+    assert raw is not None
+    assert _values(raw) == _values(Game.objects.get(pk=game.id))
+    assert raw.seq == 8 and raw.mines_left == game.mines - 1
+    assert list(Move.objects.filter(game=game).values_list("seq", flat=True)) == list(range(1, 9))
+    with pytest.raises(IntegrityError), transaction.atomic():  # Django's error, as the ORM's
+        move_store.insert_move(Move(game=raw, seq=8, action="flag", x=0, y=0, at_ms=1))
