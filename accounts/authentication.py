@@ -40,7 +40,7 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     if not key or len(key) > 128:
         return None
     key_hash = hash_token_key(key)
-    row = run("default", _token_user_sql(), [key_hash])
+    row = run("default", _token_user_sql(), [key_hash], fetch=True)
     if row is None:
         return None
     users = columns(User)

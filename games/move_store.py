@@ -46,7 +46,7 @@ def lock_game(game_id: Any) -> Game | None:
         key = pk.get_db_prep_value(pk.to_python(game_id), connection)
     except (ValidationError, ValueError, TypeError, AttributeError):
         return None  # a malformed id is an unknown game
-    row = run(ALIAS, _lock_sql(connection.vendor), [key])
+    row = run(ALIAS, _lock_sql(connection.vendor), [key], fetch=True)
     return None if row is None else _games().instance(row)
 
 
