@@ -18,6 +18,7 @@ Nothing here imports the games app; games.ws_auth and games.consumers import thi
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.db import transaction
 from django.utils.crypto import constant_time_compare
+
+from demineur_site.rawsql import columns, run
 
 from .models import ApiToken, User
 
@@ -66,13 +69,32 @@ class SocketCredential:
         return session_group(self.session_key or "")
 
 
+@functools.cache
+def _token_still_valid_sql() -> str:
+    """The token exists, is the user's, and the user is active (what
+    `ApiToken.objects.filter(pk=..., user_id=..., user__is_active=True).exists()` asks)."""
+    users, tokens = columns(User), columns(ApiToken)
+    return (
+        f"SELECT 1 FROM {tokens.table} JOIN {users.table}"
+        f" ON {users.table}.{users.pk_name} = {tokens.table}.user_id"
+        f" WHERE {tokens.table}.{tokens.pk_name} = %s AND {tokens.table}.user_id = %s"
+        f" AND {users.table}.is_active"
+    )
+
+
 def credential_is_valid(credential: SocketCredential) -> bool:
     """Still the same signed-in user? Sync (database); the consumer calls it in the thread of
     each move, before the move is stored."""
     if credential.token_id is not None:
-        return ApiToken.objects.filter(
-            pk=credential.token_id, user_id=credential.user_id, user__is_active=True
-        ).exists()
+        # Every socket move asks this: one hand-written statement (demineur_site.rawsql), as
+        # the REST token lookup, instead of the ORM's join built afresh each time.
+        found = run(
+            "default",
+            _token_still_valid_sql(),
+            [credential.token_id, credential.user_id],
+            fetch=True,
+        )
+        return found is not None
     if not credential.session_key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(credential.session_key)

@@ -56,3 +56,34 @@ def test_a_deactivated_account_is_nobody(alice: User) -> None:
     _, key = token_issue(user=alice)
     User.objects.filter(pk=alice.pk).update(is_active=False)
     assert user_for_token_key(key) is None
+
+
+def test_a_socket_token_credential_stands_while_the_orm_would_say_so(
+    alice: User, bob: User
+) -> None:
+    """accounts.socket_credentials.credential_is_valid (a hand-written statement) against the
+    ORM question it replaces, through revocation, another user's token and deactivation."""
+    from accounts.services import token_revoke
+    from accounts.socket_credentials import SocketCredential, credential_is_valid
+
+    token, _ = token_issue(user=alice)
+    other, _ = token_issue(user=bob)
+
+    def orm(token_id: int, user_id: int) -> bool:
+        return ApiToken.objects.filter(pk=token_id, user_id=user_id, user__is_active=True).exists()
+
+    cases = [(token.pk, alice.pk), (other.pk, alice.pk), (token.pk, bob.pk), (other.pk, bob.pk)]
+    for token_id, user_id in cases:
+        credential = SocketCredential(method="token", user_id=user_id, token_id=token_id)
+        assert credential_is_valid(credential) == orm(token_id, user_id)
+    assert credential_is_valid(
+        SocketCredential(method="token", user_id=alice.pk, token_id=token.pk)
+    )
+    User.objects.filter(pk=bob.pk).update(is_active=False)
+    assert not credential_is_valid(
+        SocketCredential(method="token", user_id=bob.pk, token_id=other.pk)
+    )
+    token_revoke(token=token)
+    assert not credential_is_valid(
+        SocketCredential(method="token", user_id=alice.pk, token_id=token.pk)
+    )
