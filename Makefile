@@ -39,9 +39,11 @@ run migrate: export DEBUG := $(or $(DEBUG),1)
 migrate: venv
 	$(PY) manage.py migrate --noinput
 
-# One command, one address: uvicorn serves the ASGI application (HTTP and WebSockets).
+# One command, one address, one process: uvicorn serves demineur_site.dev_server (HTTP through
+# Django's WSGI handler in two threads, WebSockets and the lifespan through the ASGI
+# application; chosen by measurement, docs/perf/SERVER.md).
 run: migrate
-	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.asgi:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
+	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.dev_server:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
 
 test: venv
 	$(PY) -m pytest -q

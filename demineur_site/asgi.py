@@ -1,16 +1,18 @@
 """ASGI entry point: HTTP through Django, WebSockets through Channels (docs/LIVE.md).
 
-`make run` serves both from one uvicorn process on one address. In production the same
-application serves /ws/ (and may serve everything); docs/LIVE.md describes the split layout.
+`make run` serves it for WebSockets and the lifespan, with HTTP through Django's WSGI handler
+beside it in the same process (demineur_site.dev_server, docs/perf/SERVER.md). In production
+this application serves /ws/ (and may serve everything); docs/LIVE.md describes the split.
 """
 
+import asyncio
 import os
 import warnings
 from typing import Any
 
 from django.core.asgi import get_asgi_application
 
-# WhiteNoise streams static files from a sync iterator; under ASGI (make run) Django warns on
+# WhiteNoise streams static files from a sync iterator; under ASGIHandler Django warns on
 # every file. Production serves static files from the WSGI workers, where it does not apply.
 warnings.filterwarnings(
     "ignore", message="StreamingHttpResponse must consume synchronous iterators"
@@ -22,7 +24,7 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
-from games import race_clock  # noqa: E402
+from games import events, race_clock  # noqa: E402
 from games.routing import websocket_urlpatterns  # noqa: E402
 from games.ws_auth import WebSocketAuthMiddleware  # noqa: E402
 
@@ -45,6 +47,7 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if not race_clock.started:
         # A server run without the lifespan protocol (uvicorn --lifespan off, daphne) starts
         # the clock on its first connection instead.
+        events.bind_server_loop(asyncio.get_running_loop())
         race_clock.start_in_process()
     await router(scope, receive, send)
 
@@ -53,6 +56,7 @@ async def _lifespan(receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            events.bind_server_loop(asyncio.get_running_loop())
             race_clock.start_in_process()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":

@@ -145,12 +145,40 @@ class _Breaker:
 _breaker = _Breaker()
 
 
+# The ASGI server's event loop, once it has started (bind_server_loop). With the in-memory
+# layer (`make run`), the watchers' queues belong to that loop: a publish from any other thread
+# must run there. From asgiref's threads async_to_sync finds it alone; from a plain thread
+# (the race clock) it would run the publish on a private loop, and the watcher would hear of it
+# only when something else woke the server's loop.
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def bind_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Called in the server's loop at start-up (demineur_site.asgi)."""
+    global _server_loop
+    _server_loop = loop
+
+
+def _send_in_memory(layer: InMemoryChannelLayer, group: str, message: dict[str, Any]) -> None:
+    loop = _server_loop
+    if loop is not None and loop.is_running():
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not loop:
+            future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+            future.result(PUBLISH_WAIT_SECONDS)
+            return
+    async_to_sync(layer.group_send)(group, message)
+
+
 def send_now(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
     if isinstance(layer, InMemoryChannelLayer):
-        async_to_sync(layer.group_send)(group, message)
+        _send_in_memory(layer, group, message)
         return
     if not _breaker.allows():
         return  # Redis is away: the event is dropped (counted and logged by the breaker)

@@ -183,7 +183,7 @@ def test_make_run_bounds_frames_at_the_server_too():
     """uvicorn's default --ws-max-size is 16 MiB: the development server sets the same
     limit as the consumer, so an over-long frame is dropped before it is even assembled."""
     makefile = (ROOT / "Makefile").read_text()
-    run = next(line for line in makefile.splitlines() if "uvicorn demineur_site.asgi" in line)
+    run = next(line for line in makefile.splitlines() if "uvicorn demineur_site." in line)
     found = re.search(r"--ws-max-size[ =](\d+)", run)
     assert found is not None, run
     assert int(found.group(1)) == LIMIT

@@ -1,0 +1,1 @@
+"""`make run`'s server candidates measured against each other (docs/perf/SERVER.md)."""

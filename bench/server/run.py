@@ -1,0 +1,366 @@
+"""`make run`'s server: the candidates that keep one command, one port and one process (HTTP and
+sockets together, as the in-memory channel layer needs), measured against each other.
+
+    .venv/bin/python -m bench.server.run                     # every candidate, DEBUG=1 and 0
+    .venv/bin/python -m bench.server.run --quick             # 1 round of 2 s, to try it
+    .venv/bin/python -m bench.server.run --candidates uvicorn-asgi,uvicorn-bridge --debug 1
+
+Configuration as `make run`: SQLite (a copy of one seeded file per server, under
+/tmp/server_bench_*/), no REDIS_URL (in-memory channel layer), DB_POOL=1, no access log,
+`--no-proxy-headers`, the race clock on; DEBUG=1 as `make run` sets it, and DEBUG=0. The
+throttles are raised (deploy.processes.server_env), as for every benchmark.
+
+Every server is first checked for what the product needs (bench/server/checks.py: page,
+static file, session + CSRF, a socket receiving a move made over HTTP, 413, race clock); a
+candidate that fails one is reported and not timed. Then, round-robin over every server so that
+the shared machine's noise falls on all alike: GET /healthz, GET / (the home page) and
+POST /api/games/{id}/flag with the game's token (bench/http/move.lua, on mine cells: the flag
+toggles forever), at -c1 (wrk -t1) and -c32 (wrk -t2), --seconds each, --rounds rounds;
+medians. CPU per request is the server process tree's utime + stime (/proc) over the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.http.run import TICK, busy_ticks, parse_wrk, tree_ticks
+from bench.ports import free_port
+from bench.seeding import player_with_a_started_game
+from bench.server.checks import run_checks
+from deploy.processes import ServerProcess, run_python, server_env
+
+ROOT = Path(__file__).resolve().parents[2]
+MOVE_LUA = ROOT / "bench" / "http" / "move.lua"
+HOST = "127.0.0.1"
+PORTS = range(18560, 18620)
+SECRET = "bench-server-only-secret-key-not-for-production-0123456789"
+VENV_BIN = Path(sys.executable).parent
+
+# make run's uvicorn options (Makefile, `run:`), TRUSTED_PROXIES unset.
+UVICORN = ["--no-access-log", "--no-proxy-headers", "--ws-max-size", "4096"]
+
+
+def uvicorn(app: str) -> list[str]:
+    return [str(VENV_BIN / "uvicorn"), app, "--host", HOST, "--port", "{port}", *UVICORN]
+
+
+def granian(app: str) -> list[str]:
+    return [
+        str(VENV_BIN / "granian"),
+        "--interface",
+        "asgi",
+        "--host",
+        HOST,
+        "--port",
+        "{port}",
+        "--log-level",
+        "warning",
+        app,
+    ]
+
+
+ASGI = "demineur_site.asgi:application"
+BRIDGE = "demineur_site.dev_server:application"
+CANDIDATES: dict[str, tuple[list[str], dict[str, str]]] = {
+    # a. today
+    "uvicorn-asgi": (uvicorn(ASGI), {}),
+    # b. HTTP through Django's WSGI handler in a thread pool, sockets through Channels
+    #    (demineur_site.dev_server: 2 threads; the same bridge with 4 and 8 threads)
+    "uvicorn-bridge": (uvicorn(BRIDGE), {}),
+    "uvicorn-bridge4": (uvicorn("bench.server.apps:bridge_app"), {"BENCH_BRIDGE_THREADS": "4"}),
+    "uvicorn-bridge8": (uvicorn("bench.server.apps:bridge_app"), {"BENCH_BRIDGE_THREADS": "8"}),
+    "uvicorn-a2wsgi": (uvicorn("bench.server.apps:a2wsgi_app"), {}),
+    "uvicorn-wsgitoasgi": (uvicorn("bench.server.apps:wsgitoasgi_app"), {}),
+    # c. other ASGI servers serving today's application
+    "granian-asgi": (granian(ASGI), {}),
+    "hypercorn-asgi": (
+        [str(VENV_BIN / "hypercorn"), ASGI, "--bind", f"{HOST}:{{port}}"],
+        {},
+    ),
+    "daphne-asgi": ([str(VENV_BIN / "daphne"), "-b", HOST, "-p", "{port}", "-v", "0", ASGI], {}),
+    # d. the bridge on granian
+    "granian-bridge": (granian(BRIDGE), {}),
+}
+# GET /healthz (a bare Django view: the server's and the handler's own cost), GET / (the home
+# page: template, session, CSRF cookie), POST /api/games/{id}/flag (a real move).
+WORKLOADS = ("health", "page", "flag")
+PATHS = {"health": "/healthz", "page": "/"}
+
+
+def installed(candidate: str) -> bool:
+    """The server's executable and, for a2wsgi, the package are in this venv."""
+    argv, _ = CANDIDATES[candidate]
+    if not Path(argv[0]).exists():
+        return False
+    return "a2wsgi" not in argv[1] or importlib.util.find_spec("a2wsgi") is not None
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+# --- seeding ----------------------------------------------------------------------------------
+
+
+def seed(workdir: Path, games: int) -> tuple[Path, Path]:
+    """A migrated SQLite file with `games` players, each with a started marathon game, and the
+    file of mine cells to flag ("<game> <token> <x> <y>" a line, bench/http/move.lua)."""
+    db = workdir / "seed.sqlite3"
+    env = server_env(debug=True, SQLITE_PATH=str(db))
+    done = run_python("manage.py", "migrate", "--noinput", env=env, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"migrate failed:\n{done.stderr[-2000:]}")
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    lines: list[str] = []
+    for n in range(games):
+        _, key, result = player_with_a_started_game(f"srv{n}", "marathon", 40, 20)
+        assert result.board is not None
+        for y, row in enumerate(result.board.to_ascii()):
+            lines += [f"{result.game.id} {key} {x} {y}" for x, c in enumerate(row) if c == "*"]
+        if (n + 1) % 25 == 0:
+            say(f"  seeded {n + 1}/{games} games")
+    connections.close_all()
+    with sqlite3.connect(db) as conn:  # everything in the main file before it is copied
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    random.Random(7).shuffle(lines)
+    flags = workdir / "flags.txt"
+    flags.write_text("\n".join(lines) + "\n")
+    return db, flags
+
+
+# --- servers ----------------------------------------------------------------------------------
+
+
+class Server(ServerProcess):
+    def __init__(self, candidate: str, debug: bool, workdir: Path, seed_db: Path, taken: set[int]):
+        port = free_port(PORTS, taken)
+        self.key = f"{candidate} DEBUG={int(debug)}"
+        own = workdir / f"{candidate}-d{int(debug)}"
+        own.mkdir()
+        db = own / "db.sqlite3"
+        shutil.copy(seed_db, db)
+        argv_template, extra = CANDIDATES[candidate]
+        env = server_env(
+            debug=debug,
+            SQLITE_PATH=str(db),
+            DB_POOL="1",
+            LOG_LEVEL="WARNING",
+            RACE_CLOCK="thread",
+            **extra,
+        )
+        env["PYTHONPATH"] = str(ROOT)
+        if not debug:
+            env["SECRET_KEY"] = SECRET
+        super().__init__(
+            self.key,
+            [a.replace("{port}", str(port)) for a in argv_template],
+            port=port,
+            env=env,
+            log_path=own / "server.log",
+            cwd=ROOT,
+        )
+        self.start()
+
+
+@dataclass
+class Run:
+    rps: float
+    p50: float
+    p99: float
+    cpu_us: float  # server process tree CPU per request
+    busy: float  # whole machine, cores
+    bad: int  # non-2xx + socket errors
+
+
+@dataclass
+class Results:
+    runs: dict[tuple[str, str, int], list[Run]] = field(default_factory=dict)
+
+
+def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, log: Any) -> Run:
+    threads = 1 if conns == 1 else 2
+    argv = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
+    if workload == "flag":
+        argv += ["-s", str(MOVE_LUA), f"{server.url}/", "--", "flag", str(flags), str(threads)]
+    else:
+        argv += [f"{server.url}{PATHS[workload]}"]
+    s0, m0, t0 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
+    s1, m1, t1 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
+    log.write(f"### {server.key} {' '.join(argv)}\n{out}\n")
+    log.flush()
+    f = parse_wrk(out)
+    n = max(f.requests, 1)
+    return Run(
+        rps=f.rps,
+        p50=f.p50,
+        p99=f.p99,
+        cpu_us=1e6 * (s1 - s0) / TICK / n,
+        busy=(m1 - m0) / TICK / (t1 - t0),
+        bad=f.non2xx + f.sock_errors,
+    )
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def table(res: Results, keys: list[str], conns: list[int]) -> str:
+    head = "| server | workload | c | req/s | p50 ms | p99 ms | server CPU µs/req | runs (req/s) | errors |"
+    rows = [head, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    for workload in WORKLOADS:
+        for c in conns:
+            for key in keys:
+                runs = res.runs.get((key, workload, c), [])
+                if not runs:
+                    continue
+                rows.append(
+                    f"| {key} | {workload} | {c} | {med([r.rps for r in runs]):.0f} | "
+                    f"{med([r.p50 for r in runs]):.2f} | {med([r.p99 for r in runs]):.1f} | "
+                    f"{med([r.cpu_us for r in runs]):.0f} | "
+                    f"{'/'.join(f'{r.rps:.0f}' for r in runs)} | {sum(r.bad for r in runs)} |"
+                )
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--candidates", default=",".join(CANDIDATES))
+    parser.add_argument("--debug", default="1,0", help="DEBUG values to run, e.g. 1 or 1,0")
+    parser.add_argument("--conns", default="1,32")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--quick", action="store_true", help="1 round of 2 s")
+    parser.add_argument("--check-only", action="store_true", help="the product checks, no timing")
+    parser.add_argument("--out", type=Path, help="also write the report here")
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.seconds = 1, 2
+    candidates = [c for c in args.candidates.split(",") if c]
+    unknown = set(candidates) - set(CANDIDATES)
+    if unknown:
+        raise SystemExit(f"unknown candidates {sorted(unknown)}; known: {', '.join(CANDIDATES)}")
+    missing = [c for c in candidates if not installed(c)]
+    if missing:
+        say(f"not installed, skipped: {', '.join(missing)} (pip install granian hypercorn a2wsgi)")
+        candidates = [c for c in candidates if c not in missing]
+    debugs = [d == "1" for d in args.debug.split(",")]
+    conns = [int(c) for c in args.conns.split(",")]
+    workloads = [w for w in args.workloads.split(",") if w]
+    if shutil.which("wrk") is None and not args.check_only:
+        raise SystemExit("needs wrk")
+
+    workdir = Path(f"/tmp/server_bench_{time.strftime('%Y%m%d-%H%M%S')}")
+    workdir.mkdir()
+    say(f"bench/server: logs and wrk output in {workdir}; load {load()}")
+    say(f"1. Seeding {args.games} marathon games on SQLite")
+    seed_db, flags = seed(workdir, args.games)
+    taken: set[int] = set()
+    servers: list[Server] = []
+    res = Results()
+    checks: dict[str, list[tuple[str, bool, str]]] = {}
+    log = (workdir / "wrk.log").open("w")
+    try:
+        for candidate in candidates:
+            for debug in debugs:
+                servers.append(Server(candidate, debug, workdir, seed_db, taken))
+        say(f"2. Checking {len(servers)} servers for what the product needs")
+        timed: list[Server] = []
+        for n, server in enumerate(servers):
+            try:
+                server.wait_answering("/healthz", 60)
+            except RuntimeError as exc:
+                say(f"  {server.key}: did not start: {exc}")
+                checks[server.key] = [("start", False, str(exc)[-300:])]
+                continue
+            checks[server.key] = run_checks(server.port, f"{n}x{random.randrange(10**6)}")
+            failed = [f"{name} ({detail})" for name, ok, detail in checks[server.key] if not ok]
+            say(
+                f"  {server.key}: "
+                + ("all checks pass" if not failed else "FAILED " + "; ".join(failed))
+            )
+            if not failed:
+                timed.append(server)
+        if not args.check_only:
+            say("3. Warm-up, 1 s each")
+            for server in timed:
+                for workload in workloads:
+                    wrk(server, workload, 8, 1, flags, log)
+            total = args.rounds * len(workloads) * len(conns) * len(timed)
+            say(
+                f"4. {args.rounds} rounds x {workloads} x c{conns} x {len(timed)} servers, "
+                f"{args.seconds:g} s each ({total * args.seconds / 60:.0f} min); load {load()}"
+            )
+            for r in range(args.rounds):
+                for workload in workloads:
+                    for c in conns:
+                        for server in timed:
+                            run = wrk(server, workload, c, args.seconds, flags, log)
+                            res.runs.setdefault((server.key, workload, c), []).append(run)
+                            say(
+                                f"  round {r + 1} {workload:>4} c{c:<2} {server.key:<28} "
+                                f"{run.rps:6.0f} req/s  p50 {run.p50:6.2f}  p99 {run.p99:6.1f} ms  "
+                                f"server {run.cpu_us:5.0f} µs/req  busy {run.busy:.2f}  "
+                                f"errors {run.bad}  load {os.getloadavg()[0]:.2f}"
+                            )
+    finally:
+        for server in servers:
+            server.stop()
+        log.close()
+    lines = [
+        f"bench/server, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
+        f"{args.rounds} x {args.seconds:g} s, {args.games} games; load after {load()}",
+        "",
+        "Checks: " + "; ".join(
+            f"{key}: {'ok' if all(ok for _, ok, _ in c) else 'FAILED'}" for key, c in checks.items()
+        ),
+        "",
+        table(res, [s.key for s in servers], conns),
+    ]  # fmt: skip
+    text = "\n".join(lines)
+    (workdir / "report.md").write_text(text + "\n")
+    (workdir / "runs.json").write_text(
+        json.dumps(
+            {
+                "checks": checks,
+                "runs": {
+                    " | ".join(map(str, k)): [vars(r) for r in v] for k, v in res.runs.items()
+                },
+            },
+            indent=1,
+        )
+    )
+    if args.out:
+        args.out.write_text(text + "\n")
+    say("\n" + text)
+
+
+if __name__ == "__main__":
+    main()
