@@ -60,7 +60,7 @@ typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
 
-bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-load
+bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-load bench-server
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -87,6 +87,12 @@ bench-http: venv
 .PHONY: bench-load
 bench-load: venv
 	$(PY) -m bench.load.run
+
+# make run's server (one process, one port) against Django's ASGI handler and daphne, on SQLite
+# as make run (docs/perf/SERVER.md; every candidate: python -m bench.server.run, ~30 min).
+.PHONY: bench-server
+bench-server: venv
+	$(PY) -m bench.server.run --candidates uvicorn-asgi,uvicorn-bridge,daphne-asgi --debug 1
 
 # Reliability (docs/RELIABILITY.md): bots on gunicorn + uvicorn with a private PostgreSQL and
 # Redis for SOAK_MINUTES (30), memory and connections sampled; then the crash test
