@@ -8,14 +8,17 @@ accounts.leaderboards.
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
+from .leaderboards import maintain_boards
 from .models import BoardPool, PersonalRecord, PlayerStats, RecordKind
 from .records import (
     GameEnd,
@@ -148,6 +151,32 @@ def _update_chains(
         PersonalRecord.objects.bulk_create(added)
 
 
+# How often one process moves a level's board anchors (accounts.leaderboards.maintain_boards),
+# after a game end of that level has committed.
+MAINTAIN_EVERY_S = 30.0
+_maintained: dict[tuple[str, str], float] = {}
+_log = logging.getLogger(__name__)
+
+
+def _maintain_boards_soon(*, level: str, pool: str) -> None:
+    """After the commit, at most every MAINTAIN_EVERY_S per (level, pool) and process: move
+    the rolling periods' anchors and fold the board counts (short transactions of their own,
+    holding nothing else, so they cannot deadlock with a game end)."""
+    now = time.monotonic()
+    last = _maintained.get((level, pool))
+    if last is not None and now - last < MAINTAIN_EVERY_S:
+        return
+    _maintained[(level, pool)] = now
+
+    def run() -> None:
+        try:
+            maintain_boards(level=level, pool=pool)
+        except DatabaseError:  # the boards stay exact without it, only slower to read
+            _log.exception("maintain_boards(%s, %s) failed", level, pool)
+
+    transaction.on_commit(run)
+
+
 def _game_end(
     *,
     won: bool,
@@ -224,6 +253,8 @@ def record_game_end(
         _save_summary(row, after, pool=pool, at=ended_at)
         if won and end.ranked:
             _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
+    if bucket != "custom" and pool != BoardPool.NONE:
+        _maintain_boards_soon(level=bucket, pool=pool)
     return result or None
 
 
