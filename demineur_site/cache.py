@@ -52,8 +52,9 @@ class _OneClientPerPool(RedisCacheClient):
     """Django's client builds a new `redis.Redis` for every cache call, and redis-py's
     constructor sets up its response callbacks each time: about a third of what a throttle
     check cost per request in the move endpoint's profile (docs/PERFORMANCE.md). A `Redis`
-    object is safe to share between threads (it takes a connection from its pool per
-    command), so one per pool serves every call."""
+    object is safe to share between threads, so one per pool serves every call; it keeps one
+    connection of its own (a lock makes threads take turns on it), since taking a connection
+    from redis-py's pool checks it for unread input with a system call on every command."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -63,7 +64,11 @@ class _OneClientPerPool(RedisCacheClient):
         index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
-            client = self._clients[index] = super().get_client(key, write=write)
+            # One connection held by the client (redis-py guards it with a lock), instead of
+            # a connection taken from the pool and checked for stray input on every command.
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._client(connection_pool=pool, single_connection_client=True)  # type: ignore[attr-defined]
+            self._clients[index] = client
         return client
 
 
