@@ -128,6 +128,10 @@ def seed(workdir: Path, games: int) -> tuple[Path, Path]:
     if done.returncode != 0:
         raise SystemExit(f"migrate failed:\n{done.stderr[-2000:]}")
     os.environ.update(env)
+    # make run's configuration: this process seeds the SQLite file, whatever the caller's
+    # environment says (a DATABASE_URL there would seed another database than the servers').
+    for name in ("DATABASE_URL", "DATABASE_REPLICA_URL", "REDIS_URL", "REDIS_URLS"):
+        os.environ.pop(name, None)
     import django
 
     django.setup()
