@@ -85,9 +85,15 @@ def open_settings(page: Any) -> None:
 
 def saved(page: Any, action: Any) -> None:
     """Do `action` on the settings page and wait until it is saved."""
-    before = page.locator("#settings-form").get_attribute("data-saved")
+    form = page.locator("#settings-form")
+    before = form.get_attribute("data-saved")
     action()
-    expect(page.locator("#settings-form")).not_to_have_attribute("data-saved", before or "")
+    if before is None:
+        # The page's first save: wait for the mark to appear (an absent attribute already
+        # passes "not to have the value ''", which let the test go on before the save ended).
+        expect(form).to_have_attribute("data-saved", re.compile(r"^\d+$"))
+    else:
+        expect(form).not_to_have_attribute("data-saved", before)
 
 
 def set_theme(page: Any, theme: str) -> None:
