@@ -50,6 +50,31 @@ def lock_game(game_id: Any) -> Game | None:
     return None if row is None else _games().instance(row)
 
 
+def move_by_client_id(game: Game, client_move_id: str) -> Move | None:
+    """The game's move sent with this `client_move_id`, if any: what
+    `Move.objects.filter(game=game, client_move_id=...).first()` finds (the pair is unique).
+    The site sends a client_move_id with every move, so this runs on most moves."""
+    connection = connections[ALIAS]
+    moves = columns(Move, ALIAS)
+    game_key = Move._meta.get_field("game").get_db_prep_value(game.pk, connection)
+    sql = _move_by_client_id_sql(connection.vendor)
+    row = run(ALIAS, sql, [game_key, client_move_id], fetch=True)
+    if row is None:
+        return None
+    move = moves.instance(row)
+    move.game = game  # the locked game: no query when the replay reads it
+    return move
+
+
+@cache
+def _move_by_client_id_sql(vendor: str) -> str:
+    moves = columns(Move, ALIAS)
+    return (
+        f"SELECT {moves.select_list} FROM {moves.table}"
+        f" WHERE {moves.table}.game_id = %s AND {moves.table}.client_move_id = %s"
+    )
+
+
 def save_game(game: Game) -> None:
     """Every column of the game back to its row (what `game.save()` writes)."""
     _games().update(game)

@@ -239,7 +239,7 @@ def game_move(
     def replay(game: Game) -> MoveResult | None:
         if client_move_id is None:
             return None
-        previous = Move.objects.filter(game=game, client_move_id=client_move_id).first()
+        previous = move_store.move_by_client_id(game, client_move_id)
         if previous is None:
             return None
         return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)

@@ -238,3 +238,21 @@ def test_the_statements_run_alike_bound_on_the_server_or_the_client(
     assert list(Move.objects.filter(game=game).values_list("seq", flat=True)) == list(range(1, 9))
     with pytest.raises(IntegrityError), transaction.atomic():  # Django's error, as the ORM's
         move_store.insert_move(Move(game=raw, seq=8, action="flag", x=0, y=0, at_ms=1))
+
+
+def test_a_move_found_by_its_client_move_id_is_the_orms(alice: User) -> None:
+    game = services.game_create(player=alice, level="beginner")
+    services.game_move(
+        game_id=game.id, player=alice, action="reveal", x=4, y=4, client_move_id="first-tap"
+    )
+    other = services.game_create(player=alice, level="expert")
+    with transaction.atomic():
+        locked = move_store.lock_game(game.id)
+        assert locked is not None
+        found = move_store.move_by_client_id(locked, "first-tap")
+        assert move_store.move_by_client_id(locked, "never-sent") is None
+        assert move_store.move_by_client_id(other, "first-tap") is None  # another game's ids
+    assert found is not None
+    orm = Move.objects.get(game=game, client_move_id="first-tap")
+    assert _values(found) == _values(orm)
+    assert found.game is locked
