@@ -363,19 +363,33 @@ def wrk(
 ) -> Run:
     argv = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--latency", "-s", script[0]]
     argv += [f"http://{HOST}:{server.port}/", "--", *script[1:]]
-    s0, m0, t0 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
-    s1, m1, t1 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
+    out, measured = run_measured(server.pid, argv, seconds)
     log.write(f"### {server.name} {' '.join(argv)}\n{out}\n")
     log.flush()
     figures = parse_wrk(out)
     n = max(figures.requests, 1)
     return Run(
         **vars(figures),
-        server_us=1e6 * (s1 - s0) / TICK / n,
-        total_us=1e6 * (m1 - m0) / TICK / n,
-        busy_cores=(m1 - m0) / TICK / (t1 - t0),
+        server_us=1e6 * measured.server_s / n,
+        total_us=1e6 * measured.machine_s / n,
+        busy_cores=measured.machine_s / measured.elapsed_s,
     )
+
+
+@dataclass
+class Measured:
+    server_s: float  # CPU seconds of the server's process tree
+    machine_s: float  # busy CPU seconds of the whole machine
+    elapsed_s: float
+
+
+def run_measured(pid: int, argv: list[str], seconds: float) -> tuple[str, Measured]:
+    """Run a load generator (its stdout returned) and the CPU the server `pid` and the whole
+    machine spent meanwhile."""
+    s0, m0, t0 = tree_ticks(pid), busy_ticks(), time.monotonic()
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
+    s1, m1, t1 = tree_ticks(pid), busy_ticks(), time.monotonic()
+    return out, Measured((s1 - s0) / TICK, (m1 - m0) / TICK, t1 - t0)
 
 
 class Scripts:

@@ -29,14 +29,13 @@ import random
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.http.run import TICK, busy_ticks, parse_wrk, tree_ticks
+from bench.http.run import parse_wrk, run_measured
 from bench.ports import free_port
 from bench.seeding import player_with_a_started_game
 from bench.server.checks import run_checks
@@ -210,9 +209,7 @@ def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, 
         argv += ["-s", str(MOVE_LUA), f"{server.url}/", "--", "flag", str(flags), str(threads)]
     else:
         argv += [f"{server.url}{PATHS[workload]}"]
-    s0, m0, t0 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
-    s1, m1, t1 = tree_ticks(server.pid), busy_ticks(), time.monotonic()
+    out, measured = run_measured(server.pid, argv, seconds)
     log.write(f"### {server.key} {' '.join(argv)}\n{out}\n")
     log.flush()
     f = parse_wrk(out)
@@ -221,8 +218,8 @@ def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, 
         rps=f.rps,
         p50=f.p50,
         p99=f.p99,
-        cpu_us=1e6 * (s1 - s0) / TICK / n,
-        busy=(m1 - m0) / TICK / (t1 - t0),
+        cpu_us=1e6 * measured.server_s / n,
+        busy=measured.machine_s / measured.elapsed_s,
         bad=f.non2xx + f.sock_errors,
     )
 
