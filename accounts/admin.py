@@ -1,5 +1,5 @@
 """Staff view of accounts: kind and fair-play standing. Flagging goes through
-games.fairplay.account_flag so that the account's rows leave every board at once."""
+games.play.fairplay.account_flag so that the account's rows leave every board at once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from .models import User
+from accounts.models import User
 
 
 @admin.register(User)
@@ -24,7 +24,7 @@ class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
 
     @admin.action(description="Flag: none of these accounts' games rank again")
     def flag_accounts(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        from games.fairplay import account_flag
+        from games.play.fairplay import account_flag
 
         for user in queryset:
             account_flag(user=user, staff=request.user)  # type: ignore[arg-type]

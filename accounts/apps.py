@@ -6,8 +6,7 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from accounts import schema  # noqa: F401  (registers the OpenAPI auth extension)
         from demineur_site import db_health
-
-        from . import schema  # noqa: F401  (registers the OpenAPI auth extension)
 
         db_health.connect()  # the project's only start-up hook for the database layer

@@ -10,9 +10,8 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from accounts.models import ApiToken, User, hash_token_key
 from demineur_site.rawsql import columns, run
-
-from .models import ApiToken, User, hash_token_key
 
 # last_used_at is refreshed at most this often, so that a bot's moves cost no extra write.
 LAST_USED_RESOLUTION = timedelta(hours=1)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 
 from games.engine import LEVELS
 
@@ -98,7 +99,7 @@ CHAIN_START = datetime(1970, 1, 1, tzinfo=UTC)
 
 class PlayerStats(models.Model):
     """One player's statistics at one level (or the `custom` bucket), kept up to date by
-    accounts.stats.record_game_end in the transaction that ends each game, and never
+    accounts.standings.stats.record_game_end in the transaction that ends each game, and never
     recomputed from the games on read. Also the source of the streak leaderboards."""
 
     user = models.ForeignKey(
@@ -241,3 +242,34 @@ class PersonalRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.level} {self.kind} {self.score} @ {self.achieved_at}"
+
+
+class RaceRating(models.Model):
+    """A player's race rating for one level (accounts.standings.ratings: openskill's Plackett-Luce), with
+    their race statistics. `pool` is the board pool (human, bot; none once flagged)."""
+
+    player = models.ForeignKey(User, on_delete=models.CASCADE, related_name="race_ratings")
+    level = models.CharField(max_length=16)
+    pool = models.CharField(max_length=5)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField()  # round(mu): what is shown and ranked
+    races = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    podiums = models.PositiveIntegerField(default=0)
+    rated_races = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "games_racerating"  # moved from the games app without touching its table
+        constraints = [
+            models.UniqueConstraint(fields=["player", "level"], name="race_rating_once"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["level", "pool", "-rating", "updated_at", "player"], name="race_board"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.level} {self.rating}"

@@ -8,8 +8,8 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
-from .models import User
-from .services import is_reserved_username
+from accounts.models import User
+from accounts.services import is_reserved_username
 
 
 class StrictCharField(serializers.CharField):

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
+from accounts import socket_credentials
+from accounts.models import AccountKind, ApiToken, User
 from demineur_site.errors import DomainError
-
-from . import socket_credentials
-from .models import AccountKind, ApiToken, User
 
 # Guest names: this prefix and GUEST_NAME_LENGTH characters of GUEST_NAME_ALPHABET, e.g.
 # `guest-7f3k2q`. Sign-up refuses every name that starts with the prefix (any case), so a
@@ -51,24 +51,30 @@ def guest_create() -> User:
     raise RuntimeError("no free guest name")  # 36**6 names: not reached in practice
 
 
+# "Has this account played?" is a question about games, which accounts never imports: the
+# doors pass games.play.selectors.has_played, and it is asked under the player's row lock.
+HasPlayed = Callable[[User], bool]
+
+
 def guest_sign_up(
-    *, guest: User, username: str, password: str, email: str = "", kind: str = AccountKind.HUMAN
+    *,
+    guest: User,
+    username: str,
+    password: str,
+    has_played: HasPlayed,
+    email: str = "",
+    kind: str = AccountKind.HUMAN,
 ) -> User:
     """Signing up from a guest session: the guest account itself becomes the player's account
     (name, password, email, kind), so its games, statistics and race entries stay attached.
     The games it played as a guest stay unranked (`guest`, fixed at their creation). `bot`
     follows the rule of account_set_kind: only for an account that has not played yet."""
-    from games.models import Game, GameState  # accounts never imports games at module level
-
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=guest.pk)
         if locked.kind != AccountKind.GUEST:
             # The same session signed up a moment ago (a second click): a new account.
             return user_register(username=username, password=password, email=email, kind=kind)
-        if (
-            kind == AccountKind.BOT
-            and Game.objects.filter(player=locked).exclude(state=GameState.NEW).exists()
-        ):
+        if kind == AccountKind.BOT and has_played(locked):
             raise DomainError(
                 "account_has_games",
                 "An account can change its kind only before its first game.",
@@ -81,20 +87,18 @@ def guest_sign_up(
     return locked
 
 
-def account_set_kind(*, user: User, kind: str) -> User:
+def account_set_kind(*, user: User, kind: str, has_played: HasPlayed) -> User:
     """`human` <-> `bot`, only before the account's first game (RULES.md, Fair play): a game
     counts as played from its first tap, so an untapped game does not stop the change, and
     the kind at each game's end is the one that ranks it. The player's row lock orders this
     against a game creation; a first tap racing it is the same request order a player sees."""
-    from games.models import Game, GameState  # accounts never imports games at module level
-
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
         if locked.kind == AccountKind.GUEST:
             raise DomainError("guest_account", "A guest account becomes a player by signing up.")
         if locked.kind == kind:
             return locked
-        if Game.objects.filter(player=locked).exclude(state=GameState.NEW).exists():
+        if has_played(locked):
             raise DomainError(
                 "account_has_games",
                 "An account can change its kind only before its first game.",

@@ -7,17 +7,16 @@ API.md, Fine points: "Revoking a token (or signing out) closes every socket it o
   (the key itself never leaves the session store: it is what the cookie carries).
 * Revoking a token or signing out sends one ``auth.kick`` message to that group after the
   transaction commits; each consumer answers with one ``error`` (401
-  ``authentication_failed``) and closes with code 4401 (games.consumers).
+  ``authentication_failed``) and closes with code 4401 (games.live.consumers).
 * Channel-layer messages are fire-and-forget (Redis Pub/Sub), so the consumer also checks,
   before each move it stores, that its credential still exists (`credential_is_valid`): a
   move sent after the revocation committed is refused even if the kick is lost or late.
 
-Nothing here imports the games app; games.ws_auth and games.consumers import this module.
+Nothing here imports the games app; games.live.auth and games.live.consumers import this module.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import hashlib
 import logging
@@ -25,21 +24,17 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
-from django.db import transaction
 from django.utils.crypto import constant_time_compare
 
+from accounts.models import ApiToken, User
+from demineur_site import publish
 from demineur_site.rawsql import columns, run
-
-from .models import ApiToken, User
 
 log = logging.getLogger(__name__)
 
 KICK_TYPE = "auth.kick"  # dispatched to the consumers' auth_kick()
-KICK_WAIT_SECONDS = 2.0
 REASON_TOKEN_REVOKED = "token_revoked"
 REASON_SIGNED_OUT = "signed_out"
 
@@ -55,7 +50,7 @@ def session_group(session_key: str) -> str:
 
 @dataclass(frozen=True)
 class SocketCredential:
-    """How a socket signed in, decided once at the handshake (games.ws_auth)."""
+    """How a socket signed in, decided once at the handshake (games.live.auth)."""
 
     method: str  # "token" or "session"
     user_id: int
@@ -112,28 +107,12 @@ def credential_is_valid(credential: SocketCredential) -> bool:
     return bool(stored_hash) and any(constant_time_compare(stored_hash, h) for h in hashes)
 
 
-def _kick_now(group: str, reason: str) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-
-    async def send() -> None:
-        await asyncio.wait_for(
-            layer.group_send(group, {"type": KICK_TYPE, "reason": reason}), KICK_WAIT_SECONDS
-        )
-
-    try:
-        # Rare (a revocation, a sign-out): a short-lived loop is fine here. Under ASGI it runs
-        # on the server's loop, under a WSGI worker on a fresh one whose layer closes with it.
-        async_to_sync(send)()
-    except Exception as exc:  # the revocation stands; the consumer's per-move check remains
-        log.warning("closing the sockets of a revoked credential failed: %r", exc)
-
-
 def kick_on_commit(group: str, reason: str) -> None:
     """Close every socket of `group` once the current transaction commits (at once outside
-    one)."""
-    transaction.on_commit(lambda: _kick_now(group, reason))
+    one), through the one publisher (its breaker; never silenced by LIVE_EVENTS). If the kick
+    cannot be sent the revocation still stands: the consumer re-checks the credential on
+    every move."""
+    publish.on_commit(group, {"type": KICK_TYPE, "reason": reason}, live=False)
 
 
 def kick_token_sockets(token_id: int) -> None:

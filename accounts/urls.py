@@ -1,6 +1,6 @@
 from django.urls import re_path
 
-from . import views
+from accounts import views
 
 urlpatterns = [
     re_path(r"^auth/register/?$", views.RegisterView.as_view(), name="api-register"),

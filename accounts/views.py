@@ -16,13 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from demineur_site.api_errors import ApiError
-from demineur_site.errors import DomainError
-
-from . import services
-from .authentication import GuestSessionAuthentication, SessionAuthentication401
-from .models import AccountKind, ApiToken, User
-from .serializers import (
+from accounts import services
+from accounts.authentication import GuestSessionAuthentication, SessionAuthentication401
+from accounts.models import AccountKind, ApiToken, User
+from accounts.serializers import (
     CredentialsSerializer,
     RegisteredSerializer,
     RegisterSerializer,
@@ -30,7 +27,10 @@ from .serializers import (
     TokenCreateSerializer,
     TokenSerializer,
 )
-from .throttles import AuthAddressThrottle, SignInUsernameThrottle
+from accounts.throttles import AuthAddressThrottle, SignInUsernameThrottle
+from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
+from games.play.selectors import has_played
 
 
 def _user_from_credentials(request: Request) -> User:
@@ -47,7 +47,7 @@ def _user_from_credentials(request: Request) -> User:
             username=data.validated_data["username"], kind=AccountKind.GUEST
         ).exists():
             raise _guest_refused()
-        raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        raise ApiError("invalid_credentials", "Wrong username or password.")
     return user
 
 
@@ -92,7 +92,9 @@ class RegisterView(APIView):
         }
         try:
             if _is_guest(request.user):
-                user = services.guest_sign_up(guest=cast(User, request.user), **fields)
+                user = services.guest_sign_up(
+                    guest=cast(User, request.user), has_played=has_played, **fields
+                )
                 # The password changed: keep this session signed in (as the same account).
                 update_session_auth_hash(request._request, user)
             else:
@@ -123,7 +125,7 @@ class GuestView(APIView):
         if request.user.is_authenticated:
             if _is_guest(request.user):
                 return Response(_who(request.user))
-            raise ApiError(409, "already_signed_in", "Signed in already: guests are for visitors.")
+            raise ApiError("already_signed_in", "Signed in already: guests are for visitors.")
         SessionAuthentication401().enforce_csrf(request)  # a cross-site form gets no guest
         guest = services.guest_create()
         login(request._request, guest)
@@ -157,11 +159,9 @@ class TokenView(APIView):
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError(
-                401, "not_authenticated", "Authentication credentials were not provided."
-            )
+            raise ApiError("not_authenticated", "Authentication credentials were not provided.")
         if not isinstance(request.auth, ApiToken):
-            raise ApiError(400, "no_token", "This request was not authenticated with a token.")
+            raise ApiError("no_token", "This request was not authenticated with a token.")
         services.token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -218,7 +218,7 @@ class TokenDetailView(APIView):
     def delete(self, request: Request, token_id: int) -> Response:
         token = ApiToken.objects.filter(user=cast(User, request.user), pk=token_id).first()
         if token is None:
-            raise ApiError(404, "not_found", "No such token.")
+            raise ApiError("not_found", "No such token.")
         services.token_revoke(token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -233,7 +233,7 @@ class SessionView(APIView):
     @extend_schema(request=None, responses={200: RegisteredSerializer}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError(401, "not_authenticated", "Not signed in.")
+            raise ApiError("not_authenticated", "Not signed in.")
         user = request.user
         return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
 
@@ -276,7 +276,7 @@ class SettingsView(APIView):
     @extend_schema(request=None, responses={200: SettingsSerializer, 401: None}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError(401, "not_authenticated", "Not signed in.")
+            raise ApiError("not_authenticated", "Not signed in.")
         return Response(services.settings_of(request.user))
 
     @extend_schema(
@@ -286,7 +286,7 @@ class SettingsView(APIView):
     )
     def patch(self, request: Request) -> Response:
         if not request.user.is_authenticated:
-            raise ApiError(401, "not_authenticated", "Not signed in.")
+            raise ApiError("not_authenticated", "Not signed in.")
         data = SettingsSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from games.services import MoveResult
+    from games.play.services import MoveResult
 
 
 def player_with_a_started_game(
@@ -16,7 +16,7 @@ def player_with_a_started_game(
     at (x, y): the player, the token's key and the reveal's result."""
     from accounts.models import User
     from accounts.services import token_issue
-    from games import services
+    from games.play import services
 
     user = User(username=username)
     user.set_unusable_password()

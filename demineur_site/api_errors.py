@@ -47,6 +47,25 @@ STATUS_BY_CODE: dict[str, int] = {
     "race_needs_players": 409,
     "race_game": 409,
     "not_in_race": 409,
+    # The doors' own refusals (ApiError): paging, sign-in, frames, limits, outages.
+    "malformed_json": 400,
+    "frame_too_large": 400,
+    "invalid_page": 400,
+    "invalid_page_size": 400,
+    "invalid_around": 400,
+    "no_token": 400,
+    "authentication_failed": 401,
+    "invalid_credentials": 401,
+    "forbidden": 403,
+    "csrf_failed": 403,
+    "method_not_allowed": 405,
+    "already_signed_in": 409,
+    "payload_too_large": 413,
+    "unsupported_media_type": 415,
+    "throttled": 429,
+    "too_many_sockets": 429,
+    "server_error": 500,
+    "service_unavailable": 503,
 }
 
 
@@ -60,14 +79,13 @@ def status_of(exc: DomainError | ApiError) -> int:
 
 
 class ApiError(exceptions.APIException):
-    """An error of the doors themselves, with an explicit status: paging, throttling, a frame
-    too large, a server error. Domain code raises DomainError instead."""
+    """An error of the doors themselves: paging, throttling, a frame too large, a server error.
+    Its status is its code's in STATUS_BY_CODE, like a domain error's (an unlisted code is a
+    KeyError: every code has its one status in the table). Domain code raises DomainError."""
 
-    def __init__(
-        self, status_code: int, code: str, message: str, details: dict[str, Any] | None = None
-    ) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(detail=message, code=code)
-        self.status_code = status_code
+        self.status_code = STATUS_BY_CODE[code]
         self.code = code
         self.message = message
         self.details = details or {}
@@ -75,6 +93,19 @@ class ApiError(exceptions.APIException):
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def socket_error(
+    code: str, message: str, details: dict[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A socket `error` frame: the REST error body plus `status`, the HTTP status the same
+    refusal has over REST, so that a client keeps no copy of STATUS_BY_CODE."""
+    return {
+        "type": "error",
+        "status": status_for(code),
+        **extra,
+        **error_body(code, message, details),
+    }
 
 
 _DEFAULT_CODES: dict[type[exceptions.APIException], str] = {

@@ -23,16 +23,17 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from demineur_site import publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
-from games import events, race_clock  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
-from games.ws_auth import WebSocketAuthMiddleware  # noqa: E402
+from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.races import clock as race_clock  # noqa: E402
 
 router = ProtocolTypeRouter(
     {
         # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
         "http": BodySizeLimitASGI(django_http),
-        # Token, or session cookie with this site's Origin, or anonymous read-only (games.ws_auth).
+        # Token, or session cookie with this site's Origin, or anonymous read-only (games.live.auth).
         "websocket": WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns)),
     }
 )
@@ -40,14 +41,14 @@ router = ProtocolTypeRouter(
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """The router, plus the ASGI lifespan: the race clock starts with the server and stops
-    with it (games.race_clock; RACE_CLOCK=off leaves it to `manage.py race_clock`)."""
+    with it (games.races.clock; RACE_CLOCK=off leaves it to `manage.py race_clock`)."""
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
         return
     if not race_clock.started:
         # A server run without the lifespan protocol (uvicorn --lifespan off, daphne) starts
         # the clock on its first connection instead.
-        events.bind_server_loop(asyncio.get_running_loop())
+        publish.bind_server_loop(asyncio.get_running_loop())
         race_clock.start_in_process()
     await router(scope, receive, send)
 
@@ -56,7 +57,7 @@ async def _lifespan(receive: Any, send: Any) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
-            events.bind_server_loop(asyncio.get_running_loop())
+            publish.bind_server_loop(asyncio.get_running_loop())
             race_clock.start_in_process()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":

@@ -13,7 +13,7 @@ With a replica:
 * **Reads that may lag** -- leaderboards, profiles, game lists -- are marked by their selector
   (``with lagging_reads():`` or ``.using(read_alias())``) and go to the replica. Any other ORM
   read goes to the primary: a read is on the replica only because someone decided it may lag.
-  A game (``games.selectors.game_get``) and its moves are always read on the primary: their
+  A game (``games.play.selectors.game_get``) and its moves are always read on the primary: their
   reader compares them with the live events' ``seq``.
 * **Read-your-own-writes**: the player who just wrote must not see the replica's past. The
   middleware identifies the client by its credential (the ``Authorization`` token or the

@@ -10,7 +10,7 @@ which the ASGI side sends.
 
 The pool threads are asgiref's `sync_to_async(thread_sensitive=False)` threads on purpose:
 they know the server's event loop, so with the in-memory channel layer (no REDIS_URL) a move's
-`async_to_sync(group_send)` (games.events) runs on that loop, where the watchers' sockets wait
+`async_to_sync(group_send)` (demineur_site.publish) runs on that loop, where the watchers' sockets wait
 (a WSGI bridge with threads of its own would publish on a private loop that nobody reads).
 
 Answers are buffered, not streamed: the site streams nothing but WhiteNoise's static files,
@@ -30,7 +30,7 @@ from django.core.handlers.wsgi import WSGIHandler
 
 from demineur_site import asgi as full_asgi  # sets Django up first; sockets and the lifespan
 from demineur_site.middleware import BodySizeLimitASGI
-from games import race_clock
+from games.races import clock as race_clock
 
 # Threads running Django views at once. Two, measured (docs/perf/SERVER.md): on SQLite, writes
 # take the file's lock and every further writer waits in SQLite's busy handler, so more threads

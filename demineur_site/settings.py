@@ -301,7 +301,7 @@ GAME_IDLE_HOURS = env_int("GAME_IDLE_HOURS", 24)
 # Messages a player may send over one game socket: a second on average, and in a burst.
 WS_MESSAGES_PER_SECOND = env_int("WS_MESSAGES_PER_SECOND", 50)
 WS_MESSAGES_BURST = env_int("WS_MESSAGES_BURST", 100)
-# The WebSocket edge (games.socket_guard): the largest frame read (a move is under 200 bytes;
+# The WebSocket edge (games.live.guard): the largest frame read (a move is under 200 bytes;
 # keep uvicorn's --ws-max-size the same), and open sockets per account and per address
 # (0 turns a cap off; the count is shared through Redis when REDIS_URL is set).
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 4096)
@@ -315,13 +315,13 @@ if GAME_TEST_SEED and not DEBUG:
     )
 
 # Measurement switch, not a feature: LIVE_EVENTS=0 publishes nothing, so bench/live can price
-# the publish on the move endpoint (games.events). Always on in real deployments.
+# the publish on the move endpoint (games.play.events). Always on in real deployments.
 LIVE_EVENTS = env_bool("LIVE_EVENTS", True)
 
-# The race clock (games.race_clock, docs/RACES.md): countdowns, starts and time limits happen
+# The race clock (games.races.clock, docs/RACES.md): countdowns, starts and time limits happen
 # on the server without waiting for a request. `thread` runs it inside every ASGI process
 # (make run, the live workers); `off` leaves it to `manage.py race_clock` (or, in tests, to
-# calls of games.races.race_clock_tick with a controlled clock). Several clocks are safe.
+# calls of games.races.services.race_clock_tick with a controlled clock). Several clocks are safe.
 RACE_CLOCK = env_str("RACE_CLOCK", "thread")
 if RACE_CLOCK not in ("thread", "off"):
     raise ImproperlyConfigured(f"RACE_CLOCK is `thread` or `off`, not {RACE_CLOCK!r}.")
@@ -341,7 +341,7 @@ RACE_TIME_LIMITS_S = env_levels(
 )
 
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
-# A human's won game beyond any of these limits is held for review (games.fairplay). The
+# A human's won game beyond any of these limits is held for review (games.play.fairplay). The
 # shipped defaults stay readable here (tests/fairplay restores them); the environment may
 # replace any of them.
 FAIRPLAY_DEFAULTS: dict[str, Any] = {

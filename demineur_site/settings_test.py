@@ -4,14 +4,14 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
-# Race tests drive the race clock themselves (games.races.race_clock_tick); the servers the
+# Race tests drive the race clock themselves (games.races.services.race_clock_tick); the servers the
 # suite starts (tests/support/services.py) run it as production does.
 os.environ.setdefault("RACE_CLOCK", "off")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
 # Tests play at machine speed: the superhuman limits stay out of their way, and
-# tests/fairplay sets the shipped defaults back (games.fairplay.DEFAULTS) to test them.
+# tests/fairplay sets the shipped defaults back (games.play.fairplay.DEFAULTS) to test them.
 os.environ.setdefault("FAIRPLAY_MAX_MOVES_PER_SECOND", "1000000")
 os.environ.setdefault("FAIRPLAY_MIN_MEDIAN_INTERVAL_MS", "0")
 os.environ.setdefault("FAIRPLAY_MIN_INTERVAL_VARIATION", "-1")

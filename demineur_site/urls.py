@@ -12,8 +12,6 @@ urlpatterns = [
     re_path(r"^api/docs/?$", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.api.urls")),
-    path("api/", include("games.api.race_urls")),  # before the boards: .../{level}/races
-    path("api/", include("games.api.leaderboard_urls")),
     # Any other /api/ path is a JSON 404, in DEBUG too (Django's debug 404 page is HTML).
     re_path(r"^api/", api_errors.api_not_found),
     # Staff only: fair-play reviews and flagged accounts (docs/FAIRPLAY.md).

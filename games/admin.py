@@ -2,7 +2,7 @@
 
 Staff open a review, look at the findings and the replay, and take one of two actions:
 *clear* (the game ranks) or *confirm* (the account is flagged and none of its games rank
-again). Both go through games.fairplay, the only writer of those decisions."""
+again). Both go through games.play.fairplay, the only writer of those decisions."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from . import fairplay
-from .models import Game, Review, ReviewStatus
+from games.models import Game, Review, ReviewStatus
+from games.play import fairplay
 
 
 @admin.register(Review)
@@ -76,7 +76,7 @@ class ReviewAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Read-only: games are written by games.services alone."""
+    """Read-only: games are written by games.play.services alone."""
 
     list_display = ("id", "player", "level", "state", "elapsed_ms", "ranked", "unranked_reason")
     list_filter = ("level", "state", "unranked_reason")

@@ -58,7 +58,7 @@ class Game(models.Model):
     width = models.PositiveSmallIntegerField()
     height = models.PositiveSmallIntegerField()
     mines = models.PositiveIntegerField()
-    # `ranked` is true exactly while `unranked_reason` is null (games.fairplay keeps both).
+    # `ranked` is true exactly while `unranked_reason` is null (games.play.fairplay keeps both).
     ranked = models.BooleanField()
     unranked_reason = models.CharField(
         max_length=8, choices=UnrankedReason.choices, null=True, blank=True
@@ -147,7 +147,7 @@ class ReviewStatus(models.TextChoices):
 
 class Review(models.Model):
     """A human's won game held from the boards because it went beyond the limits of
-    docs/FAIRPLAY.md, waiting for staff (games.admin). Written by games.fairplay only."""
+    docs/FAIRPLAY.md, waiting for staff (games.admin). Written by games.play.fairplay only."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="review")
     player = models.ForeignKey(
@@ -200,7 +200,7 @@ DONE_RACER_STATES = (RacerState.WON, RacerState.LOST, RacerState.LEFT)
 
 
 class Race(models.Model):
-    """Two to eight racers on one layout. Written by games.races (and games.race_progress for
+    """Two to eight racers on one layout. Written by games.races.services (and games.races.progress for
     the counts each move changes); `deadline` is the next instant the race clock must act on it
     (the end of the countdown, the time limit, or now once every racer is done)."""
 
@@ -292,35 +292,3 @@ class RaceQueueEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} queued for {self.level}"
-
-
-class RaceRating(models.Model):
-    """A player's race rating for one level (games.ratings: openskill's Plackett-Luce), with
-    their race statistics. `pool` is the board pool (human, bot; none once flagged)."""
-
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_ratings"
-    )
-    level = models.CharField(max_length=16)
-    pool = models.CharField(max_length=5)
-    mu = models.FloatField()
-    sigma = models.FloatField()
-    rating = models.IntegerField()  # round(mu): what is shown and ranked
-    races = models.PositiveIntegerField(default=0)
-    wins = models.PositiveIntegerField(default=0)
-    podiums = models.PositiveIntegerField(default=0)
-    rated_races = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["player", "level"], name="race_rating_once"),
-        ]
-        indexes = [
-            models.Index(
-                fields=["level", "pool", "-rating", "updated_at", "player"], name="race_board"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.player_id} {self.level} {self.rating}"

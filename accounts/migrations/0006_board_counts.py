@@ -10,7 +10,7 @@ issue 14).
   (`now - span` at the last advance) the period's counts are exact for; a read at another
   cutoff corrects them with the few links whose times fall between the two. `compacted_at`:
   when the board's deltas were last folded into one row per bucket.
-* Buckets (see accounts.leaderboards): for times and speed `score_bucket(score)`, a monotone
+* Buckets (see accounts.standings.leaderboards): for times and speed `score_bucket(score)`, a monotone
   log scale (300 buckets per e-fold of 1 + |score|); for streaks `streak_bucket(length, at)`,
   the negated length then the week (since 1970) the row reached it -- both follow the board order, so
   "every bucket before the player's, plus a walk of their bucket" is their rank.
@@ -20,7 +20,7 @@ PostgreSQL only (dev on SQLite keeps the direct reads).
 
 from django.db import migrations
 
-BUCKETS_PER_E = 300  # accounts.leaderboards.BUCKETS_PER_E
+BUCKETS_PER_E = 300  # accounts.standings.leaderboards.BUCKETS_PER_E
 LEVELS = ("beginner", "intermediate", "hard", "expert", "extreme", "marathon")
 POOLS = ("human", "bot")
 PERIODS = (("year", 365), ("month", 30), ("week", 7), ("day", 1))

@@ -85,8 +85,8 @@ def main() -> None:
 
     from accounts.models import User
     from accounts.services import token_issue
-    from games import services
     from games.engine import Board
+    from games.play import services
 
     user = User.objects.filter(username="inprocess-bench").first()
     if user is None:

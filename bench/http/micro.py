@@ -71,9 +71,9 @@ def main() -> None:
 
     from accounts.models import User
     from demineur_site.rawsql import columns
-    from games import move_store, services
     from games.engine import Board
     from games.models import Game, Move
+    from games.play import move_store, services
 
     print(f"bench.http.micro: {args.n} calls a round, 5 rounds (load {os.getloadavg()[0]:.2f})")
 

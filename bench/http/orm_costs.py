@@ -51,8 +51,8 @@ def main() -> None:
     from accounts.authentication import user_for_token_key
     from accounts.models import ApiToken, User, hash_token_key
     from accounts.services import token_issue
-    from games import services
     from games.models import Game
+    from games.play import services
 
     user = User.objects.filter(username="orm-costs").first()
     if user is None:

@@ -233,7 +233,7 @@ def seed_ours(games: int, rng: random.Random) -> Seeded:
     django.setup()
     from django.core.management import call_command
 
-    from games import events
+    from demineur_site import publish
 
     call_command("migrate", verbosity=0, interactive=False)
     flags: list[str] = []
@@ -261,7 +261,7 @@ def seed_ours(games: int, rng: random.Random) -> Seeded:
             say(
                 f"  seeded {n + 1}/{games} players with a started marathon game ({time.monotonic() - started:.0f} s)"
             )
-    events.flush()
+    publish.flush()
     from django.db import connections
 
     connections.close_all()
@@ -438,16 +438,16 @@ STAGES = [
     ("    token auth (1 statement, accounts.authentication)", "user_for_token_key (accounts/"),
     ("    throttling (one Redis call, demineur_site.throttling)", "check_throttles (rest_fram"),
     ("    body validation (the plain reading, else FlagIn/MoveIn)", "_plain_move_body (games/"),
-    ("    services.game_move (transaction)", "game_move (games/services.py"),
-    ("      row lock: move_store.lock_game", "lock_game (games/move_store.py"),
+    ("    services.game_move (transaction)", "game_move (games/play/services.py"),
+    ("      row lock: move_store.lock_game", "lock_game (games/play/move_store.py"),
     ("      Board.decode", "decode (games/engine.py"),
     ("      the rule (Board.flag / reveal)", "Board.flag (games/engine.py"),
-    ("      _store_move (game update + Move insert)", "_store_move (games/services.py"),
-    ("        move_store.store (one statement)", "store (games/move_store.py"),
+    ("      _store_move (game update + Move insert)", "_store_move (games/play/services.py"),
+    ("        move_store.store (one statement)", "store (games/play/move_store.py"),
     ("        Board.encode", "encode (games/engine.py"),
     ("      COMMIT + on_commit publish", "__exit__ (django/db/transaction.py"),
-    ("        publish: send_now (waits for the PUBLISH ack)", "send_now (games/events.py"),
-    ("    response body: game_dict (whole board)", "game_dict (games/presenters.py"),
+    ("        publish: send_now (waits for the PUBLISH ack)", "send_now (demineur_site/publish.py"),
+    ("    response body: game_dict (whole board)", "game_dict (games/play/presenters.py"),
     ("  JSON rendering of the response", "rendered_content (rest_framework/response.py"),
     ("any Django ORM SQL compilation", "(django/db/models/sql/compiler.py"),
     ("any psycopg (driver) time", "(psycopg/"),

@@ -125,7 +125,7 @@ def _prepare(args: argparse.Namespace) -> dict[str, Any]:
     from django.core.management import call_command
     from django.db import connection
 
-    from accounts.leaderboards import maintain_boards
+    from accounts.standings.leaderboards import maintain_boards
 
     call_command("migrate", verbosity=0)
     with connection.cursor() as cur:
@@ -170,8 +170,8 @@ def _prepare(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _boards() -> list[tuple[str, Any]]:
-    from accounts import leaderboards as lb
     from accounts.models import RANKED_LEVELS
+    from accounts.standings import leaderboards as lb
 
     out = []
     for level in RANKED_LEVELS:
@@ -189,8 +189,8 @@ def _players_on(spec: Any, n: int) -> list[Any]:
     from django.db import connection
     from django.utils import timezone
 
-    from accounts import leaderboards as lb
     from accounts.models import User
+    from accounts.standings import leaderboards as lb
 
     q = lb._sql(spec, timezone.now())
     ids: list[int] = []
@@ -213,7 +213,7 @@ def _calls(direct: bool, samples: int) -> list[tuple[tuple[str, str, str], Calla
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from accounts import leaderboards as lb
+    from accounts.standings import leaderboards as lb
     from demineur_site.errors import DomainError
 
     calls: list[tuple[tuple[str, str, str], Callable[[], None]]] = []
@@ -288,9 +288,9 @@ def _measure_writes(samples: int) -> dict[str, dict[str, float]]:
     from django.db import transaction
     from django.utils import timezone
 
-    from accounts.leaderboards import maintain_boards
     from accounts.models import PlayerStats
-    from accounts.stats import record_game_end
+    from accounts.standings.leaderboards import maintain_boards
+    from accounts.standings.stats import record_game_end
 
     rows = list(
         PlayerStats.objects.filter(level="beginner", won__gt=0, pool="human")
@@ -337,7 +337,7 @@ def _plans() -> list[tuple[str, str]]:
     from django.db import connection
     from django.utils import timezone
 
-    from accounts import leaderboards as lb
+    from accounts.standings import leaderboards as lb
 
     spec = lb.board_spec(level="beginner", board="speed", period="year", sort=None)
     out = []

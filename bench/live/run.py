@@ -179,7 +179,7 @@ def setup_django(env: Env) -> None:
 def migrate_and_seed(count: int) -> list[Player]:
     from django.core.management import call_command
 
-    from games.presenters import game_dict
+    from games.play.presenters import game_dict
 
     call_command("migrate", verbosity=0, interactive=False)
     call_command("flush", verbosity=0, interactive=False)
@@ -192,9 +192,9 @@ def migrate_and_seed(count: int) -> list[Player]:
         players.append(Player(user.username, key, str(game.id), x, y))
         if (i + 1) % 50 == 0:
             say(f"  seeded {i + 1}/{count} players with a started expert game")
-    from games import events
+    from demineur_site import publish
 
-    events.flush()
+    publish.flush()
     return players
 
 

@@ -4,7 +4,7 @@ over HTTP and over the game socket, against the production layout (issue 14, ite
     .venv/bin/python -m bench.load.run                     # `make bench-load`: both transports,
                                                            # 32 players, 2 workers, 20 s each
     .venv/bin/python -m bench.load.run --seconds 5 --players 8 --transport http
-    .venv/bin/python -m bench.load.run --curve ...         # = python -m bench.load.curve ...
+    .venv/bin/python -m bench.load.curve ...               # the scaling curve (its own --help)
 
 Layout (bench/live's and bench/races', with W workers): gunicorn with W sync workers for the
 REST API (persistent database connections, its access log to a file as `make serve-prod`
@@ -539,15 +539,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn and uvicorn workers (2)")
     parser.add_argument("--transport", choices=("http", "ws", "both"), default="both")
     add_common_arguments(parser, seconds=20)
-    parser.add_argument(
-        "--curve", action="store_true", help="the scaling curve instead (bench.load.curve --help)"
-    )
     argv = sys.argv[1:] if argv is None else argv
-    if "--curve" in argv:
-        from . import curve
-
-        curve.main([a for a in argv if a != "--curve"])
-        return
     args = parser.parse_args(argv)
     env = prepare(args)
     if env is None:

@@ -16,7 +16,7 @@ from django.core.handlers.wsgi import WSGIHandler
 
 from demineur_site import asgi as full_asgi  # sets Django up first
 from demineur_site.middleware import BodySizeLimitASGI
-from games import race_clock
+from games.races import clock as race_clock
 
 
 def _with_sockets(http: Any) -> Any:

@@ -5,7 +5,7 @@
 
 A channel waits on an InMemoryChannelLayer in the event loop; a plain thread (as a2wsgi's, or
 any thread asgiref did not start) publishes to its group with async_to_sync(group_send), as
-games.events does with the in-memory layer. The thread runs group_send on a private loop, which
+demineur_site.publish does with the in-memory layer. The thread runs group_send on a private loop, which
 wakes the waiting Queue from the wrong thread: the receive is not woken (it sees the message
 only when something else wakes the loop). Then the same from a thread started by asgiref's
 sync_to_async, as demineur_site.dev_server's are: delivered at once.

@@ -1,48 +1,29 @@
 """Leaderboard endpoints (API.md, Leaderboards and statistics). Thin: validate the address and
-the paging, call accounts.leaderboards, shape `{count, next, previous, results, me}`."""
+the paging, call accounts.standings.leaderboards, shape `{count, next, previous, results, me}`."""
 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
-from accounts import leaderboards
 from accounts.models import RANKED_LEVELS, User
+from accounts.standings import leaderboards
+from accounts.standings.leaderboards import BoardPage
 from demineur_site.api_errors import ApiError
-from demineur_site.pagination import Pagination
-
-from .serializers import ErrorOut, LeaderboardPageOut, PageQuery
-
-
-def _page_number(request: Request) -> int:
-    raw = request.query_params.get("page")
-    if raw is None:
-        return 1
-    try:
-        page = int(raw)
-    except ValueError:
-        page = 0
-    if page < 1:
-        raise ApiError(400, "invalid_page", "page must be a positive integer.")
-    return page
-
-
-def _link(request: Request, page: int) -> str:
-    url = remove_query_param(request.build_absolute_uri(), "around")
-    return replace_query_param(url, "page", page) if page > 1 else remove_query_param(url, "page")
+from demineur_site.pagination import Pagination, page_link, page_number
+from games.api.serializers import ErrorOut, LeaderboardPageOut, PageQuery
 
 
 def around_me(request: Request) -> tuple[bool, User | None]:
     """`?around=me` (only `me`; 401 when not signed in) and the signed-in viewer, if any."""
     around = request.query_params.get("around")
     if around not in (None, "me"):
-        raise ApiError(400, "invalid_around", "around accepts only `me`.")
+        raise ApiError("invalid_around", "around accepts only `me`.")
     viewer = request.user if isinstance(request.user, User) else None
     if around == "me" and viewer is None:
-        raise ApiError(401, "not_authenticated", "around=me needs you signed in.")
+        raise ApiError("not_authenticated", "around=me needs you signed in.")
     return around == "me", viewer
 
 
@@ -78,17 +59,22 @@ class LeaderboardView(APIView):
         page_size = Pagination().get_page_size(request)
         page = leaderboards.leaderboard_page(
             spec=spec,
-            page=_page_number(request),
+            page=page_number(request),
             page_size=page_size,
             viewer=viewer,
             around_me=centred,
         )
-        return Response(
-            {
-                "count": page.count,
-                "next": _link(request, page.page + 1) if page.page < page.last_page else None,
-                "previous": _link(request, page.page - 1) if page.page > 1 else None,
-                "results": page.results,
-                "me": page.me,
-            }
-        )
+        return board_response(request, page)
+
+
+def board_response(request: Request, page: BoardPage) -> Response:
+    """A board's page as `{count, next, previous, results, me}`, solo or race."""
+    return Response(
+        {
+            "count": page.count,
+            "next": page_link(request, page.page + 1) if page.page < page.last_page else None,
+            "previous": page_link(request, page.page - 1) if page.page > 1 else None,
+            "results": page.results,
+            "me": page.me,
+        }
+    )

@@ -6,14 +6,14 @@ from typing import Any
 
 from rest_framework import serializers
 
-from ..race_rules import MAX_RACERS, MIN_RACERS
-from .serializers import (
+from games.api.serializers import (
     BoardOut,
     LevelNameField,
     StrictBooleanField,
     StrictIntegerField,
     _PageOut,
 )
+from games.races.rules import MAX_RACERS, MIN_RACERS
 
 
 class RaceCreateIn(serializers.Serializer[Any]):

@@ -1,5 +1,5 @@
-"""REST endpoints of races (API.md, Races). Thin: validate, call games.races or
-games.race_selectors, shape the answer with games.race_presenters."""
+"""REST endpoints of races (API.md, Races). Thin: validate, call games.races.services or
+games.races.selectors, shape the answer with games.races.presenters."""
 
 from __future__ import annotations
 
@@ -12,15 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from demineur_site.api_errors import ApiError
-from demineur_site.pagination import Pagination
-
-from .. import race_selectors, races, selectors
-from ..engine import LEVELS
-from ..models import Race
-from ..race_presenters import race_dict
-from .leaderboard_views import _link, _page_number, around_me
-from .race_serializers import (
+from accounts.standings import race_board
+from accounts.standings.leaderboards import PLAYERS
+from demineur_site.pagination import Pagination, page_number
+from games.api.leaderboard_views import around_me, board_response
+from games.api.race_serializers import (
     PlayerRacesOut,
     QueueIn,
     QueueOut,
@@ -30,8 +26,14 @@ from .race_serializers import (
     RacePageOut,
     ReadyIn,
 )
-from .serializers import ErrorOut, PageQuery
-from .views import _signed_in, _valid, list_schema, paginated_response
+from games.api.serializers import ErrorOut, PageQuery
+from games.api.views import _signed_in, _valid, list_schema, paginated_response
+from games.engine import LEVELS
+from games.models import Race
+from games.play import selectors
+from games.races import selectors as race_selectors
+from games.races import services as races
+from games.races.presenters import race_dict
 
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
@@ -129,38 +131,24 @@ class RaceBoardView(APIView):
             OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(LEVELS)),
             PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
-            OpenApiParameter("players", str, enum=list(race_selectors.PLAYERS)),
+            OpenApiParameter("players", str, enum=list(PLAYERS)),
         ],
         responses={200: RaceBoardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         operation_id="leaderboards_races",
         tags=["leaderboards"],
     )
     def get(self, request: Request, level: str) -> Response:
-        """Ratings by level, with `me`; `around=me` is the page holding the viewer's row. A page
-        past the last is 404; page 1 of an empty board is an empty page (as the solo boards)."""
-        board = race_selectors.race_board(level=level, players=request.query_params.get("players"))
+        """Ratings by level, with `me`; `around=me` is the page holding the viewer's row (the
+        solo boards' paging rules: accounts.standings.race_board)."""
+        players = request.query_params.get("players")
+        race_board.race_board(level=level, players=players)  # 404/400 before 401, as before
         centred, viewer = around_me(request)
-        size = Pagination().get_page_size(request)
-        mine = board.filter(player=viewer).first() if viewer is not None else None
-        me = None
-        if mine is not None:
-            me = race_selectors.race_board_row(mine, rank=race_selectors.race_board_rank(row=mine))
-        count = board.count()
-        last = max(1, -(-count // size))
-        page = (me["rank"] - 1) // size + 1 if centred and me else _page_number(request)
-        if page > last:
-            raise ApiError(404, "not_found", "No such page.", {"last_page": last})
-        start = (page - 1) * size
-        rows = [
-            race_selectors.race_board_row(row, rank=start + i + 1)
-            for i, row in enumerate(board[start : start + size])
-        ]
-        return Response(
-            {
-                "count": count,
-                "next": _link(request, page + 1) if page < last else None,
-                "previous": _link(request, page - 1) if page > 1 else None,
-                "results": rows,
-                "me": me,
-            }
+        page = race_board.race_board_page(
+            level=level,
+            players=players,
+            page=page_number(request),
+            page_size=Pagination().get_page_size(request),
+            viewer=viewer,
+            around_me=centred,
         )
+        return board_response(request, page)

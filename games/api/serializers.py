@@ -10,7 +10,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, LEVELS, custom_mines_max
+from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, LEVELS, custom_mines_max
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -45,7 +45,7 @@ class CoordinateField(StrictIntegerField):
 
 # The schema states what the service accepts (issue 13: a schema-valid request must not be
 # refused): the level names, and the custom bounds of RULES.md. The service still validates
-# (games.services.resolve_board_spec), with its own error details.
+# (games.play.services.resolve_board_spec), with its own error details.
 @extend_schema_field({"type": "string", "enum": list(LEVELS)})
 class LevelNameField(StrictCharField):
     pass

@@ -1,5 +1,5 @@
 """REST endpoints of games and profiles (API.md). Thin: validate, call a service or selector,
-shape the answer. Every rule lives in games.engine and games.services."""
+shape the answer. Every rule lives in games.engine and games.play.services."""
 
 from __future__ import annotations
 
@@ -15,14 +15,8 @@ from rest_framework.views import APIView
 from accounts.models import User
 from accounts.services import account_set_kind
 from demineur_site.api_errors import ApiError
-from demineur_site.pagination import Pagination
-
-from .. import selectors, services
-from ..engine import LEVELS
-from ..models import Game
-from ..presenters import game_dict, move_dict
-from ..profiles import profile_dict
-from .serializers import (
+from demineur_site.pagination import Pagination, page_number
+from games.api.serializers import (
     AccountPatchIn,
     ErrorOut,
     FlagIn,
@@ -35,6 +29,11 @@ from .serializers import (
     PageQuery,
     ProfileOut,
 )
+from games.engine import LEVELS
+from games.models import Game
+from games.play import selectors, services
+from games.play.presenters import game_dict, move_dict
+from games.play.profiles import profile_dict
 
 F = TypeVar("F", bound=Callable[..., Any])
 ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
@@ -42,7 +41,7 @@ ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: Error
 
 def _signed_in(request: Request) -> User:
     if not request.user.is_authenticated:
-        raise ApiError(401, "not_authenticated", "Sign in or send `Authorization: Token <key>`.")
+        raise ApiError("not_authenticated", "Sign in or send `Authorization: Token <key>`.")
     return request.user
 
 
@@ -87,14 +86,6 @@ def _plain_move_body(data: Any, *, flag: bool) -> dict[str, Any] | None:
     return body
 
 
-def _valid_page(request: Request) -> None:
-    """`page` is an integer from 1, as the schema says and as the leaderboards check it: an
-    empty or malformed one is 400 `invalid_page` (DRF's paginator took an empty one for 1)."""
-    raw = request.query_params.get("page")
-    if raw is not None and not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
-        raise ApiError(400, "invalid_page", "page must be a positive integer.")
-
-
 def _viewer_id(request: Request) -> int | None:
     return request.user.pk if request.user.is_authenticated else None
 
@@ -104,7 +95,7 @@ def paginated_response(
 ) -> Response:
     """One page of `rows` (a queryset) as `{count, next, previous, results}`, each page's rows
     turned into JSON by `shape` (API.md, Lists)."""
-    _valid_page(request)
+    page_number(request)  # DRF's paginator took an empty one for 1
     paginator = Pagination()
     page: list[Any] = list(paginator.paginate_queryset(rows, request, view=view) or [])
     return paginator.get_paginated_response(shape(page))
@@ -295,7 +286,7 @@ class MeView(APIView):
         user = _signed_in(request)
         data = _valid(AccountPatchIn, request)
         if "kind" in data:
-            user = account_set_kind(user=user, kind=data["kind"])
+            user = account_set_kind(user=user, kind=data["kind"], has_played=selectors.has_played)
         return Response(profile_dict(user))
 
 

@@ -12,9 +12,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.db import connection
 
-from accounts import leaderboards as lb
 from accounts.models import RANKED_LEVELS, BoardPool, User
-from accounts.stats import record_game_end, record_ranked_win, remove_from_boards
+from accounts.standings import leaderboards as lb
+from accounts.standings.stats import record_game_end, record_ranked_win, remove_from_boards
 
 pytestmark = [
     pytest.mark.django_db,

@@ -20,8 +20,8 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import PersonalRecord, PlayerStats, User
 from accounts.services import guest_create
-from games import selectors, services
 from games.models import Game
+from games.play import selectors, services
 from tests.support.boards import win
 from tests.support.http import assert_error, new_game, start
 from tests.support.personas import PASSWORD

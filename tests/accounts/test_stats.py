@@ -1,4 +1,4 @@
-"""accounts.stats against PostgreSQL: record_game_end keeps one row per (player, level) up to
+"""accounts.standings.stats against PostgreSQL: record_game_end keeps one row per (player, level) up to
 date, and stats_for_user reads it back in the shape of API.md (Stats per level)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from accounts.models import STATS_BUCKETS as BUCKETS
 from accounts.models import PersonalRecord, PlayerStats
-from accounts.selectors import stats_for_user
-from accounts.stats import record_game_end
+from accounts.standings.selectors import stats_for_user
+from accounts.standings.stats import record_game_end
 from tests.support.shapes import BUCKETS as API_BUCKETS
 
 pytestmark = pytest.mark.django_db

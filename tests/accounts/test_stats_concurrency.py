@@ -15,8 +15,8 @@ import pytest
 from django.db import connection, transaction
 
 from accounts.models import PersonalRecord
-from accounts.selectors import stats_for_user
-from accounts.stats import record_game_end
+from accounts.standings.selectors import stats_for_user
+from accounts.standings.stats import record_game_end
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

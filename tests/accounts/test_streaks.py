@@ -1,4 +1,4 @@
-"""The pure arithmetic of statistics (accounts.records): streaks, best times and record chains,
+"""The pure arithmetic of statistics (accounts.standings.records): streaks, best times and record chains,
 as tables. No database: these functions take the state before a game end and return the one
 after it (RULES.md, Statistics)."""
 
@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from accounts.models import CHAIN_START
-from accounts.records import (
+from accounts.standings.records import (
     GameEnd,
     Link,
     Streaks,

@@ -158,23 +158,24 @@ SOCKET_ONLY_CODES = {
 
 
 def test_every_socket_error_code_keeps_the_status_it_has_over_rest(desktop: Any) -> None:
-    """The page's table agrees with the server's (demineur_site.api_errors.STATUS_BY_CODE), so a new
-    server code without its status on the page fails here; an unknown code is a plain 400,
-    never a 401 that would send a player to sign in."""
-    from demineur_site.api_errors import STATUS_BY_CODE
+    """The page takes each refusal's status from the frame the server builds
+    (demineur_site.api_errors.socket_error), so it keeps no copy of STATUS_BY_CODE; an unknown
+    code is a plain 400, never a 401 that would send a player to sign in."""
+    from demineur_site.api_errors import STATUS_BY_CODE, socket_error
 
     expected = {**STATUS_BY_CODE, **SOCKET_ONLY_CODES, "no_such_code": 400}
+    frames = {code: socket_error(code, "m", {"n": 1}) for code in expected}
     page = desktop.new_page()
     page.goto("/")
     got = page.evaluate(
-        """async (codes) => {
+        """async (frames) => {
             const { socketError } = await import("/static/frontend/js/game_feed.js");
             const { ApiError } = await import("/static/frontend/js/api.js");
-            return Object.fromEntries(codes.map((code) => {
-                const e = socketError({ code, message: "m", details: { n: 1 } });
+            return Object.fromEntries(Object.entries(frames).map(([code, frame]) => {
+                const e = socketError(frame);
                 return [code, [e instanceof ApiError, e.status, e.code, e.details.n]];
             }));
         }""",
-        list(expected),
+        frames,
     )
     assert got == {code: [True, status, code, 1] for code, status in expected.items()}

@@ -1,7 +1,7 @@
 """Races in real Chromium (issue 9, item 7; API.md and RULES.md, Races): two browsers race
 on Beginner from the lobby, each seeing the other's progress bar move and never the other's
 board; a quick match puts two browsers in the same race; the race page fits a 360 px phone.
-The race clock (games.race_clock) runs in the test process, as it does in the server's."""
+The race clock (games.races.clock) runs in the test process, as it does in the server's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from games.engine import Board
 from games.models import Game
-from games.race_clock import RaceClock
+from games.races.clock import RaceClock
 from tests.support.browser import screenshot, sign_up_by_api
 
 pytestmark = pytest.mark.browser

@@ -11,9 +11,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from accounts.models import User
-from games import services
 from games.engine import Board
 from games.models import Game, GameState
+from games.play import services
 from tests.support.browser import cell, screenshot, sign_up_by_api, start_game
 
 pytestmark = pytest.mark.browser

@@ -10,8 +10,8 @@ import pytest
 from django.db import connection, connections
 
 from accounts.models import User
-from games import services
 from games.models import Game
+from games.play import services
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="row locks need PostgreSQL, as in CI"

@@ -213,7 +213,7 @@ def test_flag_changes_show_the_flag_placed_and_removed(alice_api):
 def test_the_moves_list_is_a_page_of_50_by_default_and_page_size_is_clamped_to_200(
     alice, alice_api, anon_api
 ):
-    from games import services
+    from games.play import services
 
     game = start(alice_api)
     x, y = sorted(mines(game["id"]))[0]

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from accounts.models import User
-from accounts.stats import record_game_end
+from accounts.standings.stats import record_game_end
 from tests.support.boards import mines
 from tests.support.http import assert_error, new_game, post, start
 from tests.support.personas import client_for

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from games import services
 from games.engine import Board
 from games.models import Game
+from games.play import services
 from tests.support.boards import game_from_ascii, mines, win
 from tests.support.http import new_game, post, start
 

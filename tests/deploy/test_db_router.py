@@ -29,8 +29,8 @@ from demineur_site.db_router import (
 )
 from demineur_site.health import check_redis
 from deploy.processes import run_python
-from games import selectors
 from games.models import Game
+from games.play import selectors
 from tests.support.services import PrivateRedis, app_env, free_port, redis_missing, settings_under
 
 router = PrimaryReplicaRouter()
@@ -198,7 +198,7 @@ def test_readiness_pings_every_redis_host(monkeypatch: pytest.MonkeyPatch) -> No
 async def test_the_redis_watch_sees_an_outage_of_any_shard(monkeypatch: pytest.MonkeyPatch) -> None:
     """REDIS_URLS: the first host answers, the second does not. The watch pings every host, so
     it reports Redis down (before, it pinged REDIS_URL only and saw nothing wrong)."""
-    from games.redis_watch import RedisWatch
+    from games.live.redis_watch import RedisWatch
 
     class Socket:
         async def redis_back(self) -> None:

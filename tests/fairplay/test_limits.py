@@ -1,11 +1,11 @@
-"""The superhuman checks, pure (games.fairplay.superhuman_findings), against rhythms a hand
+"""The superhuman checks, pure (games.play.fairplay.superhuman_findings), against rhythms a hand
 makes and rhythms only a program makes."""
 
 from __future__ import annotations
 
 import random
 
-from games.fairplay import Limits, most_in_window, superhuman_findings
+from games.play.fairplay import Limits, most_in_window, superhuman_findings
 
 LIMITS = Limits(
     max_bbbv_per_s=10.0,
@@ -67,9 +67,9 @@ def test_burst_counts_the_most_moves_in_any_second() -> None:
 def test_the_examples_in_the_docstrings_hold() -> None:
     import doctest
 
-    from accounts import records
+    from accounts.standings import records
     from demineur_site import env, formats
-    from games import fairplay
+    from games.play import fairplay
 
     for module in (fairplay, records, formats, env):
         failed, attempted = doctest.testmod(module)

@@ -11,8 +11,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games import fairplay
 from games.models import Game, Review
+from games.play import fairplay
 from tests.fairplay.conftest import board, players_on, relax_limits, ship_limits
 from tests.support.boards import win
 from tests.support.http import start

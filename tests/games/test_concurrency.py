@@ -9,8 +9,8 @@ import pytest
 from django.db import connection, connections
 
 from accounts.models import User
-from games import services
 from games.models import Game, Move
+from games.play import services
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql",

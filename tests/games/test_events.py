@@ -1,8 +1,8 @@
-"""games.events: one typed constructor per live event (docs/LIVE.md), used by every publisher.
+"""games.play.events: one typed constructor per live event (docs/LIVE.md), used by every publisher.
 
 Every event the services publish over whole games (through the REST door: the socket door
 calls the same services, tests/realtime/test_event_frames.py compares the two) has exactly
-the keys of its TypedDict, and no module but games/events.py spells an event out by hand.
+the keys of its TypedDict, and no module but games/play/events.py spells an event out by hand.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from games import events
 from games.models import Game
+from games.play import events
 from tests.support.boards import mines, win
 from tests.support.http import new_game, post, start
 
@@ -77,7 +77,9 @@ def published(capture: Any) -> Iterator[list[dict[str, Any]]]:
     when the block ends: that is when the captured on_commit callbacks run)."""
     sent: list[dict[str, Any]] = []
     with (
-        mock.patch("games.events.send_now", side_effect=lambda group, msg: sent.append(msg)),
+        mock.patch(
+            "demineur_site.publish.send_now", side_effect=lambda group, msg: sent.append(msg)
+        ),
         capture(execute=True),
     ):
         yield sent
@@ -121,7 +123,7 @@ def test_every_event_the_services_publish_has_the_keys_of_its_typed_dict(
 
 
 def test_the_constructors_the_consumers_use_build_the_documented_shapes(alice: Any) -> None:
-    from games import services
+    from games.play import services
 
     game = services.game_create(player=alice, level="beginner")
     services.game_move(game_id=game.id, player=alice, action="reveal", x=4, y=4)
@@ -135,7 +137,7 @@ def test_the_constructors_the_consumers_use_build_the_documented_shapes(alice: A
 
 
 def test_a_move_event_carries_the_clock_it_is_given_never_now(alice: Any) -> None:
-    from games import services
+    from games.play import services
 
     game = services.game_create(player=alice, level="beginner")
     services.game_move(game_id=game.id, player=alice, action="reveal", x=4, y=4)

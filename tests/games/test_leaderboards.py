@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from accounts import leaderboards
 from accounts.models import PersonalRecord, PlayerStats, User
-from accounts.stats import record_game_end
+from accounts.standings import leaderboards
+from accounts.standings.stats import record_game_end
 from games.engine import Board
 from games.models import Game
 from tests.support.boards import game_from_ascii, mines, win
@@ -126,7 +126,8 @@ def test_a_new_personal_best_is_announced_to_the_lobby(
     sent = []
     with (
         mock.patch(
-            "games.events.send_now", side_effect=lambda group, msg: sent.append((group, msg))
+            "demineur_site.publish.send_now",
+            side_effect=lambda group, msg: sent.append((group, msg)),
         ),
         django_capture_on_commit_callbacks(execute=True),
     ):

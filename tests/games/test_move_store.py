@@ -1,4 +1,4 @@
-"""games.move_store (the move's hand-written SQL) against the ORM it replaces: the same
+"""games.play.move_store (the move's hand-written SQL) against the ORM it replaces: the same
 instance from a row, the same row from an instance, the same Move row, and a real row lock."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from django.db import IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import move_store, services
 from games.models import Game, Move
+from games.play import move_store, services
 from tests.support.boards import mines, safe_closed
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """The seam between the server's test seed and the tests that rebuild a layout from it: with
-GAME_TEST_SEED set, the server places the mines with games.services.seeded_rng, so
+GAME_TEST_SEED set, the server places the mines with games.play.services.seeded_rng, so
 tests.support.boards.layout_after_first_tap (used by the browser tests) draws the very board
 the server stored. Without the seed the generator is the OS's, never a seeded one."""
 
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from games import services
 from games.models import Game
+from games.play import services
 from tests.support.boards import layout, layout_after_first_tap, mines, mines_of
 from tests.support.http import start
 

@@ -1,4 +1,4 @@
-"""games.sequencing: the seq rules of docs/LIVE.md, without a socket, a channel layer or a clock.
+"""games.live.sequencing: the seq rules of docs/LIVE.md, without a socket, a channel layer or a clock.
 
 Each test feeds a Sequencer events and times and checks what it says to send, hold or re-read.
 """
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games import sequencing
-from games.sequencing import Sequencer
+from games.live import sequencing
+from games.live.sequencing import Sequencer
 
 
 def move(seq: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""games.socket_frames, and the pure checks of games.socket_guard: reading the player's frame
+"""games.live.frames, and the pure checks of games.live.guard: reading the player's frame
 without a socket (the consumer's I/O is tested end to end in tests/security/test_ws_frames.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import doctest
 import pytest
 
 from demineur_site.api_errors import ApiError
-from games import socket_frames, socket_guard
+from games.live import frames as socket_frames
+from games.live import guard as socket_guard
 
 ACTIONS = ("reveal", "flag", "chord", "pause", "resume", "resign")
 

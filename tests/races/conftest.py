@@ -1,5 +1,5 @@
 """Race helpers: alice, bob and carol race (tests/support/personas.py); the race clock is
-driven by the tests (games.races.race_clock_tick) with a controlled `now`."""
+driven by the tests (games.races.services.race_clock_tick) with a controlled `now`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import races
 from games.engine import Board
 from games.models import Game, Race
+from games.races import services as races
 
 
 def race_of(body: dict[str, Any]) -> Race:

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from accounts.models import User
-from games import race_rules, ratings
-from games.models import Race, Racer, RaceRating
-from games.race_rules import Result
+from accounts.models import RaceRating, User
+from accounts.standings import ratings
+from games.models import Race, Racer
+from games.races import rules as race_rules
+from games.races.rules import Result
 from tests.races.conftest import layout_of, racing, safe_cells, tick
 from tests.support.personas import client_for
 

@@ -186,7 +186,7 @@ def test_a_room_not_started_within_two_hours_is_cancelled_and_frees_its_racers(
 ) -> None:
     from datetime import timedelta
 
-    from games.races import race_clock_tick
+    from games.races.services import race_clock_tick
 
     race = _create(alice_api)
     bob_api.post(f"/api/races/{race['id']}/join")

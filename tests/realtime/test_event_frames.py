@@ -1,4 +1,4 @@
-"""The frames of games.events through both doors (issue 8, item 1): a move made over REST and
+"""The frames of games.play.events through both doors (issue 8, item 1): a move made over REST and
 the same move made over the socket reach watchers as the same frame, and a replayed socket
 move reports the move's own clock (Move.at_ms), not the clock at the replay."""
 

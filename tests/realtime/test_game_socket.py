@@ -12,8 +12,10 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 
-from games import events, sequencing, services, socket_guard
+from games.live import guard as socket_guard
+from games.live import sequencing
 from games.models import Game
+from games.play import events, services
 from tests.support.boards import neighbours
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import (
@@ -75,6 +77,7 @@ async def test_an_unknown_game_is_a_404_error_and_close_4404(game_id, db):
     message = await connected(visitor)
     assert message == {
         "type": "error",
+        "status": 404,  # the status the same refusal has over REST
         "seq": None,
         "client_move_id": None,
         "error": {"code": "not_found", "message": "No such game.", "details": {}},
@@ -214,6 +217,7 @@ async def test_a_watcher_cannot_move_and_an_anonymous_visitor_must_sign_in(
     refused = await next_of(bob_socket, "error")
     assert refused == {
         "type": "error",
+        "status": 403,
         "seq": 0,
         "client_move_id": "b1",
         "error": {
@@ -291,7 +295,7 @@ async def test_a_replayed_client_move_id_answers_the_sender_alone_with_the_origi
 
 
 def fake_event(game: Game, seq: int) -> dict[str, Any]:
-    """A move event as games.events publishes it (for ordering tests: nothing is stored)."""
+    """A move event as games.play.events publishes it (for ordering tests: nothing is stored)."""
     event = {"type": "move", "seq": seq, "action": "flag", "changes": [], "state": "playing",
              "mines_left": 10, "elapsed_ms": 0}  # fmt: skip
     return {"type": events.GAME_EVENT_TYPE, "game_id": str(game.id), "event": event}

@@ -1,4 +1,4 @@
-"""games.socket_base.LeanConsumer replaces channels' AsyncConsumer.__call__ and .dispatch (and
+"""games.live.base.LeanConsumer replaces channels' AsyncConsumer.__call__ and .dispatch (and
 so await_many_dispatch) for fan-out speed (docs/LIVE.md, "Fan-out to many watchers"). These
 tests pin what it replaces, so that an upgrade of channels cannot silently change it.
 
@@ -30,7 +30,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from games.socket_base import LeanConsumer
+from games.live.base import LeanConsumer
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import connected, game_path, next_of, rest_move, socket
 

@@ -7,7 +7,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import services
+from games.play import services
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import (
     TIMEOUT,

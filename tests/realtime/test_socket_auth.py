@@ -1,4 +1,4 @@
-"""Who may connect and who may move (games.ws_auth): alice plays with a token or her session,
+"""Who may connect and who may move (games.live.auth): alice plays with a token or her session,
 bob watches, a foreign page is refused, and a bot with only a token plays a whole game."""
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import PlayerStats, User
 from accounts.services import token_issue
-from games import services
 from games.models import Game, Move
+from games.play import services
 from tests.support.boards import safe_closed
 from tests.support.sockets import TIMEOUT, game_path, socket
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from accounts.models import User
 from accounts.services import token_issue
-from games import services
+from games.play import services
 from tests.support.sockets import TIMEOUT, connected, game_path, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)

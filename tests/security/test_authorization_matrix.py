@@ -24,9 +24,9 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, User
 from accounts.services import token_issue
 from demineur_site.api_errors import STATUS_BY_CODE
-from games import services
 from games.models import Game
-from games.presenters import game_dict
+from games.play import services
+from games.play.presenters import game_dict
 from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, game_path, socket
 

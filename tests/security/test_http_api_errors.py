@@ -109,7 +109,7 @@ def test_an_unknown_leaderboard_is_a_404(anon_api: Any) -> None:
 def test_an_unexpected_error_under_api_is_a_json_500_with_debug_on(
     alice_api: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    from games import services
+    from games.play import services
 
     settings.DEBUG = True
 

@@ -132,7 +132,7 @@ async def test_behind_one_trusted_proxy_the_address_is_the_last_forwarded_hop(
 
 
 def test_ipv6_addresses_count_per_64_and_mapped_ipv4_as_ipv4(settings):
-    from games.socket_guard import client_address
+    from games.live.guard import client_address
 
     settings.TRUSTED_PROXIES = 0
     a = client_address({"client": ("2001:db8:1:2::1", 1)})
@@ -151,7 +151,7 @@ async def test_the_count_is_shared_through_redis_across_processes(
     set: here, with a cap of 2, she gets no third."""
     import redis.asyncio as aioredis
 
-    from games.socket_guard import slots
+    from games.live.guard import slots
 
     caps(user=2)
     game = await new_game(alice)
@@ -182,7 +182,7 @@ async def test_the_slots_of_a_crashed_process_expire_instead_of_leaking(
     they stop counting, while a live socket's heartbeat keeps its own slot."""
     import redis.asyncio as aioredis
 
-    from games.socket_guard import SLOT_TTL_SECONDS, slots
+    from games.live.guard import SLOT_TTL_SECONDS, slots
 
     caps(user=1)
     game = await new_game(alice)

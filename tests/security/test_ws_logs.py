@@ -3,7 +3,7 @@ running in this test's event loop.
 
 * uvicorn logs every WebSocket handshake *with its query string* at INFO on "uvicorn.error"
   ('127.0.0.1:5555 - "WebSocket /ws/games/…?token=<key>" [accepted]'), with or without
-  --no-access-log. games.ws_auth overwrites the token in the scope uvicorn logs from, so no
+  --no-access-log. games.live.auth overwrites the token in the scope uvicorn logs from, so no
   log line of the server, of channels or of ours carries the key.
 * uvicorn's --ws-max-size (the Makefile's 4096) closes an over-long frame with 1009 before
   the application sees it.

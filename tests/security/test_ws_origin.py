@@ -118,7 +118,7 @@ async def test_behind_a_trusted_proxy_x_forwarded_proto_gives_the_scheme(
 
 
 def test_origins_are_compared_with_an_explicit_port():
-    from games.ws_auth import parse_origin
+    from games.live.auth import parse_origin
 
     assert parse_origin("http://a.example") == ("http", "a.example", 80)
     assert parse_origin("HTTPS://A.example:443") == ("https", "a.example", 443)

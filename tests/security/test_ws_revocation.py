@@ -186,7 +186,7 @@ async def test_after_the_kick_nothing_more_is_sent_on_the_closed_socket(
 ):
     """Events still queued for a closed socket are dropped: a send after the close would be
     an ASGI error in a real server (and a traceback in its log)."""
-    from games import services
+    from games.play import services
 
     game = await new_game(alice)
     player = ws(game_path(game), token=alice_token)

@@ -11,9 +11,9 @@ from typing import Any
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import services
 from games.engine import Board
 from games.models import Game
+from games.play import services
 from tests.support.http import post
 
 MINE_CHARS = "*MX"

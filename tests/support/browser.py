@@ -3,7 +3,7 @@
 The site runs in uvicorn on a background thread of the test process, on the pytest-django
 test database (tests use `transactional_db`, so what the server commits is visible and is
 wiped after each test). WebSockets work as in production. Mine layouts are deterministic:
-GAME_TEST_SEED makes games/services.py draw them from services.seeded_rng, so a test rebuilds
+GAME_TEST_SEED makes games/play/services.py draw them from services.seeded_rng, so a test rebuilds
 the layout from the first tap (layout_after_first_tap). The fixtures are made visible by
 tests/browser/conftest.py, and imported by the browser tests of other packages."""
 

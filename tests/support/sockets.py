@@ -17,8 +17,8 @@ from channels.testing import WebsocketCommunicator
 
 from accounts.models import User
 from demineur_site.asgi import application
-from games import services
 from games.models import Game
+from games.play import services
 from tests.support import boards
 
 SITE_ORIGIN = "http://testserver"

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games import services
+from games.play import services
 
 
 class Command(BaseCommand):

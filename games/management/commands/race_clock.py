@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from games.race_clock import RaceClock
+from games.races.clock import RaceClock
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.race_recompute import recompute
+from games.races.recompute import recompute
 
 
 class Command(BaseCommand):

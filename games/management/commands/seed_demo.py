@@ -7,7 +7,7 @@ board's 3BV and the player's speed. Boards are real engine boards, played to the
 level and reused (a small cached set), so every stored `board` decodes and renders.
 
 Statistics are computed while generating, in each player's time order, by the very functions
-the live service uses (accounts.records.stats_after and chain_after), then everything is
+the live service uses (accounts.standings.records.stats_after and chain_after), then everything is
 written with PostgreSQL COPY: no per-game service call, no per-row INSERT. Seeded games have
 no move log (`seq` 0). Players are named `demo<id>` and cannot sign in (unusable password).
 Needs PostgreSQL (COPY).
@@ -30,10 +30,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from accounts.leaderboards import rebuild_boards
 from accounts.models import AccountKind, PersonalRecord, PlayerStats, RecordKind, User
-from accounts.records import GameEnd, Link, Summary, chain_after, stats_after
-from accounts.stats import summary_fields
+from accounts.standings.leaderboards import rebuild_boards
+from accounts.standings.records import GameEnd, Link, Summary, chain_after, stats_after
+from accounts.standings.stats import summary_fields
 from games.engine import LEVELS, Board
 from games.models import Game
 

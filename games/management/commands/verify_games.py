@@ -1,6 +1,6 @@
 """`manage.py verify_games [--since 2h|3d|ISO-date]`: replay every stored game through the
 engine and recompute every player's statistics; print each mismatch with the game id (or the
-player and level) and exit non-zero on any (games.integrity, docs/RELIABILITY.md)."""
+player and level) and exit non-zero on any (games.play.integrity, docs/RELIABILITY.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from games import integrity
+from games.play import integrity
 
 BATCH = 500
 _SPAN = re.compile(r"^(\d+)([mhd])$")

@@ -5,7 +5,7 @@
 // answer carries the game's `seq`, so each move is applied exactly once, a gap makes the page
 // re-read the game, and a move sent on a socket that dies is re-sent over REST with the same
 // client_move_id (the server applies it once). A refusal keeps its real HTTP status, over
-// REST and over the socket alike (SOCKET_STATUS below).
+// REST and over the socket alike (the socket's error frame carries it).
 import { api, ApiError, gettext, fmt, openSocket, signInUrl } from "./api.js";
 import { ENDED, isPlayer } from "./game_state.js";
 
@@ -15,53 +15,13 @@ const END_WAIT_MS = 1500;
 // Refusals after which the page's picture of the game is stale: read it again.
 const REREAD = new Set(["game_paused", "game_over", "not_found", "game_not_started"]);
 
-// A socket `error` frame carries the API's error body, without the HTTP status the same
-// refusal has over REST: the status of each code the server sends on a socket
-// (demineur_site/api_errors.py STATUS_BY_CODE, the socket edge and the credential checks;
-// docs/LIVE.md).
-const SOCKET_STATUS = {
-  invalid: 400,
-  out_of_bounds: 400,
-  invalid_board: 400,
-  invalid_period: 400,
-  invalid_sort: 400,
-  invalid_players: 400,
-  malformed_json: 400,
-  frame_too_large: 400,
-  not_authenticated: 401,
-  authentication_failed: 401,
-  not_your_game: 403,
-  not_found: 404,
-  game_not_started: 409,
-  game_paused: 409,
-  game_over: 409,
-  cell_open: 409,
-  cell_closed: 409,
-  idempotency_conflict: 409,
-  account_has_games: 409,
-  guest_account: 409,
-  // Races (API.md, Races): a race game is refused to others while it runs, and cannot pause.
-  race_running: 403,
-  not_race_host: 403,
-  race_full: 409,
-  race_closed: 409,
-  already_racing: 409,
-  race_needs_players: 409,
-  race_game: 409,
-  not_in_race: 409,
-  too_many_sockets: 429,
-  throttled: 429,
-  server_error: 500,
-  service_unavailable: 503,
-};
-const UNKNOWN_CODE_STATUS = 400; // a code this page does not know: a refusal, nothing more
-
-/** The ApiError of a socket `error` frame's `error` body. */
-export function socketError(body) {
-  const e = body || {};
-  const code = e.code || "error";
-  const status = Object.hasOwn(SOCKET_STATUS, code) ? SOCKET_STATUS[code] : UNKNOWN_CODE_STATUS;
-  return new ApiError(status, code, e.message || gettext("The move was refused."), e.details);
+/** The ApiError of a socket `error` frame: the REST error body with its HTTP status, which the
+ * frame carries (`status`, demineur_site/api_errors.py STATUS_BY_CODE): no copy of the table
+ * lives here. */
+export function socketError(frame) {
+  const e = (frame && frame.error) || {};
+  const status = Number.isInteger(frame && frame.status) ? frame.status : 400;
+  return new ApiError(status, e.code || "error", e.message || gettext("The move was refused."), e.details);
 }
 
 function newId() {
@@ -207,7 +167,7 @@ export function createFeed(s, view) {
         // one is the socket's own notice (a kick after a sign-out, a discarded game, a flood).
         const answer = typeof msg.client_move_id === "string";
         if (answer) dropPending(msg.client_move_id);
-        refused(socketError(msg.error), answer);
+        refused(socketError(msg), answer);
         break;
       }
       default:

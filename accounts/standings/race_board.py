@@ -1,0 +1,80 @@
+"""The race leaderboard of a level (API.md rows `{rank, player, rating, races, wins}`): players
+with at least one rated race, by rating, ties to whoever reached it first. Reads RaceRating,
+which games.races.services writes when a race is rated."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from accounts.models import RaceRating, User
+from accounts.standings.leaderboards import BoardPage, pool_of
+from demineur_site.errors import DomainError
+from games.engine import LEVELS
+
+
+def race_board(*, level: str, players: str | None) -> QuerySet[RaceRating]:
+    if level not in LEVELS:
+        raise DomainError("not_found", f"No race board for {level!r}.", {"levels": list(LEVELS)})
+    return (
+        RaceRating.objects.filter(level=level, pool=pool_of(players), rated_races__gt=0)
+        .select_related("player")
+        .order_by("-rating", "updated_at", "player_id")
+    )
+
+
+def race_board_rank(*, row: RaceRating) -> int:
+    """The rank of one row on its board (the rows strictly ahead of it, plus one)."""
+    ahead = (
+        Q(rating__gt=row.rating)
+        | Q(rating=row.rating, updated_at__lt=row.updated_at)
+        | Q(rating=row.rating, updated_at=row.updated_at, player_id__lt=row.player_id)
+    )
+    board = RaceRating.objects.filter(level=row.level, pool=row.pool, rated_races__gt=0)
+    return board.filter(ahead).count() + 1
+
+
+def race_board_row(row: RaceRating, *, rank: int) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "player": row.player.username,
+        "rating": row.rating,
+        "races": row.races,
+        "wins": row.wins,
+        "podiums": row.podiums,
+    }
+
+
+def race_board_me(board: QuerySet[RaceRating], viewer: User | None) -> dict[str, Any] | None:
+    """The viewer's own row with its rank, or None (not signed in, or never rated here)."""
+    mine = board.filter(player=viewer).first() if viewer is not None else None
+    return race_board_row(mine, rank=race_board_rank(row=mine)) if mine is not None else None
+
+
+def race_board_page(
+    *,
+    level: str,
+    players: str | None,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool = False,
+) -> BoardPage:
+    """One page of a race board with `me`, by the solo boards' paging rules (leaderboard_page):
+    with `around_me` the page holding the viewer's row (the first page when they have none), a
+    page past the last 404, page 1 of an empty board an empty page."""
+    board = race_board(level=level, players=players)
+    me = race_board_me(board, viewer)
+    count = board.count()
+    if around_me:
+        page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
+    elif page > max(1, math.ceil(count / page_size)):
+        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    start = (page - 1) * page_size
+    rows = [
+        race_board_row(row, rank=start + i + 1)
+        for i, row in enumerate(board[start : start + page_size])
+    ]
+    return BoardPage(count=count, page=page, page_size=page_size, results=rows, me=me)

@@ -1,0 +1,213 @@
+"""The rules of statistics, pure (RULES.md, Statistics; docs/STATS.md; docs/FAIRPLAY.md):
+streaks, the five best times, a level's summary after one more game, and the personal-record
+chains that make every rolling leaderboard period one index filter.
+
+Every function takes the state before a game end and returns the state after it, with no
+I/O, so the rules are tested as tables (tests/accounts/test_streaks.py). The writes that
+apply them are in accounts.standings.stats; the boards that read the chains, in accounts.standings.leaderboards,
+use `chain_filter` below: the chain rule and its SQL live side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from accounts.models import CHAIN_START, RANKED_LEVELS
+from demineur_site.formats import iso
+
+BEST_TIMES_KEPT = 5
+# Chain links older than this (other than the all-time head) can never again be a player's
+# best in a rolling period (the longest is 365 days), so they are dropped.
+CHAIN_HORIZON = timedelta(days=366)
+
+
+def bucket_for(level: str) -> str:
+    """The statistics bucket of a game's level: the level itself, or `custom`."""
+    return level if level in RANKED_LEVELS else "custom"
+
+
+@dataclass(frozen=True)
+class Streaks:
+    """The current and best runs of consecutive wins at one level, each with the games where
+    it began and ended and when it reached its length."""
+
+    current: int = 0
+    current_first: UUID | None = None
+    current_last: UUID | None = None
+    current_at: datetime | None = None
+    best: int = 0
+    best_first: UUID | None = None
+    best_last: UUID | None = None
+    best_at: datetime | None = None
+
+
+def streaks_after(s: Streaks, *, won: bool, game_id: UUID, ended_at: datetime) -> Streaks:
+    """A win extends the current streak (and the best one when it passes it); any loss --
+    a mine, a resignation, an abandoned game -- resets the current streak to 0.
+
+    >>> from datetime import UTC
+    >>> from uuid import uuid4
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> a, b = uuid4(), uuid4()
+    >>> s = streaks_after(Streaks(), won=True, game_id=a, ended_at=t)
+    >>> s = streaks_after(s, won=True, game_id=b, ended_at=t)
+    >>> (s.current, s.best, s.best_first == a, s.best_last == b)
+    (2, 2, True, True)
+    >>> streaks_after(s, won=False, game_id=uuid4(), ended_at=t).current
+    0
+    """
+    if not won:
+        return replace(s, current=0, current_first=None, current_last=None, current_at=None)
+    current = s.current + 1
+    first = game_id if s.current == 0 else s.current_first
+    out = replace(
+        s, current=current, current_first=first, current_last=game_id, current_at=ended_at
+    )
+    if current > s.best:
+        # Equal length does not replace the best: the earlier run got there first.
+        out = replace(out, best=current, best_first=first, best_last=game_id, best_at=ended_at)
+    return out
+
+
+def best_times_after(
+    best_times: Sequence[dict[str, Any]], *, time_ms: int, game_id: UUID, achieved_at: datetime
+) -> list[dict[str, Any]]:
+    """The five best winning times, fastest first; an equal time ranks after the earlier one."""
+    entry = {"time_ms": int(time_ms), "game_id": str(game_id), "achieved_at": iso(achieved_at)}
+    rows = [*best_times, entry]
+    rows.sort(key=lambda r: (r["time_ms"], r["achieved_at"], r["game_id"]))
+    return rows[:BEST_TIMES_KEPT]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything kept for one player at one level (the PlayerStats row, as values)."""
+
+    played: int = 0
+    won: int = 0
+    total_win_ms: int = 0
+    streaks: Streaks = field(default_factory=Streaks)
+    best_time_ms: int | None = None
+    best_time_game: UUID | None = None
+    best_time_at: datetime | None = None
+    best_bbbv_per_s: float | None = None
+    best_bbbv_per_s_game: UUID | None = None
+    best_bbbv_per_s_at: datetime | None = None
+    best_times: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    won: bool
+    game_id: UUID
+    elapsed_ms: int
+    bbbv_per_s: float | None
+    ended_at: datetime
+    # Whether the game may enter the boards (RULES.md, Fair play): an unranked game counts in
+    # played, won, streaks and the average, but sets no best time and no best 3BV/s.
+    ranked: bool = True
+
+
+@dataclass(frozen=True)
+class GameEndResult:
+    """What a game end changed that others may want to announce: a new personal best."""
+
+    best_time: bool = False
+    best_speed: bool = False
+
+    def __bool__(self) -> bool:
+        return self.best_time or self.best_speed
+
+
+def stats_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
+    """The summary after one more ended game. Every ended game was played (a game counts
+    once its first tap is made; untapped games are discarded and never reach here)."""
+    streaks = streaks_after(s.streaks, won=end.won, game_id=end.game_id, ended_at=end.ended_at)
+    out = replace(s, played=s.played + 1, streaks=streaks)
+    if not end.won:
+        return out, GameEndResult()
+    out = replace(out, won=s.won + 1, total_win_ms=s.total_win_ms + end.elapsed_ms)
+    if not end.ranked:
+        return out, GameEndResult()
+    return ranked_win_after(out, end)
+
+
+def ranked_win_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
+    """The best times and 3BV/s after a ranked win: at its end, or when staff clear a game
+    held for review (then possibly out of order: the five best are sorted, not appended)."""
+    out = replace(
+        s,
+        best_times=tuple(
+            best_times_after(
+                s.best_times, time_ms=end.elapsed_ms, game_id=end.game_id, achieved_at=end.ended_at
+            )
+        ),
+    )
+    best_time = s.best_time_ms is None or end.elapsed_ms < s.best_time_ms
+    if best_time:
+        out = replace(
+            out, best_time_ms=end.elapsed_ms, best_time_game=end.game_id, best_time_at=end.ended_at
+        )
+    # A game won by its first tap has no 3BV/s (API.md, Fine points): it never counts here.
+    speed = end.bbbv_per_s
+    best_speed = speed is not None and (s.best_bbbv_per_s is None or speed > s.best_bbbv_per_s)
+    if best_speed:
+        out = replace(
+            out,
+            best_bbbv_per_s=speed,
+            best_bbbv_per_s_game=end.game_id,
+            best_bbbv_per_s_at=end.ended_at,
+        )
+    return out, GameEndResult(best_time=best_time, best_speed=best_speed)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link of a record chain (see accounts.models.PersonalRecord). Lower score is better."""
+
+    score: float
+    achieved_at: datetime
+    game_id: UUID
+    prev_at: datetime = CHAIN_START
+    time_ms: int = 0
+    bbbv_per_s: float | None = None
+
+
+def chain_after(chain: Sequence[Link], new: Link, *, now: datetime) -> list[Link]:
+    """The chain after a new won game. `chain` is in time order and its scores never
+    decrease: each link is a game no later game has beaten.
+
+    * a later link already at least as good makes the new game irrelevant (only when games
+      are recorded out of order);
+    * earlier links strictly worse than the new game are superseded and removed;
+    * the new link's `prev_at` is the time of the link before it (CHAIN_START when it is the
+      head), and the link after it now starts after it;
+    * links older than CHAIN_HORIZON, except the head, are dropped: no period reaches them.
+      Their successors keep `prev_at`, which stays older than any period start.
+    """
+    t, s = new.achieved_at, new.score
+    if any(link.achieved_at > t and link.score <= s for link in chain):
+        kept = list(chain)
+    else:
+        before = [link for link in chain if link.achieved_at <= t and link.score <= s]
+        after = [link for link in chain if link.achieved_at > t]
+        inserted = replace(new, prev_at=before[-1].achieved_at if before else CHAIN_START)
+        if after:
+            after[0] = replace(after[0], prev_at=t)
+        kept = [*before, inserted, *after]
+    horizon = now - CHAIN_HORIZON
+    return [link for i, link in enumerate(kept) if i == 0 or link.achieved_at >= horizon]
+
+
+def chain_filter(alias: str, cutoff: datetime | None) -> tuple[str, list[Any]]:
+    """The chain rule as SQL: the links that are each player's best since `cutoff` (the
+    all-time heads when None). Along a chain scores never get worse with time, so a player's
+    best in a period starting at `c` is the first link with achieved_at >= c: the link whose
+    predecessor is older than c (see accounts.models.PersonalRecord)."""
+    if cutoff is None:
+        return f"{alias}.prev_at = %s", [CHAIN_START]
+    return f"{alias}.achieved_at >= %s AND {alias}.prev_at < %s", [cutoff, cutoff]

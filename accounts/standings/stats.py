@@ -1,0 +1,295 @@
+"""The writes of statistics: called by the games service inside the transaction that ends
+a game (`record_game_end`), and by the fair-play staff decisions (`record_ranked_win`,
+`remove_from_boards`). Each locks the player's (user, level) row, so two games of one player
+ending at the same moment are applied one after the other and neither update is lost. The
+rules they apply are pure, in accounts.standings.records; reads are in accounts.standings.selectors and
+accounts.standings.leaderboards.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from django.db import DatabaseError, transaction
+
+from accounts.models import BoardPool, PersonalRecord, PlayerStats, RecordKind
+from accounts.standings.leaderboards import maintain_boards
+from accounts.standings.records import (
+    GameEnd,
+    GameEndResult,
+    Link,
+    Streaks,
+    Summary,
+    bucket_for,
+    chain_after,
+    ranked_win_after,
+    stats_after,
+)
+
+
+def _summary(row: PlayerStats) -> Summary:
+    return Summary(
+        played=row.played,
+        won=row.won,
+        total_win_ms=row.total_win_ms,
+        streaks=Streaks(
+            current=row.current_streak,
+            current_first=row.current_streak_first_game,
+            current_last=row.current_streak_last_game,
+            current_at=row.current_streak_at,
+            best=row.best_streak,
+            best_first=row.best_streak_first_game,
+            best_last=row.best_streak_last_game,
+            best_at=row.best_streak_at,
+        ),
+        best_time_ms=row.best_time_ms,
+        best_time_game=row.best_time_game,
+        best_time_at=row.best_time_at,
+        best_bbbv_per_s=row.best_bbbv_per_s,
+        best_bbbv_per_s_game=row.best_bbbv_per_s_game,
+        best_bbbv_per_s_at=row.best_bbbv_per_s_at,
+        best_times=tuple(row.best_times or ()),
+    )
+
+
+def summary_fields(s: Summary) -> dict[str, Any]:
+    """The PlayerStats columns of a summary (also used by bulk seeding)."""
+    st = s.streaks
+    return {
+        "played": s.played,
+        "won": s.won,
+        "total_win_ms": s.total_win_ms,
+        "current_streak": st.current,
+        "current_streak_first_game": st.current_first,
+        "current_streak_last_game": st.current_last,
+        "current_streak_at": st.current_at,
+        "best_streak": st.best,
+        "best_streak_first_game": st.best_first,
+        "best_streak_last_game": st.best_last,
+        "best_streak_at": st.best_at,
+        "best_time_ms": s.best_time_ms,
+        "best_time_game": s.best_time_game,
+        "best_time_at": s.best_time_at,
+        "best_bbbv_per_s": s.best_bbbv_per_s,
+        "best_bbbv_per_s_game": s.best_bbbv_per_s_game,
+        "best_bbbv_per_s_at": s.best_bbbv_per_s_at,
+        "best_times": list(s.best_times),
+    }
+
+
+def _lock_stats_row(*, user_id: int, bucket: str) -> PlayerStats:
+    """The (user, level) row, locked until the end of the transaction. The first game ever
+    creates it; ON CONFLICT DO NOTHING lets two first games race without an error, and the
+    second then waits on the lock and sees the first one's update."""
+    locked = PlayerStats.objects.select_for_update()
+    row = locked.filter(user_id=user_id, level=bucket).first()
+    if row is None:
+        PlayerStats.objects.bulk_create(
+            [PlayerStats(user_id=user_id, level=bucket)], ignore_conflicts=True
+        )
+        row = locked.get(user_id=user_id, level=bucket)
+    return row
+
+
+def _update_chains(
+    *, user_id: int, level: str, pool: str, new: dict[str, Link], now: datetime
+) -> None:
+    """Apply chain_after to the player's stored chains of one level (one per kind in `new`),
+    in one read, one delete and one insert; the stats row lock serializes this per level."""
+    stored = list(
+        PersonalRecord.objects.filter(
+            user_id=user_id, level=level, pool=pool, kind__in=list(new)
+        ).order_by("achieved_at", "id")
+    )
+    gone: list[int] = []
+    added: list[PersonalRecord] = []
+    for kind, link in new.items():
+        rows = [r for r in stored if r.kind == kind]
+        old = [
+            Link(
+                score=r.score,
+                achieved_at=r.achieved_at,
+                game_id=r.game_id,
+                prev_at=r.prev_at,
+                time_ms=r.time_ms,
+                bbbv_per_s=r.bbbv_per_s,
+            )
+            for r in rows
+        ]
+        after = chain_after(old, link, now=now)
+        by_game = {r.game_id: r for r in rows}
+        keep = {ln.game_id for ln in after}
+        gone += [r.pk for r in rows if r.game_id not in keep]
+        for ln in after:
+            row = by_game.get(ln.game_id)
+            if row is None:
+                added.append(
+                    PersonalRecord(
+                        user_id=user_id,
+                        level=level,
+                        pool=pool,
+                        kind=kind,
+                        score=ln.score,
+                        time_ms=ln.time_ms,
+                        bbbv_per_s=ln.bbbv_per_s,
+                        game_id=ln.game_id,
+                        achieved_at=ln.achieved_at,
+                        prev_at=ln.prev_at,
+                    )
+                )
+            elif row.prev_at != ln.prev_at:  # only when games are recorded out of order
+                PersonalRecord.objects.filter(pk=row.pk).update(prev_at=ln.prev_at)
+    if gone:
+        PersonalRecord.objects.filter(pk__in=gone).delete()
+    if added:
+        PersonalRecord.objects.bulk_create(added)
+
+
+# How often one process moves a level's board anchors (accounts.standings.leaderboards.maintain_boards),
+# after a game end of that level has committed.
+MAINTAIN_EVERY_S = 30.0
+_maintained: dict[tuple[str, str], float] = {}
+_log = logging.getLogger(__name__)
+
+
+def _maintain_boards_soon(*, level: str, pool: str) -> None:
+    """After the commit, at most every MAINTAIN_EVERY_S per (level, pool) and process: move
+    the rolling periods' anchors and fold the board counts (short transactions of their own,
+    holding nothing else, so they cannot deadlock with a game end)."""
+    now = time.monotonic()
+    last = _maintained.get((level, pool))
+    if last is not None and now - last < MAINTAIN_EVERY_S:
+        return
+    _maintained[(level, pool)] = now
+
+    def run() -> None:
+        try:
+            maintain_boards(level=level, pool=pool)
+        except DatabaseError:  # the boards stay exact without it, only slower to read
+            _log.exception("maintain_boards(%s, %s) failed", level, pool)
+
+    transaction.on_commit(run)
+
+
+def _game_end(
+    *,
+    won: bool,
+    game_id: Any,
+    elapsed_ms: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+    ranked: bool,
+) -> GameEnd:
+    gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
+    speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
+    return GameEnd(
+        won=won,
+        game_id=gid,
+        elapsed_ms=int(elapsed_ms),
+        bbbv_per_s=speed,
+        ended_at=ended_at,
+        ranked=ranked,
+    )
+
+
+def _save_summary(row: PlayerStats, after: Summary, *, pool: str, at: datetime) -> None:
+    for name, value in summary_fields(after).items():
+        setattr(row, name, value)
+    row.pool = pool
+    row.updated_at = at
+    row.save()
+
+
+def _enter_boards(*, user_id: int, bucket: str, pool: str, end: GameEnd) -> None:
+    """A ranked win joins the player's record chains of its pool (time, and 3BV/s if any)."""
+    if bucket == "custom" or pool == BoardPool.NONE:  # custom boards are never ranked
+        return
+    link = Link(
+        score=float(end.elapsed_ms),
+        achieved_at=end.ended_at,
+        game_id=end.game_id,
+        time_ms=end.elapsed_ms,
+        bbbv_per_s=end.bbbv_per_s,
+    )
+    chains = {RecordKind.TIME.value: link}
+    if end.bbbv_per_s is not None:
+        chains[RecordKind.SPEED.value] = replace(link, score=-end.bbbv_per_s)
+    _update_chains(user_id=user_id, level=bucket, pool=pool, new=chains, now=end.ended_at)
+
+
+def record_game_end(
+    *,
+    user_id: int,
+    level: str,
+    won: bool,
+    game_id: Any,
+    elapsed_ms: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+    ranked: bool = True,
+    pool: str = BoardPool.HUMAN,
+) -> GameEndResult | None:
+    """Called by the games service inside the transaction that ends a game. `pool` is the
+    player's BoardPool; `ranked` whether the game may enter the boards. Returns what
+    personal bests the game set, or None when it set none."""
+    bucket = bucket_for(level)
+    end = _game_end(
+        won=won,
+        game_id=game_id,
+        elapsed_ms=elapsed_ms,
+        bbbv_per_s=bbbv_per_s,
+        ended_at=ended_at,
+        ranked=ranked and pool != BoardPool.NONE,
+    )
+    with transaction.atomic():
+        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        after, result = stats_after(_summary(row), end)
+        _save_summary(row, after, pool=pool, at=ended_at)
+        if won and end.ranked:
+            _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
+    if bucket != "custom" and pool != BoardPool.NONE:
+        _maintain_boards_soon(level=bucket, pool=pool)
+    return result or None
+
+
+def record_ranked_win(
+    *,
+    user_id: int,
+    level: str,
+    pool: str,
+    game_id: Any,
+    elapsed_ms: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+) -> GameEndResult | None:
+    """A won game held for review and then cleared by staff: it sets the bests it would have
+    set at its end, and joins the boards at the time it was won. Played, won and streaks
+    already counted it at the end."""
+    bucket = bucket_for(level)
+    end = _game_end(
+        won=True,
+        game_id=game_id,
+        elapsed_ms=elapsed_ms,
+        bbbv_per_s=bbbv_per_s,
+        ended_at=ended_at,
+        ranked=True,
+    )
+    with transaction.atomic():
+        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        after, result = ranked_win_after(_summary(row), end)
+        _save_summary(row, after, pool=pool, at=row.updated_at or ended_at)
+        _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
+    return result or None
+
+
+def remove_from_boards(*, user_id: int) -> None:
+    """A flagged account leaves every board: its record chains go, and its streak rows rank
+    nowhere. Its statistics stay as they are (RULES.md, Fair play)."""
+    PersonalRecord.objects.filter(user_id=user_id).delete()
+    PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)

@@ -1,0 +1,207 @@
+"""The base of both sockets (games.live.consumers): a short per-message path, and the edge checks
+every client frame passes before anything parses it.
+
+Frames from clients (docs/SECURITY.md, "The WebSocket edge"), checked in this order:
+
+* a text or binary frame over WS_MAX_FRAME_BYTES (4096; uvicorn's ``--ws-max-size`` enforces
+  the same at the server) gets one ``error`` (400 ``frame_too_large``) and the socket is
+  closed with 1009 (message too big), as uvicorn itself closes an over-long frame;
+* a frame from anyone who may not move (anonymous: 401 ``not_authenticated``; signed in but
+  not the game's player: 403 ``not_your_game``; anyone on the read-only lobby: 400
+  ``invalid``) is never parsed: it gets an ``error`` and, at the WATCHER_FRAMES_MAX-th such
+  frame, the socket is closed with 4000 + that status (4401, 4403, 4400) (``refuse_frame``);
+* the player's frames are parsed by the game consumer.
+
+A socket signed in with a token or a session joins that credential's group
+(accounts.socket_credentials): revoking the token or signing out closes it with one
+``error`` (401 ``authentication_failed``) and code 4401.
+
+**Why __call__ and dispatch are our own** (docs/LIVE.md, "Fan-out to many watchers"): one
+event goes to every watcher, so the per-message path is what fan-out to 1,000 watchers costs.
+Two changes to channels' AsyncConsumer, both measured with bench/live:
+
+* its dispatch() runs close_old_connections through sync_to_async before *every* message:
+  a hop to the one sync thread per message and per watcher, which made fan-out to 1,000
+  watchers take over a second. Our handlers touch the database only through
+  database_sync_to_async, which manages connections itself, so that hop is skipped;
+* its loop (await_many_dispatch) builds an asyncio.wait() and a new task per message. Here
+  two long-lived tasks read the socket and the channel, and a lock keeps handlers one at a
+  time, in order (a game event waits while the player's move is being stored).
+
+tests/realtime/test_lean_consumer.py pins the channels code these two methods replace: when an
+upgrade of channels changes it, that test fails and says what to re-check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+
+from accounts import socket_credentials
+from demineur_site.api_errors import ApiError, socket_error, status_of
+from demineur_site.errors import DomainError
+from games.live import guard as socket_guard
+from games.play import events
+
+T = TypeVar("T")
+CLOSE_NOT_FOUND = 4404
+CLOSE_UNAUTHENTICATED = 4401  # a revoked token, a signed-out session (as games.live.auth)
+CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big", what uvicorn's --ws-max-size sends
+# Frames a socket that may not move gets answered (without being parsed) before it is closed.
+WATCHER_FRAMES_MAX = 5
+
+
+def error_frame(
+    exc: ApiError | DomainError, client_move_id: Any = None, seq: int | None = None
+) -> dict[str, Any]:
+    """An error to the sender alone. `seq` is the last one this socket was sent (null before
+    any game state), so that every game message carries one as API.md says."""
+    return socket_error(exc.code, exc.message, exc.details, seq=seq, client_move_id=client_move_id)
+
+
+class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no types
+    """A consumer whose per-message path is short (see the module docstring)."""
+
+    closing = False  # close() was sent: read no more frames
+    group: str | None = None  # the group of events this socket follows
+    refused_frames = 0
+    credential_group: str | None = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scope = scope
+        self.channel_layer = get_channel_layer(self.channel_layer_alias)
+        self.channel_name = await self.channel_layer.new_channel()
+        self.base_send = send
+        self.turn = asyncio.Lock()
+        credential = scope.get("credential")
+        if credential is not None:
+            # Revoking the token or signing out kicks this group (auth_kick below).
+            self.credential_group = credential.group
+            await self.channel_layer.group_add(self.credential_group, self.channel_name)
+
+        async def pump(source: Any) -> None:
+            while True:
+                message = await source()
+                async with self.turn:
+                    await self.dispatch(message)
+
+        from_channel = functools.partial(self.channel_layer.receive, self.channel_name)
+        tasks = [asyncio.ensure_future(pump(receive)), asyncio.ensure_future(pump(from_channel))]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                exc = task.exception()
+                if exc is not None and not isinstance(exc, StopConsumer):
+                    raise exc
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                # Already raised above, or cancelled just now: only wait for the task to finish.
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            if self.credential_group is not None:
+                with contextlib.suppress(Exception):
+                    await self.channel_layer.group_discard(self.credential_group, self.channel_name)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        self.closing = True
+        await super().close(code=code, reason=reason)
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        # After our close (a kick, a 4404, a 1009), events may still be queued for this socket
+        # until the server reports the disconnect: a send then would be an ASGI error.
+        if not self.closing:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """Every client frame passes here first: its size is checked before anything reads it."""
+        if self.closing:
+            return
+        text, data = message.get("text"), message.get("bytes")
+        limit = socket_guard.max_frame_bytes()
+        if socket_guard.frame_too_large(text, data, limit):
+            await self._send_error(
+                ApiError(
+                    "frame_too_large",
+                    f"Frames are at most {limit} bytes.",
+                    {"max_bytes": limit},
+                )
+            )
+            await self.close(code=CLOSE_TOO_BIG)
+            return
+        if text is not None:
+            await self.receive(text_data=text)
+        else:
+            await self.receive(bytes_data=data or b"")
+
+    async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
+        await self.send(text_data=events.dumps(error_frame(exc, client_move_id)))
+
+    async def route_id(self, key: str, parse: Callable[[Any], Any]) -> str | None:
+        """The id in the socket's path, checked by `parse`; a malformed one is refused as an
+        unknown one (404, close 4404) and None is returned."""
+        try:
+            return str(parse(self.scope["url_route"]["kwargs"].get(key)))
+        except DomainError as exc:
+            await self._refuse(exc)
+            return None
+
+    async def join_then_read(self, group: str, read: Callable[[], T]) -> T | None:
+        """Join `group` first, read second: an event committed after the read is already
+        queued for this socket, one committed before it is in the snapshot (and dropped by its
+        seq). A refusal of the read (unknown, not allowed) leaves the group and is answered by
+        `_refuse`; None is returned then."""
+        self.group = group
+        await self.channel_layer.group_add(group, self.channel_name)
+        try:
+            snapshot: T = await database_sync_to_async(read)()
+        except DomainError as exc:
+            await self.channel_layer.group_discard(group, self.channel_name)
+            self.group = None
+            await self._refuse(exc)
+            return None
+        return snapshot
+
+    async def _refuse(self, exc: ApiError | DomainError) -> None:
+        """Accept, send one error, close with 4000 + its status (4404 unknown, 4403 not yours)."""
+        await self.accept()
+        await self.send(text_data=events.dumps(error_frame(exc)))
+        await self.close(code=4000 + status_of(exc))
+
+    async def _refuse_frame(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
+        """A frame from a socket that may not send any: answered, never parsed; the
+        WATCHER_FRAMES_MAX-th one closes the socket with 4000 + the error's status."""
+        self.refused_frames += 1
+        await self._send_error(exc, client_move_id)
+        if self.refused_frames >= WATCHER_FRAMES_MAX:
+            await self.close(code=4000 + status_of(exc))
+
+    async def auth_kick(self, message: dict[str, Any]) -> None:
+        """The socket's token was revoked or its session signed out (accounts.socket_credentials)."""
+        if self.closing:
+            return
+        why = (
+            "The token of this socket was revoked."
+            if message.get("reason") == socket_credentials.REASON_TOKEN_REVOKED
+            else "The session of this socket was signed out."
+        )
+        await self._send_error(ApiError("authentication_failed", why))
+        await self.close(code=CLOSE_UNAUTHENTICATED)

@@ -1,0 +1,309 @@
+"""WebSocket doors (API.md, Live updates): the I/O only. Events are built by games.play.events,
+ordered by games.live.sequencing, moves go to games.play.services, what a viewer may see comes from
+games.play.presenters; the edge checks and the lean message loop are games.live.base's.
+
+``/ws/games/{id}`` (GameConsumer)
+    Joins the game's group first, then reads the snapshot and sends ``state``; then forwards
+    ``move``, ``paused``, ``resumed`` and ``ended`` in ``seq`` order, as its Sequencer says
+    (held events, re-reads after a gap or a lost event of the player's own move).
+    The player may send ``{"action": "reveal|flag|chord", "x", "y", "flagged"?,
+    "client_move_id"?}`` or ``{"action": "pause|resume|resign"}``; the answer is the event
+    every watcher gets. Errors go to the sender alone as ``{"type": "error", "client_move_id",
+    "error": {code, message, details}}``; anything that is not a JSON object with a string
+    ``action`` is a 400 (``malformed_json`` or ``invalid``), never a 500. An unknown or
+    non-uuid game: the socket is accepted, gets one ``error`` (404 ``not_found``) and is
+    closed with code 4404. Each move re-checks the socket's credential (token or session) in
+    its database thread before it is stored.
+
+``/ws/live`` (LobbyConsumer)
+    A ``live`` snapshot of the newest running games, then ``game_started``, ``game_ended``
+    and ``record`` events as they happen. Read-only.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from accounts import socket_credentials
+from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
+from games.errors import GameError
+from games.live import frames as socket_frames
+from games.live import guard as socket_guard
+from games.live import redis_watch, sequencing
+from games.live.base import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, LeanConsumer, error_frame
+from games.live.sequenced import SequencedConsumer
+from games.models import ENDED_STATES, Game
+from games.play import events, selectors, services
+from games.play.presenters import game_dict
+
+log = logging.getLogger(__name__)
+
+LOBBY_SNAPSHOT_SIZE = 50
+STATE_ACTIONS = {
+    "pause": services.game_pause,
+    "resume": services.game_resume,
+    "resign": services.game_resign,
+}
+ACTIONS = (*socket_frames.MOVE_ACTIONS, *STATE_ACTIONS)
+
+
+class _CredentialEnded(ApiError):
+    def __init__(self) -> None:
+        super().__init__("authentication_failed", "This socket's sign-in has ended.")
+
+
+def _check_credential(credential: socket_credentials.SocketCredential | None) -> None:
+    """In the move's database thread, before the move: the token or session still stands."""
+    if credential is not None and not socket_credentials.credential_is_valid(credential):
+        raise _CredentialEnded()
+
+
+class _Snapshot:
+    __slots__ = ("ended", "game", "player_id", "seq")
+
+    def __init__(self, game: Game, *, viewer_id: int | None) -> None:
+        self.game = game_dict(game, player_name=game.player.username, viewer_id=viewer_id)
+        self.seq: int = game.seq
+        self.player_id: int = game.player_id
+        self.ended = game.state in ENDED_STATES
+
+
+def _read_snapshot(game_id: Any, viewer_id: int | None) -> _Snapshot:
+    """The game as this socket's user may see it; a race game still sealed for them is refused
+    (403 `race_running`, API.md Races)."""
+    game = selectors.game_get(game_id=game_id)
+    selectors.check_watchable(game=game, viewer_id=viewer_id)
+    return _Snapshot(game, viewer_id=viewer_id)
+
+
+def _viewer_id(scope: dict[str, Any]) -> int | None:
+    user = scope.get("user")
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+def _play(
+    *,
+    game_id: Any,
+    player: Any,
+    action: str,
+    body: dict[str, Any],
+    credential: socket_credentials.SocketCredential | None = None,
+) -> tuple[int, dict[str, Any] | None]:
+    """Run a move through the same service as REST. Returns its seq, and the frame for the
+    sender alone when the move was a replay of a `client_move_id` (a replay publishes nothing);
+    otherwise the answer is the `move` event every watcher gets."""
+    _check_credential(credential)
+    result = services.game_move(
+        game_id=game_id,
+        player=player,
+        action=action,
+        x=body["x"],
+        y=body["y"],
+        flagged=body.get("flagged"),
+        client_move_id=body.get("client_move_id"),
+    )
+    if not result.replayed:
+        return result.seq, None
+    # The original move's seq, changes and clock; the game's state as it is now.
+    replay = events.move_event(
+        result.game,
+        seq=result.seq,
+        action=action,
+        changes=result.changes,
+        at_ms=result.at_ms,
+        client_move_id=body.get("client_move_id"),
+        replayed=True,
+    )
+    return result.seq, dict(replay)
+
+
+def _act(
+    *,
+    game_id: Any,
+    player: Any,
+    action: str,
+    credential: socket_credentials.SocketCredential | None = None,
+) -> tuple[int, dict[str, Any]]:
+    _check_credential(credential)
+    game = STATE_ACTIONS[action](game_id=game_id, player=player)
+    return game.seq, game_dict(game, player_name=player.username, viewer_id=player.pk)
+
+
+class GameConsumer(SequencedConsumer):
+    """One socket watching (and, for its player, playing) one game."""
+
+    game_id: str
+    player_id: int | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bucket = socket_guard.TokenBucket(
+            rate=settings.WS_MESSAGES_PER_SECOND, burst=settings.WS_MESSAGES_BURST
+        )
+
+    # --- connection ---------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        game_id = await self.route_id("game_id", selectors.parse_game_id)
+        if game_id is None:
+            return
+        self.game_id = game_id
+        read = functools.partial(_read_snapshot, self.game_id, _viewer_id(self.scope))
+        snapshot = await self.join_then_read(events.game_group(self.game_id), read)
+        if snapshot is None:
+            return
+        self.player_id = snapshot.player_id
+        await self.accept()
+        await self._send_state(snapshot)
+        redis_watch.watch.add(self)
+
+    # --- server -> client ---------------------------------------------------------------
+
+    def encode(self, event: sequencing.Event) -> str:
+        return events.encode_event(self.game_id, event)
+
+    async def _send_state(self, snapshot: _Snapshot) -> None:
+        state = events.state_event(seq=snapshot.seq, game=snapshot.game)
+        await self.send_state(seq=snapshot.seq, ended=snapshot.ended, frame=dict(state))
+
+    async def _resync(self, why: str) -> None:
+        log.warning("game %s: sending a fresh state (%s)", self.game_id, why)
+        try:
+            snapshot = await database_sync_to_async(_read_snapshot)(
+                self.game_id, _viewer_id(self.scope)
+            )
+        except GameError:  # the game vanished (a discarded untapped game): nothing to show
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self._send_state(snapshot)
+
+    async def game_event(self, message: dict[str, Any]) -> None:
+        """An event of games.play.events, in the order games.live.sequencing decides."""
+        step = self.order.receive(message["event"], now=time.monotonic())
+        if step.gone:
+            # An untapped game replaced or left a day no longer exists: answer as for an
+            # unknown game (one 404 error, close 4404) rather than leave the socket silent.
+            await self._send_error(GameError("not_found", "No such game: it was discarded."))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self._send_events(step.send)
+
+    # --- client -> server ---------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated or user.pk != self.player_id:
+            # A watcher: answered without parsing anything (only a plain client_move_id is
+            # echoed, found by one bounded regex over a frame already known to be small).
+            refusal = socket_frames.not_allowed_to_move(user)
+            await self._refuse_frame(refusal, socket_frames.echoed_move_id(text_data))
+            return
+        wait = self.bucket.take()
+        if wait:
+            await self._send_error(
+                ApiError("throttled", "Too many messages.", {"retry_after": round(wait, 3)})
+            )
+            return
+        client_move_id = None
+        try:
+            content = socket_frames.parse(text_data)
+            client_move_id = socket_frames.client_move_id(content)
+            await self._handle(user, content)
+        except _CredentialEnded as exc:
+            await self._send_error(exc, client_move_id)
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+        except (ApiError, DomainError) as exc:
+            await self._send_error(exc, client_move_id)
+        except Exception as exc:
+            from demineur_site.api_errors import SERVICE_UNAVAILABLE_RETRY_AFTER as retry
+            from demineur_site.api_errors import is_database_unavailable
+
+            if is_database_unavailable(exc):  # PostgreSQL unreachable: 503, as over REST
+                log.warning("database unavailable for a WebSocket action on game %s", self.game_id)
+                unavailable = "The service is temporarily unavailable; retry shortly."
+                await self._send_error(
+                    ApiError("service_unavailable", unavailable, {"retry_after": retry}),
+                    client_move_id,
+                )
+                return
+            log.exception("a WebSocket action failed on game %s", self.game_id)
+            await self._send_error(
+                ApiError("server_error", "Internal server error."), client_move_id
+            )
+
+    async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
+        seq = self.order.last_seq if self.order.last_seq >= 0 else None
+        await self.send(text_data=events.dumps(error_frame(exc, client_move_id, seq)))
+
+    async def _handle(self, user: Any, content: dict[str, Any]) -> None:
+        action = socket_frames.action_of(content, ACTIONS)
+        credential = self.scope.get("credential")
+        if action in socket_frames.MOVE_ACTIONS:
+            body = socket_frames.move_body(action, content)
+            self._require_player(user)
+            seq, replay = await database_sync_to_async(_play)(
+                game_id=self.game_id, player=user, action=action, body=body, credential=credential
+            )
+            if replay is not None:
+                await self.send(text_data=events.dumps(replay))
+            else:
+                self.order.expect(seq, now=time.monotonic())
+                self._arm()
+        else:
+            self._require_player(user)
+            seq, game = await database_sync_to_async(_act)(
+                game_id=self.game_id, player=user, action=action, credential=credential
+            )
+            if seq <= self.order.last_seq:
+                # Pausing a paused game (or resuming a running one) takes no seq and publishes
+                # nothing: answer the sender alone with the game as it is.
+                state = events.state_event(seq=seq, game=game)
+                await self.send(text_data=events.dumps(state))
+
+    def _require_player(self, user: Any) -> None:
+        # The service checks this again under the row lock; refusing here spares the database
+        # a watcher's flood of moves.
+        if user.pk != self.player_id:
+            raise GameError("not_your_game", "This game belongs to another player.")
+
+
+# --- lobby ----------------------------------------------------------------------------------
+
+
+def _live_games(limit: int = LOBBY_SNAPSHOT_SIZE) -> list[events.LobbyGame]:
+    """The newest running games, in the shape of the lobby's game_started events."""
+    return [events.lobby_game(g, player=g.player) for g in selectors.live_games(limit=limit)]
+
+
+class LobbyConsumer(LeanConsumer):
+    """``/ws/live``: what a "live now" page needs. Read-only; anyone may connect."""
+
+    async def connect(self) -> None:
+        await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
+        games = await database_sync_to_async(_live_games)()
+        await self.accept()
+        await self.send(text_data=events.dumps(events.live_event(games)))
+        redis_watch.watch.add(self)
+
+    async def redis_back(self) -> None:
+        """Redis was away: send a fresh snapshot of the live games (games.live.redis_watch)."""
+        games = await database_sync_to_async(_live_games)()
+        await self.send(text_data=events.dumps(events.live_event(games)))
+
+    async def disconnect(self, code: int) -> None:
+        redis_watch.watch.discard(self)
+        await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
+
+    async def lobby_event(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=events.dumps(message["event"]))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Read-only: nothing a client sends is parsed; a few frames, then the socket closes.
+        await self._refuse_frame(GameError("invalid", "The live feed is read-only."))

@@ -1,0 +1,34 @@
+"""The profile of API.md: username, date joined, stats per level, the 20 newest ended games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from accounts.standings.selectors import stats_for_user
+from demineur_site.formats import iso
+from games.play import selectors
+from games.play.presenters import result_stats
+
+
+def profile_dict(user: User) -> dict[str, Any]:
+    """The same for everyone, the player included (/api/me): a flagged account is not named
+    anywhere; its games say `unranked_reason: "flagged"` (docs/FAIRPLAY.md)."""
+    return {
+        "username": user.username,
+        "kind": user.kind,
+        "date_joined": iso(user.date_joined),
+        "stats": stats_for_user(user_id=user.pk),
+        "recent_games": [
+            {
+                "id": str(g.id),
+                "level": g.level,
+                "state": g.state,
+                "end_reason": g.end_reason,
+                "elapsed_ms": g.elapsed_ms,
+                "result_stats": result_stats(g),
+                "ended_at": iso(g.ended_at),
+            }
+            for g in selectors.recent_games(user=user)
+        ],
+    }

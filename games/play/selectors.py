@@ -1,0 +1,117 @@
+"""Reads. `game_get` is the one access function for a game: every door (REST, WebSocket,
+pages) goes through it. Anyone may read any game; only its player may act on it
+(services check that under the row lock)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import QuerySet
+
+from accounts.models import User
+from demineur_site.db_router import read_alias
+from games.errors import GameError
+from games.models import Game, GameState, Move, UnrankedReason
+
+LIST_STATES = {s.value for s in GameState}
+
+
+def parse_game_id(raw: Any) -> uuid.UUID:
+    """A non-uuid id is simply an unknown game: 404."""
+    try:
+        return uuid.UUID(str(raw))
+    except (ValueError, TypeError, AttributeError):
+        raise GameError("not_found", "No such game.") from None
+
+
+def parse_states(raw: str, allowed: set[str]) -> list[str]:
+    """`state=a,b` (an extension of API.md: several states, comma-separated) checked against
+    `allowed`: an unknown one is 400 `invalid`, with the states there are."""
+    states = raw.split(",")
+    unknown = [s for s in states if s not in allowed]
+    if unknown:
+        raise GameError("invalid", f"Unknown state {unknown[0]!r}.", {"states": sorted(allowed)})
+    return states
+
+
+def game_get(*, game_id: Any) -> Game:
+    try:
+        return Game.objects.select_related("player").get(pk=parse_game_id(game_id))
+    except Game.DoesNotExist:
+        raise GameError("not_found", "No such game.") from None
+
+
+def game_list(*, state: str | None, level: str | None, user: str | None) -> QuerySet[Game]:
+    from games.engine import LEVELS
+
+    # A list may lag: the replica when there is one (demineur_site.db_router). The alias is
+    # chosen now, as the queryset is evaluated later by the view.
+    qs = Game.objects.using(read_alias()).select_related("player").order_by("-created_at", "-id")
+    if state is not None:
+        qs = qs.filter(state__in=parse_states(state, LIST_STATES))
+    if level is not None:
+        if level not in LEVELS and level != "custom":
+            raise GameError("invalid", f"Unknown level {level!r}.")
+        qs = qs.filter(level=level)
+    if user is not None:
+        qs = qs.filter(player__username=user)
+    return qs
+
+
+def check_moves_visible(*, game: Game, viewer_id: int | None) -> None:
+    """A race game's moves are its player's alone until the race ends (API.md, Races)."""
+    if game.sealed_for(viewer_id):
+        raise GameError("race_running", "This race game is hidden until the race ends.")
+
+
+def check_watchable(*, game: Game, viewer_id: int | None) -> None:
+    """Who may open a socket on a game: anyone, except on a race game while its race runs."""
+    if game.sealed_for(viewer_id):
+        raise GameError("race_running", "This race game can be watched once the race ends.")
+
+
+def game_moves(*, game: Game) -> QuerySet[Move]:
+    return (
+        Move.objects.filter(game=game)
+        .order_by("seq")
+        .only("seq", "action", "x", "y", "at_ms", "flagged")
+    )
+
+
+def has_played(user: User) -> bool:
+    """Whether the account has played: a game counts from its first tap, so an untapped one
+    does not (RULES.md, Fair play: the kind can change only before the first game)."""
+    return Game.objects.filter(player=user).exclude(state=GameState.NEW).exists()
+
+
+def user_get(*, username: str) -> User:
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise GameError("not_found", "No such player.")
+    return user
+
+
+def recent_games(*, user: User, limit: int = 20) -> list[Game]:
+    """The newest ended solo games of a player (API.md, Fine points: 20; race games are in the
+    race history, games.races.selectors). Finished games may lag:
+    the replica when there is one (demineur_site.db_router)."""
+    return list(
+        Game.objects.using(read_alias())
+        .filter(player=user, state__in=(GameState.WON, GameState.LOST), race__isnull=True)
+        .order_by("-ended_at")
+        .defer("board")[:limit]
+    )
+
+
+def live_games(*, limit: int) -> list[Game]:
+    """The newest running (playing or paused) solo games, for the lobby's snapshot (race games
+    are watched through their race). Guests' games are left out (docs/GUESTS.md): a game
+    made by a guest is unranked `guest` for good, so that reason is the filter."""
+    return list(
+        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED), race__isnull=True)
+        .exclude(unranked_reason=UnrankedReason.GUEST)
+        .select_related("player")
+        .defer("board")
+        .order_by("-created_at", "-id")[:limit]
+    )

@@ -1,0 +1,736 @@
+"""The only writers of games. Each action runs in one transaction holding the game's row lock,
+so moves on one game never interleave; events are published only after the commit.
+
+    game_create  ->  game_move (reveal | flag | chord)  ->  game_pause / game_resume / game_resign
+    games_close_idle: the 24-hour abandonment rule (RULES.md, Statistics)
+
+Over 400 lines on purpose: it is the single writer, and every write shares one lock path
+(`_locked_action`) and one store (`_store_move`); events are only built in games.play.events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from accounts.standings import stats
+from games import clock, engine
+from games.engine import Board, EngineError, Outcome
+from games.errors import GameError
+from games.models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
+from games.play import events, fairplay, move_store
+
+MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
+_SYSTEM_RANDOM = random.SystemRandom()
+T = TypeVar("T")
+
+
+class RaceMoveListener(Protocol):
+    """What a race does with a move of one of its games, inside the move's transaction."""
+
+    def __call__(
+        self,
+        game: Game,
+        board: Board,
+        *,
+        now: datetime,
+        at_ms: int,
+        player_name: str,
+        left: bool = ...,
+        by_player: bool = ...,
+    ) -> None: ...
+
+
+_race_listener: RaceMoveListener | None = None
+
+
+def on_race_move(listener: RaceMoveListener) -> None:
+    """games.races registers what a race game's move does to its race (games.apps, at start-up),
+    so that one game never imports races: the dependency points from races to play only."""
+    global _race_listener
+    _race_listener = listener
+
+
+def _race_moved(
+    game: Game,
+    board: Board,
+    *,
+    now: datetime,
+    at_ms: int,
+    player_name: str,
+    left: bool = False,
+    by_player: bool = True,
+) -> None:
+    if _race_listener is None:  # a race game without the races room loaded: never half a move
+        raise RuntimeError("games.races has not registered its move listener")
+    _race_listener(
+        game, board, now=now, at_ms=at_ms, player_name=player_name, left=left, by_player=by_player
+    )
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    game: Game
+    board: Board | None
+    changes: list[dict[str, Any]]
+    seq: int
+    at_ms: int  # the game clock when the server received the move (Move.at_ms)
+    replayed: bool = False
+
+
+def seeded_rng(seed: str, width: int, height: int, mines: int) -> random.Random:
+    """The generator that places the mines of a width x height board with `mines` mines while
+    GAME_TEST_SEED is `seed` (test-only): tests rebuild a layout from it, never from the format."""
+    return random.Random(f"{seed}:{width}x{height}:{mines}")
+
+
+def _rng_for(game: Game) -> random.Random:
+    """SystemRandom in production; a seeded generator only when the test-only setting is on."""
+    if settings.GAME_TEST_SEED:
+        return seeded_rng(settings.GAME_TEST_SEED, game.width, game.height, game.mines)
+    return _SYSTEM_RANDOM
+
+
+def _engine_error(exc: EngineError) -> GameError:
+    code = exc.code if exc.code != "invalid_board" else "invalid"
+    return GameError(code, str(exc))
+
+
+def _idle_limit() -> timedelta:
+    return timedelta(hours=settings.GAME_IDLE_HOURS)
+
+
+# --- create -------------------------------------------------------------------------------
+
+
+def resolve_board_spec(
+    *, level: str | None, width: int | None, height: int | None, mines: int | None
+) -> tuple[str, int, int, int]:
+    """Validate `{level}` or `{width, height, mines}` (RULES.md, Levels) into (level, w, h, mines)."""
+    custom = (width, height, mines)
+    if level is not None:
+        if any(v is not None for v in custom):
+            raise GameError(
+                "invalid", "Send either `level` or `width`, `height` and `mines`, not both."
+            )
+        spec = engine.LEVELS.get(level)
+        if spec is None:
+            raise GameError(
+                "invalid", f"Unknown level {level!r}.", {"levels": sorted(engine.LEVELS)}
+            )
+        return spec.name, spec.width, spec.height, spec.mines
+    if width is None or height is None or mines is None:
+        raise GameError("invalid", "Send `level`, or all of `width`, `height` and `mines`.")
+    lo, hi = engine.CUSTOM_MIN_SIDE, engine.CUSTOM_MAX_SIDE
+    if not (lo <= width <= hi and lo <= height <= hi):
+        raise GameError("invalid", f"width and height must be between {lo} and {hi}.")
+    max_mines = engine.custom_mines_max(width, height)
+    if not 1 <= mines <= max_mines:
+        raise GameError("invalid", f"mines must be between 1 and {max_mines} for this board.")
+    return "custom", width, height, mines
+
+
+def game_create(
+    *,
+    player: User,
+    level: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    mines: int | None = None,
+) -> Game:
+    """A new game, state `new`, no mines yet. A started unfinished game of the same level is
+    ended as abandoned (a loss); an untapped one is discarded (RULES.md, Statistics)."""
+    level_name, w, h, m = resolve_board_spec(level=level, width=width, height=height, mines=mines)
+    now = timezone.now()
+    with transaction.atomic():
+        # Two creations by one player at once (two tabs, a retry) would each miss the other's
+        # new game and leave two unfinished games of one level: the player's row lock makes
+        # them one after the other. Moves never take this lock, so no lock order can cross.
+        User.objects.select_for_update().filter(pk=player.pk).first()
+        games_close_idle(now=now, player=player)
+        previous = Game.objects.select_for_update().filter(
+            player=player,
+            level=level_name,
+            state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
+            race__isnull=True,  # a race game is the race's to end (games.races.services)
+        )
+        for old in previous:
+            old.player = player
+            _abandon_or_discard(old, player_name=player.username, now=now)
+        board = Board.new(w, h, m)
+        unranked_reason = fairplay.reason_at_creation(level=level_name, player=player)
+        game = Game.objects.create(
+            player=player,
+            level=level_name,
+            width=w,
+            height=h,
+            mines=m,
+            ranked=unranked_reason is None,
+            unranked_reason=unranked_reason,
+            board=board.encode(),
+            mines_left=board.mines_left,
+            created_at=now,
+            last_action_at=now,
+        )
+        events.lobby_on_commit(events.game_started_event(game, player=player))
+    return game
+
+
+# --- moves --------------------------------------------------------------------------------
+
+
+def _lock_own_game(*, game_id: Any, player: User) -> Game:
+    game = move_store.lock_game(game_id)
+    if game is None:
+        raise GameError("not_found", "No such game.")
+    if game.player_id != player.pk:
+        raise GameError("not_your_game", "This game belongs to another player.")
+    game.player = player  # the signed-in player: no query when the end needs their kind
+    return game
+
+
+def _replay(
+    game: Game, move: Move, *, action: str, x: int | None, y: int | None, flagged: bool | None
+) -> MoveResult:
+    if (move.action, move.x, move.y, move.flagged) != (action, x, y, flagged):
+        raise GameError(
+            "idempotency_conflict",
+            "This client_move_id was used for a different move.",
+            {"seq": move.seq},
+        )
+    if game.state == GameState.PAUSED:
+        # A replay answers the game as it is now, and a paused game's board is hidden
+        # (API.md, Fine points): the replay waits for the resume.
+        raise GameError("game_paused", "The game is paused: resume it first.")
+    return MoveResult(
+        game=game,
+        board=None,
+        changes=list(move.changes or []),
+        seq=move.seq,
+        at_ms=move.at_ms,
+        replayed=True,
+    )
+
+
+def _check_playable(game: Game) -> None:
+    if game.state == GameState.PAUSED:
+        raise GameError("game_paused", "The game is paused: resume it first.")
+    if game.state in ENDED_STATES:
+        raise GameError("game_over", "The game has ended.")
+
+
+def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
+    """The server closes a player's idle game when that player next acts on it, as
+    games_close_idle would have: a started one is abandoned, an untapped one discarded."""
+    if (
+        game.state in (GameState.NEW, GameState.PLAYING, GameState.PAUSED)
+        and now - game.last_action_at >= _idle_limit()
+    ):
+        _abandon_or_discard(game, player_name=player_name, now=now)
+        return True
+    return False
+
+
+def _locked_action(
+    *,
+    game_id: Any,
+    player: User,
+    act: Callable[[Game, datetime], T],
+    replay: Callable[[Game], T | None] | None = None,
+) -> T:
+    """Run `act` on the player's game inside one transaction holding the row lock.
+
+    A game idle for GAME_IDLE_HOURS is closed first, and that closing is committed even
+    though the action itself is then refused: `game_over` for a started game (now abandoned),
+    `not_found` for an untapped one (discarded: it no longer exists, API.md Fine points)."""
+    with transaction.atomic():
+        game = _lock_own_game(game_id=game_id, player=player)
+        replayed = replay(game) if replay is not None else None
+        if replayed is not None:
+            return replayed
+        now = timezone.now()
+        untapped = game.state == GameState.NEW
+        if not _close_if_idle(game, player_name=player.username, now=now):
+            return act(game, now)
+    if untapped:
+        raise GameError("not_found", "No such game: it was discarded after a day untapped.")
+    raise GameError("game_over", "The game was closed as abandoned after a day without a move.")
+
+
+def game_move(
+    *,
+    game_id: Any,
+    player: User,
+    action: str,
+    x: int,
+    y: int,
+    flagged: bool | None = None,
+    client_move_id: str | None = None,
+) -> MoveResult:
+    """Reveal, flag or chord one cell. Refusals raise GameError and change nothing."""
+    if action not in MOVE_ACTIONS:
+        raise GameError("invalid", f"Unknown action {action!r}.")
+
+    def replay(game: Game) -> MoveResult | None:
+        if client_move_id is None:
+            return None
+        previous = move_store.move_by_client_id(game, client_move_id)
+        if previous is None:
+            return None
+        return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)
+
+    def act(game: Game, now: datetime) -> MoveResult:
+        if not (0 <= x < game.width and 0 <= y < game.height):
+            raise GameError(
+                "out_of_bounds",
+                f"The cell must be inside the {game.width}x{game.height} board.",
+                {"width": game.width, "height": game.height},
+            )
+        _check_playable(game)
+        board = Board.decode(bytes(game.board))
+        first_tap = game.state == GameState.NEW and action == Action.REVEAL
+        try:
+            if action == Action.REVEAL:
+                outcome = board.reveal(x, y, _rng_for(game) if first_tap else None)
+            elif action == Action.FLAG:
+                outcome = board.flag(x, y, flagged)
+            else:
+                outcome = board.chord(x, y)
+        except EngineError as exc:
+            raise _engine_error(exc) from None
+        if first_tap:
+            game.state = GameState.PLAYING
+            game.started_at = now
+            game.bbbv = board.bbbv()
+        game.clicks += 1
+        changes = outcome.change_dicts()
+        at_ms = _store_move(
+            game,
+            board,
+            player_name=player.username,
+            now=now,
+            action=action,
+            x=x,
+            y=y,
+            flagged=flagged,
+            client_move_id=client_move_id,
+            changes=changes,
+            outcome=outcome,
+        )
+        if game.race_id is not None:
+            _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
+        _publish_move(
+            game,
+            board,
+            player_name=player.username,
+            action=action,
+            changes=changes,
+            at_ms=at_ms,
+            client_move_id=client_move_id,
+        )
+        return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
+
+    return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
+
+
+def _store_move(
+    game: Game,
+    board: Board,
+    *,
+    player_name: str,
+    now: datetime,
+    action: str,
+    x: int | None = None,
+    y: int | None = None,
+    flagged: bool | None = None,
+    client_move_id: str | None = None,
+    changes: list[dict[str, Any]] | None = None,
+    outcome: Outcome | None = None,
+) -> int:
+    """Store the move and the game's new state; returns the game clock at the move."""
+    at_ms = clock.elapsed_ms(
+        started_at=game.started_at,
+        now=now,
+        paused_ms=game.paused_ms,
+        paused_at=game.paused_at,
+        ended_at=None,
+    )
+    game.seq += 1
+    game.last_action_at = now
+    game.mines_left = board.mines_left
+    game.opened = board.opened_count()
+    if outcome is not None and outcome.ended:
+        _finish(
+            game,
+            board,
+            player_name=player_name,
+            now=now,
+            at_ms=at_ms,
+            reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
+        )
+    game.board = board.encode()
+    move_store.store(
+        game,
+        Move(
+            game=game,
+            seq=game.seq,
+            action=action,
+            x=x,
+            y=y,
+            flagged=flagged,
+            at_ms=at_ms,
+            client_move_id=client_move_id,
+            changes=changes if client_move_id is not None else None,
+            created_at=now,
+        ),
+    )
+    return at_ms
+
+
+def _finish(
+    game: Game, board: Board, *, player_name: str, now: datetime, at_ms: int, reason: str
+) -> None:
+    """End the game: fix its time and result stats, and update the player's statistics in
+    the same transaction (accounts.standings.stats)."""
+    won = reason == EndReason.CLEARED
+    game.state = GameState.WON if won else GameState.LOST
+    game.end_reason = reason
+    game.ended_at = now
+    game.paused_at = None
+    game.elapsed_ms = at_ms
+    if game.bbbv is None and board.status != engine.NEW:
+        game.bbbv = board.bbbv()
+    game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
+    game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
+    if game.race_id is not None:
+        # RULES.md, Races: race games count in race statistics and ratings only (games.races.services).
+        return
+    player = game.player
+    if won:
+        review = fairplay.hold_if_superhuman(game, player=player)
+        if review is not None:
+            review.save()
+    record = stats.record_game_end(
+        user_id=game.player_id,
+        level=game.level,
+        won=won,
+        game_id=game.id,
+        elapsed_ms=at_ms,
+        bbbv_per_s=game.bbbv_per_s,
+        ended_at=now,
+        ranked=game.ranked,
+        pool=player.board_pool,
+    )
+    if record and game.ranked:
+        # A new personal best on a ranked board is news for the lobby (after the commit).
+        if record.best_time:
+            events.lobby_on_commit(
+                events.record_event(game, player_name=player_name, kind="time", value=at_ms)
+            )
+        if record.best_speed and game.bbbv_per_s is not None:
+            events.lobby_on_commit(
+                events.record_event(
+                    game, player_name=player_name, kind="speed", value=game.bbbv_per_s
+                )
+            )
+
+
+def _publish_move(
+    game: Game,
+    board: Board,
+    *,
+    player_name: str,
+    action: str,
+    changes: list[dict[str, Any]],
+    at_ms: int,
+    client_move_id: str | None = None,
+) -> None:
+    events.game_on_commit(
+        game.id,
+        events.move_event(
+            game, action=action, changes=changes, at_ms=at_ms, client_move_id=client_move_id
+        ),
+    )
+    if game.state in ENDED_STATES:
+        _publish_end(game, board, player_name=player_name)
+
+
+def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
+    events.game_on_commit(game.id, events.ended_event(game, player_name=player_name, board=board))
+    if game.race_id is None:  # race games are followed through their race, not the lobby
+        events.lobby_on_commit(events.game_ended_event(game, player=game.player))
+
+
+# --- pause, resume, resign, abandon ---------------------------------------------------------
+
+
+def game_pause(*, game_id: Any, player: User) -> Game:
+    """Stop the clock and hide the board. Pausing a paused game is a no-op without a `seq`."""
+
+    def act(game: Game, now: datetime) -> Game:
+        if game.state == GameState.PAUSED:
+            return game
+        _check_started_and_running(game)
+        if game.race_id is not None:
+            raise GameError("race_game", "A race game cannot be paused (RULES.md, Races).")
+        board = Board.decode(bytes(game.board))
+        game.state = GameState.PAUSED
+        # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
+        fairplay.unrank(game, UnrankedReason.PAUSED)
+        game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
+        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.PAUSE)
+        events.game_on_commit(game.id, events.paused_event(game, at_ms=at_ms))
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
+
+
+def game_resume(*, game_id: Any, player: User) -> Game:
+    """Restart the clock. Resuming a running game is a no-op without a `seq`."""
+
+    def act(game: Game, now: datetime) -> Game:
+        if game.state == GameState.PLAYING:
+            return game
+        _check_started_and_running(game)
+        assert game.paused_at is not None
+        game.paused_ms = clock.add_pause(
+            paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now
+        )
+        game.paused_at = None
+        game.state = GameState.PLAYING
+        board = Board.decode(bytes(game.board))
+        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.RESUME)
+        events.game_on_commit(
+            game.id,
+            events.resumed_event(
+                game, at_ms=at_ms, player_name=player.username, board=board, now=now
+            ),
+        )
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
+
+
+def game_resign(*, game_id: Any, player: User) -> Game:
+    """End the game as lost without opening a mine (RULES.md, Win and loss)."""
+
+    def act(game: Game, now: datetime) -> Game:
+        _check_started_and_running(game)
+        _end_without_mine(
+            game,
+            player_name=player.username,
+            now=now,
+            action=Action.RESIGN,
+            reason=EndReason.RESIGNED,
+        )
+        return game
+
+    return _locked_action(game_id=game_id, player=player, act=act)
+
+
+def _check_started_and_running(game: Game) -> None:
+    if game.state == GameState.NEW:
+        raise GameError("game_not_started", "The game has not started: make the first tap.")
+    if game.state in ENDED_STATES:
+        raise GameError("game_over", "The game has ended.")
+
+
+def _end_without_mine(
+    game: Game,
+    *,
+    player_name: str,
+    now: datetime,
+    action: str,
+    reason: str,
+    at_ms: int | None = None,
+    left_race: bool = False,
+) -> None:
+    board = Board.decode(bytes(game.board))
+    board.resign()
+    if game.state == GameState.PAUSED and game.paused_at is not None:
+        # The clock stopped at the pause; the paused stretch does not count.
+        game.paused_ms = clock.add_pause(
+            paused_ms=game.paused_ms, paused_at=game.paused_at, resumed_at=now
+        )
+        game.paused_at = None
+    if at_ms is None:
+        at_ms = clock.elapsed_ms(
+            started_at=game.started_at,
+            now=now,
+            paused_ms=game.paused_ms,
+            paused_at=None,
+            ended_at=None,
+        )
+    game.seq += 1
+    game.last_action_at = now
+    _finish(game, board, player_name=player_name, now=now, at_ms=at_ms, reason=reason)
+    game.board = board.encode()
+    move_store.store(
+        game, Move(game=game, seq=game.seq, action=action, at_ms=at_ms, created_at=now)
+    )
+    if game.race_id is not None:
+        _race_moved(
+            game,
+            board,
+            now=now,
+            at_ms=at_ms,
+            player_name=player_name,
+            left=left_race,
+            by_player=action == Action.RESIGN and not left_race,
+        )
+    events.game_on_commit(game.id, events.move_event(game, action=action, changes=[], at_ms=at_ms))
+    _publish_end(game, board, player_name=player_name)
+
+
+@dataclass(frozen=True)
+class Dealt:
+    games: list[Game]
+    opening: tuple[int, int]
+    won_at_once: bool  # the opening cleared the board: every game is won at 0 ms
+
+
+def deal_opened_games(
+    players: list[User],
+    *,
+    level: str,
+    width: int,
+    height: int,
+    mines: int,
+    rng: random.Random,
+    now: datetime,
+    race: Any,
+) -> Dealt:
+    """One layout for several players, opened by the server at a cell it chooses (RULES.md,
+    Races: the start): each player's Game is the same but for its player, with the opening
+    as Move 1 at 0 ms, the clock started `now`, unranked (race) and sealed until the race
+    unseals it. Inside the caller's transaction (games.races.services.race_begin)."""
+    x, y = rng.randrange(width), rng.randrange(height)
+    board = Board.new(width, height, mines)
+    won_at_once = board.reveal(x, y, rng).ended
+    bbbv, encoded, opened = board.bbbv(), board.encode(), board.opened_count()
+    copy: dict[str, Any] = {
+        "level": level,
+        "width": width,
+        "height": height,
+        "mines": mines,
+        "ranked": False,
+        "unranked_reason": UnrankedReason.RACE,
+        "state": GameState.WON if won_at_once else GameState.PLAYING,
+        "end_reason": "cleared" if won_at_once else None,
+        "board": encoded,
+        "seq": 1,
+        "clicks": 1,
+        "mines_left": board.mines_left,
+        "opened": opened,
+        "bbbv": bbbv,
+        "bbbv_solved": bbbv if won_at_once else None,
+        "created_at": now,
+        "started_at": now,
+        "last_action_at": now,
+        "ended_at": now if won_at_once else None,
+        "elapsed_ms": 0 if won_at_once else None,
+        "race": race,
+        "sealed": True,
+    }
+    games = [Game(player=player, **copy) for player in players]
+    Game.objects.bulk_create(games)
+    Move.objects.bulk_create(
+        Move(game=g, seq=1, action=Action.REVEAL, x=x, y=y, at_ms=0, created_at=now) for g in games
+    )
+    return Dealt(games=games, opening=(x, y), won_at_once=won_at_once)
+
+
+def race_games_unseal(*, race_id: Any) -> None:
+    """The race is over: its games may be watched and their layouts shown (API.md, Races)."""
+    Game.objects.filter(race_id=race_id).update(sealed=False)
+
+
+def race_game_end(game: Game, *, now: datetime, time_limit_ms: int | None = None) -> None:
+    """For games.races.services, holding the game's row lock: end a running race game as lost, because
+    its player left the race (`time_limit_ms` None: `resigned`) or because the race's time ran
+    out (`abandoned`, API.md's "the server's abandon"; the
+    game's time is then the limit)."""
+    if game.state not in (GameState.PLAYING, GameState.PAUSED):
+        return
+    left = time_limit_ms is None
+    _end_without_mine(
+        game,
+        player_name=game.player.username,
+        now=now,
+        action=Action.RESIGN if left else Action.ABANDON,
+        reason=EndReason.RESIGNED if left else EndReason.ABANDONED,
+        at_ms=time_limit_ms,
+        left_race=left,
+    )
+
+
+def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
+    """A started unfinished game becomes a loss (`abandoned`); an untapped one is deleted."""
+    if game.state == GameState.NEW:
+        # The lobby heard of the game when it was created: without this it would list a game
+        # that no longer exists. `game_ended` is what a lobby client drops a game on.
+        events.lobby_on_commit(events.game_ended_event(game, player=game.player, discarded=True))
+        # Its watchers are told it is gone, as a socket opened on an unknown game is.
+        events.game_on_commit(game.id, events.discarded_event(game))
+        game.delete()
+    elif game.state in (GameState.PLAYING, GameState.PAUSED):
+        _end_without_mine(
+            game,
+            player_name=player_name,
+            now=now,
+            action=Action.ABANDON,
+            reason=EndReason.ABANDONED,
+        )
+
+
+def games_close_idle(*, now: datetime | None = None, player: User | None = None) -> int:
+    """Close games untouched for GAME_IDLE_HOURS: started ones as abandoned losses, untapped
+    ones discarded. Returns how many were closed. Called by the `close_idle_games` command and
+    whenever a player creates a game."""
+    now = now or timezone.now()
+    cutoff = now - _idle_limit()
+    closed = 0
+    qs = Game.objects.filter(
+        state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED), last_action_at__lte=cutoff
+    )
+    ids = qs.values_list("id", flat=True)
+    if player is not None:
+        # A player's own idle games are a handful: one plain query, where .iterator() opens a
+        # server-side cursor (three round trips) on every game creation.
+        found: Any = list(ids.filter(player=player))
+    else:
+        found = ids.iterator()  # the scheduled sweep may meet many: read them in batches
+    for game_id in found:
+        with transaction.atomic():
+            game = (
+                Game.objects.select_for_update(of=("self",))
+                .select_related("player")
+                .filter(pk=game_id)
+                .first()
+            )
+            if game is None or game.last_action_at > cutoff or game.state in ENDED_STATES:
+                continue
+            _abandon_or_discard(game, player_name=game.player.username, now=now)
+            closed += 1
+    return closed
+
+
+__all__ = [
+    "MoveResult",
+    "game_create",
+    "game_move",
+    "game_pause",
+    "game_resign",
+    "game_resume",
+    "games_close_idle",
+    "race_game_end",
+    "resolve_board_spec",
+]

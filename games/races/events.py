@@ -1,0 +1,79 @@
+"""Race events (API.md, Races, `/ws/races/{id}`): one constructor each, published after the
+commit through games.play.events' publisher. Every event carries the race's `seq`. No event ever
+carries a cell: a racer is counts only.
+
+    state      the whole Race, on connect (and after a gap)
+    joined  left  ready  countdown  started      the whole Race too (an extension: a client
+               never has to merge membership changes itself)
+    progress   player, opened, flags, state, elapsed_ms: after each of a racer's moves
+    finished   player, state, elapsed_ms, opened: a racer is done (won, lost or left)
+    ended      the whole Race with places and ratings
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, TypedDict
+from uuid import UUID
+
+from demineur_site import publish
+
+RACE_EVENT_TYPE = "race.event"  # -> RaceConsumer.race_event()
+
+RaceJson = dict[str, Any]  # games.races.presenters.race_dict
+
+
+def race_group(race_id: UUID | str) -> str:
+    return f"race.{race_id}"
+
+
+class RaceStateEvent(TypedDict):
+    type: Literal["state", "joined", "left", "ready", "countdown", "started", "ended"]
+    seq: int
+    race: RaceJson
+
+
+class ProgressEvent(TypedDict):
+    type: Literal["progress", "finished"]
+    seq: int
+    player: str
+    opened: int
+    flags: int
+    state: str
+    elapsed_ms: int
+
+
+RaceEvent = RaceStateEvent | ProgressEvent
+
+WHOLE_RACE_TYPES = ("state", "joined", "left", "ready", "countdown", "started", "ended")
+
+
+def race_event(kind: str, *, race: RaceJson) -> RaceStateEvent:
+    """`state`, `joined`, `left`, `ready`, `countdown`, `started` or `ended`: the Race as it
+    is after the change (its `seq` is the event's)."""
+    if kind not in WHOLE_RACE_TYPES:
+        raise ValueError(kind)
+    return {"type": kind, "seq": race["seq"], "race": race}  # type: ignore[typeddict-item]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What everyone may know of a racer during the race: counts, never cells."""
+
+    player: str
+    opened: int
+    flags: int
+    state: str
+    elapsed_ms: int
+
+
+def progress_event(*, seq: int, counts: Counts, finished: bool = False) -> ProgressEvent:
+    """`progress` after each of a racer's moves; `finished` once they are done."""
+    kind: Literal["progress", "finished"] = "finished" if finished else "progress"
+    return {"type": kind, "seq": seq, **asdict(counts)}  # type: ignore[typeddict-item]
+
+
+def race_on_commit(race_id: UUID | str, event: RaceEvent) -> None:
+    """Publish `event` to the race's watchers once the transaction commits."""
+    message = {"type": RACE_EVENT_TYPE, "race_id": str(race_id), "event": event}
+    publish.on_commit(race_group(race_id), message)

@@ -1,0 +1,105 @@
+"""Every race rating recomputed from the raw results stored with each finished race (each
+racer's place and rating pool), in the order the races ended: what `manage.py
+recompute_race_ratings` runs, and what a change of the rating model would need."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.utils.timezone import now as race_now
+
+from accounts.models import RaceRating
+from accounts.standings import ratings
+from games.models import Race, Racer, RaceState
+from games.races.services import rate_race
+
+
+@dataclass
+class _Row:
+    skill: ratings.Skill = field(default_factory=ratings.Skill.new)
+    races: int = 0
+    wins: int = 0
+    podiums: int = 0
+    rated_races: int = 0
+    pool: str = ""
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    races: int
+    ratings: int
+    differences: int  # racer rating changes and rating rows that were not as recomputed
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and abs(a - b) < 1e-6)
+
+
+def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None = None) -> Report:
+    rows: dict[tuple[int, str], _Row] = {}
+    differences = 0
+    finished = list(Race.objects.filter(state=RaceState.FINISHED).order_by("ended_at", "id"))
+    with transaction.atomic():
+        for done, race in enumerate(finished, start=1):
+            racers = list(Racer.objects.filter(race=race).order_by("joined_at", "id"))
+            places = [r.place or len(racers) for r in racers]
+
+            def skill_of(racer: Racer, level: str = race.level) -> ratings.Skill:
+                return rows.setdefault((racer.player_id, level), _Row()).skill
+
+            changes = rate_race(racers, places, skill_of)
+            for racer, place in zip(racers, places, strict=True):
+                row = rows.setdefault((racer.player_id, race.level), _Row())
+                row.races += 1
+                row.wins += place == 1
+                row.podiums += place <= 3
+                row.pool = racer.pool or row.pool
+                row.updated_at = race.ended_at
+                change = changes.get(racer.pk)
+                before = change.before if change else None
+                after = change.after if change else None
+                if change is not None:
+                    row.skill = change.skill
+                    row.rated_races += 1
+                if not (_close(before, racer.rating_before) and _close(after, racer.rating_after)):
+                    differences += 1
+                    if write:
+                        racer.rating_before, racer.rating_after = before, after
+                        racer.save(update_fields=["rating_before", "rating_after"])
+            if progress is not None and (done % 100 == 0 or done == len(finished)):
+                progress(done, len(finished))
+        stored = {(r.player_id, r.level): r for r in RaceRating.objects.select_for_update()}
+        for key, row in rows.items():
+            old = stored.pop(key, None)
+            new = (row.skill.mu, row.skill.sigma, row.races, row.wins, row.podiums, row.rated_races)
+            if old is not None and (
+                _close(old.mu, new[0])
+                and _close(old.sigma, new[1])
+                and (old.races, old.wins, old.podiums, old.rated_races) == new[2:]
+            ):
+                continue
+            differences += 1
+            if write:
+                RaceRating.objects.update_or_create(
+                    player_id=key[0],
+                    level=key[1],
+                    defaults={
+                        "pool": row.pool or "none",
+                        "mu": row.skill.mu,
+                        "sigma": row.skill.sigma,
+                        "rating": row.skill.shown,
+                        "races": row.races,
+                        "wins": row.wins,
+                        "podiums": row.podiums,
+                        "rated_races": row.rated_races,
+                        "updated_at": row.updated_at or race_now(),
+                    },
+                )
+        differences += len(stored)
+        if write and stored:
+            RaceRating.objects.filter(pk__in=[r.pk for r in stored.values()]).delete()
+    return Report(races=len(finished), ratings=len(rows), differences=differences)

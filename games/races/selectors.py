@@ -1,0 +1,112 @@
+"""Reads of races: one race, race lists, the race leaderboard per level, and a player's race
+statistics and history for their profile. Anyone may read any race: a Race never carries a
+cell (games.races.presenters)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from accounts.models import RaceRating, User
+from accounts.standings.ratings import shown_rating
+from demineur_site.formats import iso
+from games.engine import LEVELS
+from games.errors import GameError
+from games.models import Race, Racer, RaceState
+from games.play.selectors import parse_states
+from games.races.rules import normalize_code
+
+RACE_STATES = {s.value for s in RaceState}
+# `?players=` as on the solo boards (API.md): humans by default, or the bots' own ratings.
+
+
+def parse_race_id(raw: Any) -> uuid.UUID:
+    try:
+        return uuid.UUID(str(raw))
+    except (ValueError, TypeError, AttributeError):
+        raise GameError("not_found", "No such race.") from None
+
+
+def race_get(*, race_id: Any) -> Race:
+    race = Race.objects.select_related("host").filter(pk=parse_race_id(race_id)).first()
+    if race is None:
+        raise GameError("not_found", "No such race.")
+    return race
+
+
+def race_list(*, state: str | None, level: str | None, code: str | None) -> QuerySet[Race]:
+    qs = Race.objects.select_related("host").order_by("-created_at", "-id")
+    if state is not None:
+        qs = qs.filter(state__in=parse_states(state, RACE_STATES))
+    if level is not None:
+        if level not in LEVELS:
+            raise GameError("invalid", f"Unknown level {level!r}.", {"levels": list(LEVELS)})
+        qs = qs.filter(level=level)
+    if code is not None:
+        qs = qs.filter(code=normalize_code(code)[:12])
+    return qs
+
+
+def racers_by_race(races: list[Race]) -> dict[Any, list[Racer]]:
+    """The racers of several races in one query, each list in joining order."""
+    out: dict[Any, list[Racer]] = {r.pk: [] for r in races}
+    rows = (
+        Racer.objects.filter(race__in=races)
+        .select_related("player", "game")
+        .defer("game__board")
+        .order_by("joined_at", "id")
+    )
+    for racer in rows:
+        out[racer.race_id].append(racer)
+    return out
+
+
+def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
+    """A player's race statistics per level, their totals, and their newest finished races."""
+    per_level: dict[str, dict[str, int | None]] = {
+        row.level: {
+            "rating": row.rating if row.rated_races else None,
+            "races": row.races,
+            "wins": row.wins,
+            "podiums": row.podiums,
+        }
+        for row in RaceRating.objects.filter(player=user)
+    }
+    totals = {
+        key: sum(int(v[key] or 0) for v in per_level.values())
+        for key in ("races", "wins", "podiums")
+    }
+    recent = (
+        Racer.objects.filter(player=user, race__state=RaceState.FINISHED)
+        .select_related("race")
+        .order_by("-race__ended_at")[:history]
+    )
+    counts = {
+        row["race"]: row["n"]
+        for row in Racer.objects.filter(race__in=[r.race_id for r in recent])
+        .values("race")
+        .annotate(n=Count("id"))
+    }
+    return {
+        "levels": per_level,
+        **totals,
+        "history": [
+            {
+                "race": str(r.race_id),
+                "code": r.race.code,
+                "level": r.race.level,
+                "ended_at": iso(r.race.ended_at),
+                "racers": counts.get(r.race_id, 0),
+                "place": r.place,
+                "state": r.state,
+                "elapsed_ms": r.elapsed_ms,
+                "game": str(r.game_id) if r.game_id else None,
+                "rated": r.rating_after is not None,
+                "rating_before": shown_rating(r.rating_before),
+                "rating_after": shown_rating(r.rating_after),
+            }
+            for r in recent
+        ],
+    }

@@ -1,0 +1,572 @@
+"""The only writers of races (RULES.md and API.md, Races; docs/RACES.md). Like games.play.services:
+keyword-only arguments, one transaction per action, row locks, events after the commit.
+
+    race_create -> race_join / race_ready / race_leave -> race_start (host) or all ready
+        -> countdown (3 s) -> race_begin (the race clock) -> racers play their Games
+        -> race_end (every racer done, or the time limit: the race clock) -> places, ratings
+    queue_join / queue_leave: quick match; race_clock_tick forms races from the queue
+
+Locks, always in this order (never the other way round, so no two transactions can wait on
+each other): the player's user row, then game rows (by id), then the race row, then racers.
+The race clock (games.races.clock) calls race_clock_tick about ten times a second: nothing
+here waits for a request to start or end a race, and every deadline is stored (Race.deadline),
+so a restarted server picks up where it was.
+
+Over 400 lines on purpose: it is the single writer of races, and every action shares the one
+lock order above and one way to number and publish (`_bump`); the pure rules are in
+games.races.rules, the reads in games.races.selectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from accounts.models import RaceRating, User
+from accounts.standings import ratings
+from games import engine
+from games.errors import GameError
+from games.models import (
+    ACTIVE_RACE_STATES,
+    Game,
+    GameState,
+    Race,
+    RaceQueueEntry,
+    Racer,
+    RacerState,
+    RaceState,
+)
+from games.play import services
+from games.races import events as race_events
+from games.races import rules as race_rules
+from games.races.presenters import race_dict
+from games.races.selectors import parse_race_id
+
+log = logging.getLogger(__name__)
+
+_SYSTEM_RANDOM = random.SystemRandom()
+
+
+# --- reading helpers shared with games.races.selectors ------------------------------------------
+
+
+def racers_of(race: Race) -> list[Racer]:
+    return list(
+        Racer.objects.filter(race=race)
+        .select_related("player", "game")
+        .defer("game__board")
+        .order_by("joined_at", "id")
+    )
+
+
+def race_json(race: Race, *, now: datetime | None = None) -> dict[str, Any]:
+    return race_dict(race, racers_of(race), now=now)
+
+
+def _publish(kind: str, race: Race) -> None:
+    race_events.race_on_commit(race.id, race_events.race_event(kind, race=race_json(race)))
+
+
+def _bump(race: Race, kind: str) -> None:
+    """Take the race's next seq, save it, and publish `kind` with the race as it now is."""
+    race.seq += 1
+    race.save()
+    _publish(kind, race)
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+
+def _lock_player(player: User) -> None:
+    # One player's race actions (two tabs, a join while queueing) run one after the other.
+    User.objects.select_for_update().filter(pk=player.pk).first()
+
+
+def _check_free(player: User) -> None:
+    """A player is in at most one open or running race or queue (API.md: 409 already_racing)."""
+    if Racer.objects.filter(player=player, active=True).exists():
+        raise GameError("already_racing", "You are already in a race: finish or leave it first.")
+    if RaceQueueEntry.objects.filter(player=player, race__isnull=True).exists():
+        raise GameError("already_racing", "You are waiting for a quick match: leave it first.")
+
+
+def _lock_race(race_id: Any) -> Race:
+    race = (
+        Race.objects.select_for_update(of=("self",))
+        .select_related("host")
+        .filter(pk=parse_race_id(race_id))
+        .first()
+    )
+    if race is None:
+        raise GameError("not_found", "No such race.")
+    return race
+
+
+def _level_spec(level: Any) -> engine.Level:
+    spec = engine.LEVELS.get(level) if isinstance(level, str) else None
+    if spec is None:
+        raise GameError(
+            "invalid",
+            f"Unknown level {level!r}: races use the six levels.",
+            {"levels": list(engine.LEVELS)},
+        )
+    return spec
+
+
+# --- rooms -------------------------------------------------------------------------------------
+
+
+def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick: bool) -> Race:
+    spec = _level_spec(level)
+    for _ in range(10):
+        try:
+            with transaction.atomic():
+                return Race.objects.create(
+                    code=race_rules.new_code(),
+                    level=spec.name,
+                    width=spec.width,
+                    height=spec.height,
+                    mines=spec.mines,
+                    host=host,
+                    max_players=max_players,
+                    quick=quick,
+                    time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
+                    created_at=now,
+                    deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
+                )
+        except IntegrityError:  # a code already taken (1 in 887 million): draw another
+            continue
+    raise RuntimeError("could not draw a free race code")
+
+
+def race_create(*, player: User, level: Any, max_players: int = race_rules.MAX_RACERS) -> Race:
+    """A new open race; its creator is its host and first racer."""
+    _level_spec(level)
+    if not race_rules.MIN_RACERS <= max_players <= race_rules.MAX_RACERS:
+        raise GameError("invalid", "max_players must be between 2 and 8.")
+    now = timezone.now()
+    with transaction.atomic():
+        _lock_player(player)
+        _check_free(player)
+        race = _new_race(level=level, host=player, max_players=max_players, now=now, quick=False)
+        Racer.objects.create(race=race, player=player, joined_at=now)
+        _bump(race, "joined")
+    return race
+
+
+def race_join(*, race_id: Any, player: User) -> Race:
+    now = timezone.now()
+    with transaction.atomic():
+        _lock_player(player)
+        race = _lock_race(race_id)
+        if Racer.objects.filter(race=race, player=player, active=True).exists():
+            return race  # already in: joining again changes nothing
+        if race.state != RaceState.OPEN:
+            raise GameError("race_closed", "This race has started or ended.")
+        if Racer.objects.filter(race=race).count() >= race.max_players:
+            raise GameError("race_full", "This race is full.", {"max_players": race.max_players})
+        _check_free(player)
+        Racer.objects.create(race=race, player=player, joined_at=now)
+        _bump(race, "joined")
+    return race
+
+
+def _own_racer(race: Race, player: User) -> Racer:
+    racer = Racer.objects.filter(race=race, player=player).select_related("game").first()
+    if racer is None or not racer.active:
+        raise GameError("not_in_race", "You are not racing in this race.")
+    return racer
+
+
+def race_leave(*, race_id: Any, player: User) -> Race:
+    """Before the start: out of the room (the next racer to have joined becomes host; a room
+    left empty is cancelled; a countdown left with one racer stops). Running: the racer's game
+    ends as lost and they are `left` (RULES.md, Races)."""
+    now = timezone.now()
+    with transaction.atomic():
+        _lock_player(player)
+        race = Race.objects.filter(pk=parse_race_id(race_id)).only("id", "state").first()
+        if race is None:
+            raise GameError("not_found", "No such race.")
+        if race.state == RaceState.RUNNING:
+            return _leave_running(race_id=race.id, player=player, now=now)
+        race = _lock_race(race.id)
+        if race.state not in (RaceState.OPEN, RaceState.COUNTDOWN):
+            raise GameError("race_closed", "This race has ended.")
+        racer = _own_racer(race, player)
+        racer.delete()
+        left = racers_of(race)
+        if not left:
+            race.state = RaceState.CANCELLED
+            race.ended_at, race.deadline, race.starts_at = now, None, None
+        else:
+            if race.host_id == player.pk:
+                race.host = left[0].player
+            if race.state == RaceState.COUNTDOWN and len(left) < race_rules.MIN_RACERS:
+                _reopen(race)
+        _bump(race, "left")
+    return race
+
+
+def _leave_running(*, race_id: Any, player: User, now: datetime) -> Race:
+    racer = Racer.objects.filter(race_id=race_id, player=player, active=True).first()
+    if racer is None or racer.game_id is None:
+        raise GameError("not_in_race", "You are not racing in this race.")
+    game = Game.objects.select_for_update().select_related("player").get(pk=racer.game_id)
+    services.race_game_end(game, now=now)  # takes the race's seq: progress, finished
+    return Race.objects.get(pk=race_id)
+
+
+def race_ready(*, race_id: Any, player: User, ready: bool = True) -> Race:
+    """Mark yourself ready (or not). Once every racer, at least two, is ready, the countdown
+    starts by itself."""
+    now = timezone.now()
+    with transaction.atomic():
+        _lock_player(player)
+        race = _lock_race(race_id)
+        if race.state != RaceState.OPEN:
+            raise GameError("race_closed", "This race has started or ended.")
+        racer = _own_racer(race, player)
+        if racer.ready != ready:
+            racer.ready = ready
+            racer.save(update_fields=["ready"])
+            _bump(race, "ready")
+        racers = racers_of(race)
+        if len(racers) >= race_rules.MIN_RACERS and all(r.ready for r in racers):
+            _countdown(race, now=now)
+    return race
+
+
+def race_start(*, race_id: Any, player: User) -> Race:
+    """The host starts the countdown (at least two racers, ready or not)."""
+    now = timezone.now()
+    with transaction.atomic():
+        race = _lock_race(race_id)
+        if race.host_id != player.pk:
+            raise GameError("not_race_host", "Only the race's host can start it.")
+        if race.state != RaceState.OPEN:
+            raise GameError("race_closed", "This race has started or ended.")
+        if Racer.objects.filter(race=race).count() < race_rules.MIN_RACERS:
+            raise GameError("race_needs_players", "A race needs at least two racers.")
+        _countdown(race, now=now)
+    return race
+
+
+def _reopen(race: Race) -> None:
+    """A countdown left with one racer: the room is open again, until its room deadline."""
+    race.state, race.starts_at = RaceState.OPEN, None
+    race.deadline = race.created_at + timedelta(milliseconds=race_rules.OPEN_ROOM_MS)
+
+
+def race_expire(*, race_id: Any, now: datetime | None = None) -> bool:
+    """Cancel a room still open OPEN_ROOM_MS after its creation (the race clock calls it):
+    its racers are free again. Returns whether it was cancelled."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        race = _lock_race(race_id)
+        if race.state != RaceState.OPEN or race.deadline is None or race.deadline > now:
+            return False
+        Racer.objects.filter(race=race).update(active=False)
+        race.state = RaceState.CANCELLED
+        race.ended_at, race.deadline = now, None
+        _bump(race, "left")
+    return True
+
+
+def _countdown(race: Race, *, now: datetime) -> None:
+    race.state = RaceState.COUNTDOWN
+    race.starts_at = now + timedelta(milliseconds=race_rules.COUNTDOWN_MS)
+    race.deadline = race.starts_at
+    _bump(race, "countdown")
+
+
+# --- the start ---------------------------------------------------------------------------------
+
+
+def _race_rng(race: Race) -> random.Random:
+    """SystemRandom in production; seeded only under the test-only GAME_TEST_SEED."""
+    if settings.GAME_TEST_SEED:
+        return services.seeded_rng(
+            f"{settings.GAME_TEST_SEED}:race:{race.code}", race.width, race.height, race.mines
+        )
+    return _SYSTEM_RANDOM
+
+
+def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
+    """The end of the countdown (the race clock calls it): one layout placed around a start
+    cell the server chooses, opened for every racer as their first move (seq 1), every clock
+    started at this instant. Returns whether the race started."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        race = _lock_race(race_id)
+        if race.state != RaceState.COUNTDOWN or race.starts_at is None or race.starts_at > now:
+            return False
+        racers = racers_of(race)
+        if len(racers) < race_rules.MIN_RACERS:  # cannot happen: leaving reopens the room
+            _reopen(race)
+            _bump(race, "left")
+            return False
+        pools = [r.player.board_pool for r in racers]
+        race.rated = bool(race_rules.rated_pools(pools))
+        dealt = services.deal_opened_games(
+            [r.player for r in racers],
+            level=race.level,
+            width=race.width,
+            height=race.height,
+            mines=race.mines,
+            rng=_race_rng(race),
+            now=now,
+            race=race,
+        )
+        games, won_at_once, (x, y) = dealt.games, dealt.won_at_once, dealt.opening
+        for racer, game, pool in zip(racers, games, pools, strict=True):
+            racer.game = game
+            racer.pool = pool
+            racer.state = RacerState.WON if won_at_once else RacerState.RACING
+            if won_at_once:
+                racer.elapsed_ms, racer.active = 0, False
+        Racer.objects.bulk_update(racers, ["game", "pool", "state", "elapsed_ms", "active"])
+        race.state = RaceState.RUNNING
+        race.racing = 0 if won_at_once else len(racers)
+        race.started_at = now
+        race.start_x, race.start_y = x, y
+        race.deadline = now if won_at_once else now + timedelta(milliseconds=race.time_limit_ms)
+        _bump(race, "started")
+    return True
+
+
+# --- the end -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rated:
+    before: float
+    after: float
+    skill: ratings.Skill
+
+
+def _places(racers: list[Racer]) -> list[int]:
+    return race_rules.places(
+        [
+            race_rules.Result(
+                won=r.state == RacerState.WON,
+                elapsed_ms=int(r.elapsed_ms or 0),
+                opened=r.game.opened if r.game is not None else 0,
+                lasted_ms=int(r.elapsed_ms or 0),
+            )
+            for r in racers
+        ]
+    )
+
+
+def rate_race(racers: list[Racer], places: list[int], skill_of: Any) -> dict[int, _Rated]:
+    """The rating changes of one finished race: each rated pool among itself, by place.
+    `skill_of(racer)` gives a racer's skill before the race. Keyed by racer id."""
+    changes: dict[int, _Rated] = {}
+    for pool in race_rules.rated_pools([r.pool for r in racers]):
+        members = [(r, p) for r, p in zip(racers, places, strict=True) if r.pool == pool]
+        before = [skill_of(r) for r, _ in members]
+        # Places among the pool's members only (a bot between two humans does not count).
+        pool_places = race_rules.ranks([p for _, p in members])
+        after = ratings.rate(before, places=pool_places)
+        for (racer, _), b, a in zip(members, before, after, strict=True):
+            changes[racer.pk] = _Rated(before=b.mu, after=a.mu, skill=a)
+    return changes
+
+
+def _rating_row(player_id: int, level: str, pool: str, now: datetime) -> RaceRating:
+    row, _ = RaceRating.objects.select_for_update().get_or_create(
+        player_id=player_id,
+        level=level,
+        defaults={
+            "pool": pool,
+            "mu": ratings.MU,
+            "sigma": ratings.SIGMA,
+            "rating": ratings.shown_rating(ratings.MU),
+            "updated_at": now,
+        },
+    )
+    return row
+
+
+def race_end(*, race_id: Any, now: datetime | None = None) -> bool:
+    """End a running race that is due: every racer done, or its time limit reached (the racers
+    still racing lose, their time the limit). Places, statistics and ratings are stored in this
+    transaction, and every board becomes public. Returns whether the race ended."""
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            return _race_end(race_id=race_id, now=now)
+    except Exception:
+        # Called after a move's commit too: a failure here must not fail the move. The race
+        # keeps its deadline, so the race clock tries again at its next tick.
+        log.exception("ending race %s failed; the race clock will retry", race_id)
+        return False
+
+
+def _race_end(*, race_id: Any, now: datetime) -> bool:
+    games = list(
+        Game.objects.select_for_update()
+        .select_related("player")
+        .filter(race_id=race_id)
+        .order_by("id")
+    )
+    race = _lock_race(race_id)
+    if race.state != RaceState.RUNNING or race.started_at is None:
+        return False
+    time_up = now >= race.started_at + timedelta(milliseconds=race.time_limit_ms)
+    running = [g for g in games if g.state in (GameState.PLAYING, GameState.PAUSED)]
+    if running and not time_up:
+        return False
+    for game in running:
+        services.race_game_end(game, now=now, time_limit_ms=race.time_limit_ms)
+    race.refresh_from_db()
+    racers = racers_of(race)
+    places = _places(racers)
+    rows = {r.player_id: _rating_row(r.player_id, race.level, r.pool, now) for r in racers}
+    rated = rate_race(
+        racers, places, lambda r: ratings.Skill(rows[r.player_id].mu, rows[r.player_id].sigma)
+    )
+    for racer, place in zip(racers, places, strict=True):
+        racer.place = place
+        racer.active = False
+        row = rows[racer.player_id]
+        row.races += 1
+        row.wins += place == 1
+        row.podiums += place <= 3
+        change = rated.get(racer.pk)
+        if change is not None:
+            racer.rating_before, racer.rating_after = change.before, change.after
+            row.mu, row.sigma = change.skill.mu, change.skill.sigma
+            row.rating = change.skill.shown
+            row.rated_races += 1
+        if racer.pool:
+            row.pool = racer.pool
+        row.updated_at = now
+        row.save()
+    Racer.objects.bulk_update(racers, ["place", "active", "rating_before", "rating_after"])
+    services.race_games_unseal(race_id=race.pk)
+    RaceQueueEntry.objects.filter(race=race).delete()
+    race.state = RaceState.FINISHED
+    race.ended_at = now
+    race.deadline = None
+    _bump(race, "ended")
+    return True
+
+
+# --- quick match -------------------------------------------------------------------------------
+
+
+def _rating_for(player: User, level: str) -> float:
+    row = RaceRating.objects.filter(player=player, level=level).only("mu").first()
+    return row.mu if row is not None else ratings.MU
+
+
+def queue_join(*, player: User, level: Any) -> dict[str, Any]:
+    """Wait for a quick match on `level` (docs/RACES.md, Quick match)."""
+    spec = _level_spec(level)
+    now = timezone.now()
+    with transaction.atomic():
+        _lock_player(player)
+        entry = RaceQueueEntry.objects.filter(player=player).first()
+        if entry is not None and entry.race_id is None and entry.level == spec.name:
+            return queue_status(player=player)  # already waiting for this level
+        _check_free(player)
+        RaceQueueEntry.objects.filter(player=player).delete()  # an old, matched place
+        RaceQueueEntry.objects.create(
+            player=player, level=spec.name, rating=_rating_for(player, spec.name), joined_at=now
+        )
+    _match_level(spec.name, now=now)  # eight waiting: a race at once
+    return queue_status(player=player)
+
+
+def queue_leave(*, player: User) -> None:
+    """Leave the queue. Once matched, the place is in a race: leave the race instead."""
+    with transaction.atomic():
+        _lock_player(player)
+        deleted, _ = RaceQueueEntry.objects.filter(player=player, race__isnull=True).delete()
+    if not deleted:
+        raise GameError("not_found", "You are not waiting for a quick match.")
+
+
+def queue_status(*, player: User) -> dict[str, Any]:
+    entry = RaceQueueEntry.objects.filter(player=player).select_related("race").first()
+    if entry is None or (entry.race is not None and entry.race.state not in ACTIVE_RACE_STATES):
+        raise GameError("not_found", "You are not waiting for a quick match.")
+    waited = max(0, int((timezone.now() - entry.joined_at).total_seconds() * 1000))
+    return {
+        "state": "waiting" if entry.race is None else "matched",
+        "level": entry.level,
+        "race": race_json(entry.race) if entry.race is not None else None,
+        "waited_ms": waited,
+    }
+
+
+def _match_level(level: str, *, now: datetime) -> int:
+    """Form as many races as the queue of `level` allows now. Returns how many."""
+    formed = 0
+    while True:
+        with transaction.atomic():
+            entries = list(
+                RaceQueueEntry.objects.select_for_update(skip_locked=True)
+                .filter(level=level, race__isnull=True)
+                .order_by("joined_at")[:200]
+            )
+            waiting = [race_rules.Waiting(e.player_id, e.rating, e.joined_at) for e in entries]
+            picked = race_rules.pick_match(waiting, now=now)
+            if picked is None:
+                return formed
+            chosen = {e.player_id: e for e in entries if e.player_id in set(picked)}
+            host = User.objects.get(pk=picked[0])
+            race = _new_race(
+                level=level, host=host, max_players=race_rules.MAX_RACERS, now=now, quick=True
+            )
+            Racer.objects.bulk_create(
+                Racer(race=race, player_id=pid, joined_at=chosen[pid].joined_at, ready=True)
+                for pid in picked
+            )
+            RaceQueueEntry.objects.filter(pk__in=[e.pk for e in chosen.values()]).update(race=race)
+            _countdown(race, now=now)
+            formed += 1
+
+
+# --- the race clock ----------------------------------------------------------------------------
+
+
+def race_clock_tick(*, now: datetime | None = None) -> int:
+    """Everything due by `now`: rooms left open too long, countdowns that end, races whose time
+    is up or whose racers are all done, quick matches to form. Returns how many races it
+    cancelled, started, ended or formed."""
+    now = now or timezone.now()
+    acted = 0
+    due: Iterable[tuple[Any, str]] = list(
+        Race.objects.filter(
+            state__in=(RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING), deadline__lte=now
+        ).values_list("id", "state")
+    )
+    for race_id, state in due:
+        if state == RaceState.OPEN:
+            acted += race_expire(race_id=race_id, now=now)
+        elif state == RaceState.COUNTDOWN:
+            acted += race_begin(race_id=race_id, now=now)
+        else:
+            acted += race_end(race_id=race_id, now=now)
+    levels = (
+        RaceQueueEntry.objects.filter(race__isnull=True)
+        .values("level")
+        .annotate(n=Count("id"))
+        .filter(n__gte=race_rules.MIN_RACERS)
+        .values_list("level", flat=True)
+    )
+    for level in list(levels):
+        acted += _match_level(level, now=now)
+    return acted

@@ -1,0 +1,110 @@
+"""The house in rooms (docs/ARCHITECTURE.md, The rooms): no import circle anywhere, and every
+import points one way, site <- engine <- accounts <- play <- races <- doors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.architecture.imports import cycles, graph, modules
+
+# Lower layers never import higher ones. The doors (REST, sockets, admin, commands, pages) and
+# the composition roots (ASGI/WSGI start-up, urls, the app configs that wire the rooms) may
+# import any room.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("site", ("demineur_site",)),
+    ("engine", ("games.engine", "games.clock")),
+    ("accounts", ("accounts",)),
+    ("play", ("games", "games.models", "games.errors", "games.play")),
+    ("races", ("games.races",)),
+    (
+        "doors",
+        (
+            "games.api",
+            "games.live",
+            "games.admin",
+            "games.apps",
+            "games.management",
+            "accounts.views",
+            "accounts.urls",
+            "accounts.serializers",
+            "accounts.admin",
+            "frontend",
+            "demineur_site.asgi",
+            "demineur_site.dev_server",
+            "demineur_site.urls",
+            "demineur_site.wsgi",
+        ),
+    ),
+]
+RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of the longest prefix naming `module` (bench/ has none: it may import all)."""
+    best: tuple[int, str] | None = None
+    for name, prefixes in LAYERS:
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > best[0]
+            ):
+                best = (len(prefix), name)
+    return best[1] if best else None
+
+
+def against_the_order() -> list[str]:
+    wrong = []
+    for module, targets in sorted(graph().items()):
+        layer = layer_of(module)
+        if layer is None or layer == "doors":
+            continue
+        for target in sorted(targets):
+            other = layer_of(target)
+            if other is not None and RANK[other] > RANK[layer]:
+                wrong.append(f"{module} ({layer}) imports {target} ({other})")
+    return wrong
+
+
+def test_the_graph_is_read_from_the_source():
+    edges = graph()
+    assert "games.play.services" in modules()
+    assert "games.engine" in edges["games.play.services"]
+    assert "accounts.standings.stats" in edges["games.play.services"]
+    # a lazy import inside a function is an edge too
+    assert "games.races.services" in edges["games.races.clock"]
+
+
+def test_no_import_circle_anywhere():
+    assert cycles() == []
+
+
+def test_every_import_points_one_way():
+    assert against_the_order() == []
+
+
+def test_every_project_module_has_a_room():
+    homeless = [m for m in modules() if not m.startswith("bench") and layer_of(m) is None]
+    assert homeless == []
+
+
+@pytest.mark.parametrize(
+    ("module", "layer"),
+    [
+        ("games.play.services", "play"),
+        ("games.races.progress", "races"),
+        ("games.live.consumers", "doors"),
+        ("accounts.standings.leaderboards", "accounts"),
+        ("games.engine", "engine"),
+        ("demineur_site.publish", "site"),
+        ("demineur_site.asgi", "doors"),
+    ],
+)
+def test_layers_are_found_by_the_longest_prefix(module, layer):
+    assert layer_of(module) == layer
+
+
+def test_an_import_against_the_order_is_reported(monkeypatch):
+    """The check can fail: an engine importing the services would be caught."""
+    edges = dict(graph())
+    edges["games.engine"] = edges["games.engine"] | {"games.play.services"}
+    monkeypatch.setattr("tests.architecture.test_imports.graph", lambda: edges)
+    assert against_the_order() == ["games.engine (engine) imports games.play.services (play)"]
