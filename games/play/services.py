@@ -59,21 +59,11 @@ def on_race_move(listener: RaceMoveListener) -> None:
     _race_listener = listener
 
 
-def _race_moved(
-    game: Game,
-    board: Board,
-    *,
-    now: datetime,
-    at_ms: int,
-    player_name: str,
-    left: bool = False,
-    by_player: bool = True,
-) -> None:
+def _race_moved(game: Game, board: Board, **progress: Any) -> None:
+    """The race's share of a move (RaceMoveListener's keywords), in the move's transaction."""
     if _race_listener is None:  # a race game without the races room loaded: never half a move
         raise RuntimeError("games.races has not registered its move listener")
-    _race_listener(
-        game, board, now=now, at_ms=at_ms, player_name=player_name, left=left, by_player=by_player
-    )
+    _race_listener(game, board, **progress)
 
 
 @dataclass(frozen=True)
