@@ -1,9 +1,15 @@
 # State only: RaceRating moves from games to accounts (the standings room) and keeps its
 # table, games_racerating, its indexes and its rows. games 0004 removes it from games' state.
-import django.db.models.deletion
-import django.utils.timezone
-from django.conf import settings
+# The fields are the ones games 0003 created the table with, read from that migration.
+from importlib import import_module
+
 from django.db import migrations, models
+
+
+def _created_in_0003():
+    races = import_module("games.migrations.0003_races").Migration.operations
+    create = next(op for op in races if getattr(op, "name", "") == "RaceRating")
+    return [(name, field.clone()) for name, field in create.fields]
 
 
 class Migration(migrations.Migration):
@@ -18,20 +24,7 @@ class Migration(migrations.Migration):
             state_operations=[
                 migrations.CreateModel(
                     name='RaceRating',
-                    fields=[
-                        ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                        ('level', models.CharField(max_length=16)),
-                        ('pool', models.CharField(max_length=5)),
-                        ('mu', models.FloatField()),
-                        ('sigma', models.FloatField()),
-                        ('rating', models.IntegerField()),
-                        ('races', models.PositiveIntegerField(default=0)),
-                        ('wins', models.PositiveIntegerField(default=0)),
-                        ('podiums', models.PositiveIntegerField(default=0)),
-                        ('rated_races', models.PositiveIntegerField(default=0)),
-                        ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                        ('player', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='race_ratings', to=settings.AUTH_USER_MODEL)),
-                    ],
+                    fields=_created_in_0003(),
                     options={
                         'db_table': 'games_racerating',
                         'indexes': [models.Index(fields=['level', 'pool', '-rating', 'updated_at', 'player'], name='race_board')],
