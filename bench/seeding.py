@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from accounts.models import User
+    from games.models import Game
     from games.play.services import MoveResult
 
 
@@ -25,3 +26,22 @@ def player_with_a_started_game(
     game = services.game_create(player=user, level=level)
     result = services.game_move(game_id=game.id, player=user, action="reveal", x=x, y=y)
     return user, key, result
+
+
+def kept_player_with_a_game(
+    username: str, level: str, first_reveal: tuple[int, int] | None = None
+) -> tuple[User, Game]:
+    """The in-process benches' player (made on their first run; the database is not flushed
+    between runs, so later runs find it) and a new game of `level`, started by a reveal at
+    `first_reveal` when one is given (the Game as created: not refreshed after the reveal)."""
+    from accounts.models import User
+    from games.play import services
+
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        user = User.objects.create_user(username=username, password="x" * 20)
+    game = services.game_create(player=user, level=level)
+    if first_reveal is not None:
+        x, y = first_reveal
+        services.game_move(game_id=game.id, player=user, action="reveal", x=x, y=y)
+    return user, game

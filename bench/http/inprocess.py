@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.seeding import kept_player_with_a_game
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -83,16 +85,10 @@ def main() -> None:
     _setup()
     from django.core.wsgi import get_wsgi_application
 
-    from accounts.models import User
     from accounts.services import token_issue
     from games.engine import Board
-    from games.play import services
 
-    user = User.objects.filter(username="inprocess-bench").first()
-    if user is None:
-        user = User.objects.create_user(username="inprocess-bench", password="x" * 20)
-    game = services.game_create(player=user, level="marathon")
-    services.game_move(game_id=game.id, player=user, action="reveal", x=40, y=20)
+    user, game = kept_player_with_a_game("inprocess-bench", "marathon", (40, 20))
     game.refresh_from_db()
     board = Board.decode(bytes(game.board))
     closed = [

@@ -27,6 +27,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.seeding import kept_player_with_a_game
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -69,11 +71,10 @@ def main() -> None:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from accounts.models import User
     from demineur_site.rawsql import columns
     from games.engine import Board
     from games.models import Game, Move
-    from games.play import move_store, services
+    from games.play import move_store
 
     print(f"bench.http.micro: {args.n} calls a round, 5 rounds (load {os.getloadavg()[0]:.2f})")
 
@@ -101,11 +102,7 @@ def main() -> None:
     if connection.vendor != "postgresql":
         print("  not PostgreSQL: skipped")
     else:
-        user = User.objects.filter(username="micro-bench").first()
-        if user is None:
-            user = User.objects.create_user(username="micro-bench", password="x" * 20)
-        game = services.game_create(player=user, level="marathon")
-        services.game_move(game_id=game.id, player=user, action="reveal", x=40, y=20)
+        _user, game = kept_player_with_a_game("micro-bench", "marathon", (40, 20))
         connection.ensure_connection()
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")

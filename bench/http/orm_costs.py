@@ -17,6 +17,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from bench.seeding import kept_player_with_a_game
+
 
 def _setup() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
@@ -49,15 +51,11 @@ def main() -> None:
     from django.db import connection, transaction
 
     from accounts.authentication import user_for_token_key
-    from accounts.models import ApiToken, User, hash_token_key
+    from accounts.models import ApiToken, hash_token_key
     from accounts.services import token_issue
     from games.models import Game
-    from games.play import services
 
-    user = User.objects.filter(username="orm-costs").first()
-    if user is None:
-        user = User.objects.create_user(username="orm-costs", password="x" * 20)
-    game = services.game_create(player=user, level="marathon")
+    user, game = kept_player_with_a_game("orm-costs", "marathon")
     _, key = token_issue(user=user)
     key_hash = hash_token_key(key)
     table = Game._meta.db_table

@@ -363,16 +363,12 @@ def wrk(
 ) -> Run:
     argv = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--latency", "-s", script[0]]
     argv += [f"http://{HOST}:{server.port}/", "--", *script[1:]]
-    out, measured = run_measured(server.pid, argv, seconds)
-    log.write(f"### {server.name} {' '.join(argv)}\n{out}\n")
-    log.flush()
-    figures = parse_wrk(out)
-    n = max(figures.requests, 1)
+    figures, measured = wrk_measured(server.pid, server.name, argv, seconds, log)
     return Run(
         **vars(figures),
-        server_us=1e6 * measured.server_s / n,
-        total_us=1e6 * measured.machine_s / n,
-        busy_cores=measured.machine_s / measured.elapsed_s,
+        server_us=per_request_us(measured.server_s, figures.requests),
+        total_us=per_request_us(measured.machine_s, figures.requests),
+        busy_cores=measured.busy_cores,
     )
 
 
@@ -381,6 +377,26 @@ class Measured:
     server_s: float  # CPU seconds of the server's process tree
     machine_s: float  # busy CPU seconds of the whole machine
     elapsed_s: float
+
+    @property
+    def busy_cores(self) -> float:
+        return self.machine_s / self.elapsed_s
+
+
+def per_request_us(cpu_s: float, requests: int) -> float:
+    """CPU seconds spent over a wrk run, in µs per request it counted."""
+    return 1e6 * cpu_s / max(requests, 1)
+
+
+def wrk_measured(
+    pid: int, label: str, argv: list[str], seconds: float, log: Any
+) -> tuple[WrkFigures, Measured]:
+    """A wrk run (bench/http's and bench/server's): its figures and the CPU the server `pid`
+    and the machine spent meanwhile, its output added to `log` under `label`."""
+    out, measured = run_measured(pid, argv, seconds)
+    log.write(f"### {label} {' '.join(argv)}\n{out}\n")
+    log.flush()
+    return parse_wrk(out), measured
 
 
 def run_measured(pid: int, argv: list[str], seconds: float) -> tuple[str, Measured]:

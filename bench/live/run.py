@@ -35,7 +35,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Self
 from urllib.parse import urlparse
 
 from bench.ports import free_port
@@ -74,15 +74,17 @@ def bench_database_url() -> str | None:
     return parsed._replace(path=f"/{name}").geturl()
 
 
-def prepare_database(url: str) -> None:
+def prepare_database(url: str, suffixes: tuple[str, ...] = ("_bench",)) -> None:
     """Create the bench database if needed (it is flushed after migrate, so never point it at
-    real data: its name must end in _bench)."""
+    real data: its name must end in one of `suffixes`)."""
     import psycopg
 
     parsed = urlparse(url)
     name = parsed.path.lstrip("/")
-    if not name.endswith("_bench"):
-        raise SystemExit(f"refusing to flush {name!r}: the bench database name must end in _bench")
+    if not name.endswith(suffixes):
+        raise SystemExit(
+            f"refusing to flush {name!r}: its name must end in {' or '.join(suffixes)}"
+        )
     admin = parsed._replace(path="/postgres").geturl()
     with psycopg.connect(admin, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
@@ -101,11 +103,23 @@ class Player:
 
 @dataclass
 class Env:
+    ports: ClassVar[range] = PORTS  # each bench that extends Env has its own range
     database_url: str
     redis_url: str
     prefix: str
     taken_ports: set[int] = field(default_factory=set)
     logs: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="bench-live-")))
+
+    @classmethod
+    def for_run(cls, bench: str, database_url: str, redis_url: str, *, prefix: str) -> Self:
+        """The environment of one run of `bench`: its channel prefix `prefix` + this process's
+        id, its logs in a new folder bench-`bench`-* of the temporary directory."""
+        return cls(
+            database_url=database_url,
+            redis_url=redis_url,
+            prefix=f"{prefix}{os.getpid()}",
+            logs=Path(tempfile.mkdtemp(prefix=f"bench-{bench}-")),
+        )
 
     def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
         env = {
@@ -130,7 +144,7 @@ class Env:
         return env
 
     def port(self) -> int:
-        return free_port(PORTS, self.taken_ports)
+        return free_port(self.ports, self.taken_ports)
 
 
 class Server(ServerProcess):
@@ -170,19 +184,20 @@ class Server(ServerProcess):
 
 
 def setup_django(env: Env) -> None:
+    """Django in this process on the run's database, migrated and emptied (the servers are
+    started on the same settings)."""
     os.environ.update(env.server_env(pool=False))
     import django
-
-    django.setup()
-
-
-def migrate_and_seed(count: int) -> list[Player]:
     from django.core.management import call_command
 
-    from games.play.presenters import game_dict
-
+    django.setup()
     call_command("migrate", verbosity=0, interactive=False)
     call_command("flush", verbosity=0, interactive=False)
+
+
+def seed(count: int) -> list[Player]:
+    from games.play.presenters import game_dict
+
     players: list[Player] = []
     for i in range(count):
         user, key, result = player_with_a_started_game(f"bench{i}", "expert", 15, 8)
@@ -206,6 +221,17 @@ def pct(values: list[float], q: float) -> float:
     if not ordered:
         return float("nan")
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+def figures(
+    values: list[float], quantiles: tuple[int, ...] = (50, 99), *, count: str = "samples"
+) -> dict[str, float | int]:
+    """Latencies (ms) as the JSON of bench/races and bench/load gives them: how many (under
+    `count`), the `quantiles` and the maximum, to 0.01 ms."""
+    out: dict[str, float | int] = {count: len(values)}
+    out |= {f"p{q}_ms": round(pct(values, q), 2) for q in quantiles}
+    out["max_ms"] = round(max(values), 2) if values else float("nan")
+    return out
 
 
 # --- 1. delivery latency ----------------------------------------------------------------------
@@ -651,11 +677,11 @@ def main() -> None:
 
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
-    env = Env(database_url=database_url, redis_url=redis_url, prefix=f"bench{os.getpid()}")
+    env = Env.for_run("live", database_url, redis_url, prefix="bench")
     say(f"bench/live: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
     prepare_database(database_url)
     setup_django(env)
-    players = migrate_and_seed(PLAYERS)
+    players = seed(PLAYERS)
     asyncio.run(run(args, env, players))
 
 

@@ -26,11 +26,13 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from bench.live.wsclient import http_post
-from bench.races.bots import NUMBERS, Account, Solver
+from bench.races.bots import NUMBERS, Account, Solver, game_socket
 
 HOST = "127.0.0.1"
 TIMEOUT = 10.0  # seconds without an answer: the move is an error and the game is left
@@ -269,10 +271,15 @@ def _next(solver: LoadSolver, rng: random.Random, load: Load) -> tuple[Move, str
     return move, move.action
 
 
-async def _play_http(
-    account: Account, load: Load, game: dict[str, Any], rng: random.Random
+async def _play(
+    solver: LoadSolver,
+    load: Load,
+    rng: random.Random,
+    send: Callable[[Move, str, int], Awaitable[bool]],
 ) -> None:
-    solver = LoadSolver(game)
+    """One game's moves, over either transport, until it ends or the run does. `send` plays a
+    move (the move, the action it is timed as, its number for the `client_move_id`) and applies
+    its answer to the solver; False: the game is left."""
     n = 0
     while solver.state in PLAYING and time.perf_counter() < load.stop_at:
         chosen = _next(solver, rng, load)
@@ -281,14 +288,22 @@ async def _play_http(
         move, action = chosen
         await _think(load, rng)
         n += 1
-        path = f"/api/games/{solver.id}/{move.action}"
-        answer = await _post(load, account, path, _body(move, n), action)
-        if answer is None:
-            return  # the game is left; the next create abandons it
-        solver.apply(answer["changes"])
-        solver.state = str(answer["game"]["state"])
+        if not await send(move, action, n):
+            return
     if solver.state not in PLAYING:
         load.stats.ended(solver.state)
+
+
+async def _http_move(
+    account: Account, load: Load, solver: LoadSolver, move: Move, action: str, n: int
+) -> bool:
+    path = f"/api/games/{solver.id}/{move.action}"
+    answer = await _post(load, account, path, _body(move, n), action)
+    if answer is None:
+        return False  # the game is left; the next create abandons it
+    solver.apply(answer["changes"])
+    solver.state = str(answer["game"]["state"])
+    return True
 
 
 async def _answer(ws: Any, cmid: str) -> dict[str, Any]:
@@ -303,51 +318,46 @@ async def _answer(ws: Any, cmid: str) -> dict[str, Any]:
             return dict(frame)
 
 
+async def _ws_move(
+    ws: Any, load: Load, solver: LoadSolver, move: Move, action: str, n: int
+) -> bool:
+    stats = load.stats
+    sent = time.perf_counter()
+    await ws.send(json.dumps({"action": move.action, **_body(move, n)}))
+    try:
+        frame = await asyncio.wait_for(_answer(ws, f"m{n}"), TIMEOUT)
+    except TimeoutError:
+        stats.error(f"{action}: socket, no answer in {TIMEOUT:.0f} s")
+        return False
+    done = time.perf_counter()
+    if frame["type"] == "error":
+        error = frame.get("error") or {}
+        stats.error(f"{action}: socket error {error.get('code')}")
+        return False
+    if frame["type"] == "state":
+        stats.error(f"{action}: socket re-read (a `state` frame)")
+        solver.load(frame["game"])
+        return True
+    stats.record(action, sent, done)
+    solver.apply(frame.get("changes", []))
+    solver.state = str(frame["state"])
+    return True
+
+
 async def _play_ws(account: Account, load: Load, game: dict[str, Any], rng: random.Random) -> None:
-    from websockets.asyncio.client import connect
     from websockets.exceptions import WebSocketException
 
     stats = load.stats
     url = f"ws://{HOST}:{load.ws_port}/ws/games/{game['id']}?token={account.token}"
-    sent = time.perf_counter()
+    asked = time.perf_counter()
     try:
-        async with connect(url, open_timeout=TIMEOUT, close_timeout=1) as ws:
-            hello = json.loads(await asyncio.wait_for(ws.recv(), TIMEOUT))
+        async with game_socket(url, timeout=TIMEOUT, close_timeout=1) as (ws, hello):
             if hello.get("type") != "state":
                 stats.error(f"connect: a {hello.get('type')!r} frame first")
                 return
-            stats.record("connect", sent, time.perf_counter())
+            stats.record("connect", asked, time.perf_counter())
             solver = LoadSolver(hello["game"])
-            n = 0
-            while solver.state in PLAYING and time.perf_counter() < load.stop_at:
-                chosen = _next(solver, rng, load)
-                if chosen is None:
-                    return
-                move, action = chosen
-                await _think(load, rng)
-                n += 1
-                cmid = f"m{n}"
-                sent = time.perf_counter()
-                await ws.send(json.dumps({"action": move.action, **_body(move, n)}))
-                try:
-                    frame = await asyncio.wait_for(_answer(ws, cmid), TIMEOUT)
-                except TimeoutError:
-                    stats.error(f"{action}: socket, no answer in {TIMEOUT:.0f} s")
-                    return
-                done = time.perf_counter()
-                if frame["type"] == "error":
-                    error = frame.get("error") or {}
-                    stats.error(f"{action}: socket error {error.get('code')}")
-                    return
-                if frame["type"] == "state":
-                    stats.error(f"{action}: socket re-read (a `state` frame)")
-                    solver.load(frame["game"])
-                    continue
-                stats.record(action, sent, done)
-                solver.apply(frame.get("changes", []))
-                solver.state = str(frame["state"])
-            if solver.state not in PLAYING:
-                stats.ended(solver.state)
+            await _play(solver, load, rng, partial(_ws_move, ws, load, solver))
     except TimeoutError:
         stats.error(f"connect: socket, no answer in {TIMEOUT:.0f} s")
     except (OSError, WebSocketException) as exc:  # refused, or closed under the bot
@@ -363,6 +373,7 @@ async def bot(account: Account, load: Load, rng: random.Random) -> None:
             await asyncio.sleep(0.2)
             continue
         if load.transport == "http":
-            await _play_http(account, load, game, rng)
+            solver = LoadSolver(game)
+            await _play(solver, load, rng, partial(_http_move, account, load, solver))
         else:
             await _play_ws(account, load, game, rng)

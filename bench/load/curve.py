@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from bench.http.run import wait_for_quiet
+from bench.http.run import fmt_load, wait_for_quiet
 
 from . import run
 
@@ -118,7 +118,6 @@ def main(argv: list[str] | None = None) -> None:
     workers, players = _ints(args.workers), _ints(args.players)
     transports = [t for t in ("http", "ws") if t in args.transport.split(",")]
     ws_workers = set(_ints(args.ws_workers)) or set(workers)
-    levels = tuple(args.levels.split(","))
     cells = [
         (w, t, n)
         for w in workers
@@ -140,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     results: list[dict[str, Any]] = []
     accounts: run.Accounts | None = None
     started = time.perf_counter()
-    load_before = run.load_average()
+    load_before = fmt_load()
     done = 0
     for w in workers:
         servers = run.Servers.start(env, w, access_log=not args.no_access_log)
@@ -156,17 +155,13 @@ def main(argv: list[str] | None = None) -> None:
                     run.measure(
                         servers,
                         accounts.accounts,
+                        args,
                         transport=transport,
                         players=n,
-                        seconds=args.seconds,
-                        warmup=args.warmup,
-                        levels=levels,
-                        think_ms=args.think_ms,
                         seed=done,
                         database=database,
                     )
                 )
-                r["workers"] = w
                 results.append(r)
                 say(run.one_line(r))
         finally:
@@ -179,7 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     say(
         f"\n{len(results)} cells, {args.warmup:g} s warm-up + {args.seconds:g} s each, levels "
         f"{args.levels}; {elapsed:.0f} s in all; load average before {load_before}, after "
-        f"{run.load_average()}."
+        f"{fmt_load()}."
     )
     title = (
         f"bench/load: solver bots, levels {args.levels}, {args.seconds:g} s a cell "

@@ -41,7 +41,6 @@ import random
 import resource
 import signal
 import sys
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -49,9 +48,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from bench.http.run import TICK, busy_ticks, wait_for_quiet
+from bench.http.run import TICK, busy_ticks, fmt_load, wait_for_quiet
 from bench.live import run as live
-from bench.ports import free_port
 from bench.races import run as races
 from bench.races.bots import Account, api_json
 from deploy.processes import ServerProcess, server_argv
@@ -94,14 +92,13 @@ class Env(races.Env):
     """bench/races' environment (bench/live's with the race clock on and the throttles raised)
     with the socket's message throttle raised too: one bot plays far faster than a person."""
 
+    ports = PORTS
+
     def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
         env = super().server_env(pool=pool, publish=publish)
         env["WS_MESSAGES_PER_SECOND"] = "100000"
         env["WS_MESSAGES_BURST"] = "100000"
         return env
-
-    def port(self) -> int:
-        return free_port(PORTS, self.taken_ports)
 
 
 class Server(ServerProcess):
@@ -139,6 +136,7 @@ class Server(ServerProcess):
 class Servers:
     rest: Server
     ws: Server
+    workers: int  # each of them has
 
     @classmethod
     def start(cls, env: Env, workers: int, *, access_log: bool = True) -> Servers:
@@ -154,26 +152,11 @@ class Servers:
                 ws.stop()
             raise
         say(f"  gunicorn {workers} workers :{rest.port}, uvicorn {workers} workers :{ws.port}")
-        return cls(rest, ws)
+        return cls(rest, ws, workers)
 
     def stop(self) -> None:
         self.rest.stop()
         self.ws.stop()
-
-
-def prepare_database(url: str) -> None:
-    """Create the database if needed. It is flushed, so its name must end in _bench (or _test,
-    for tests/bench)."""
-    import psycopg
-
-    parsed = urlparse(url)
-    name = parsed.path.lstrip("/")
-    if not name.endswith(("_bench", "_test")):
-        raise SystemExit(f"refusing to flush {name!r}: its name must end in _bench or _test")
-    admin = parsed._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def prepare(args: argparse.Namespace) -> Env | None:
@@ -185,24 +168,15 @@ def prepare(args: argparse.Namespace) -> Env | None:
     url = args.database_url or database_url()
     redis_url = args.redis_url or os.environ.get("BENCH_LOAD_REDIS_URL", REDIS_URL)
     try:
-        prepare_database(url)
+        live.prepare_database(url, ("_bench", "_test"))  # _test: tests/bench's database
         redis.Redis.from_url(redis_url).ping()
     except (psycopg.OperationalError, redis.RedisError) as exc:
         say(f"bench/load: skipped, PostgreSQL or Redis unreachable ({exc}).")
         return None
-    env = Env(
-        database_url=url,
-        redis_url=redis_url,
-        prefix=f"lbench{os.getpid()}",
-        logs=Path(tempfile.mkdtemp(prefix="bench-load-")),
-    )
+    env = Env.for_run("load", url, redis_url, prefix="lbench")
     say(f"bench/load: database {urlparse(url).path.lstrip('/')}, Redis {redis_url}")
     say(f"  logs in {env.logs}")
     live.setup_django(env)
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("flush", verbosity=0, interactive=False)
     return env
 
 
@@ -336,36 +310,28 @@ class CpuMeter:
 
 
 def figures(values: list[float]) -> dict[str, float | int]:
-    return {
-        "n": len(values),
-        "p50_ms": round(pct(values, 50), 2),
-        "p95_ms": round(pct(values, 95), 2),
-        "p99_ms": round(pct(values, 99), 2),
-        "max_ms": round(max(values), 2) if values else float("nan"),
-    }
-
-
-def load_average() -> str:
-    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+    """bench/races' figures with the p95 too, and the count as `n`."""
+    return live.figures(values, (50, 95, 99), count="n")
 
 
 async def measure(
     servers: Servers,
     accounts: list[Account],
+    options: argparse.Namespace,
     *,
     transport: str,
     players: int,
-    seconds: float,
-    warmup: float,
-    levels: tuple[str, ...],
-    think_ms: float = 0.0,
     seed: int = 0,
     database: str = DATABASE,
 ) -> dict[str, Any]:
-    """`players` bots for warmup + seconds; the figures of the counted `seconds`."""
+    """`players` bots for warmup + seconds; the figures of the counted `seconds`. The warm-up,
+    the seconds, the levels and the think time are `options`' (add_common_arguments': a run
+    and every cell of the curve take them alike)."""
+    seconds, warmup, think_ms = options.seconds, options.warmup, options.think_ms
+    levels = tuple(options.levels.split(","))
     if players > len(accounts):
         raise SystemExit(f"{players} players but only {len(accounts)} accounts")
-    before = load_average()
+    before = fmt_load()
     stats = Stats()
     t0 = time.perf_counter()
     stats.start = t0 + warmup
@@ -410,7 +376,7 @@ async def measure(
     games = stats.won + stats.lost
     result: dict[str, Any] = {
         "transport": transport,
-        "workers": None,
+        "workers": servers.workers,
         "players": players,
         "seconds": elapsed,
         "warmup_s": warmup,
@@ -430,7 +396,7 @@ async def measure(
         "cpu_cores": {k: round(v / elapsed, 3) for k, v in cpu.items()},
         "cpu_us_per_move": {k: round(v / moves * 1e6) if moves else None for k, v in cpu.items()},
         "load_before": before,
-        "load_after": load_average(),
+        "load_after": fmt_load(),
     }
     return result
 
@@ -547,7 +513,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.load_wait:
         wait_for_quiet(1.0, args.load_wait)
     transports = ("http", "ws") if args.transport == "both" else (args.transport,)
-    levels = tuple(args.levels.split(","))
+    database = urlparse(env.database_url).path.lstrip("/")
     servers = Servers.start(env, args.workers, access_log=not args.no_access_log)
     results = []
     try:
@@ -561,17 +527,13 @@ def main(argv: list[str] | None = None) -> None:
                 measure(
                     servers,
                     accounts.accounts,
+                    args,
                     transport=transport,
                     players=args.players,
-                    seconds=args.seconds,
-                    warmup=args.warmup,
-                    levels=levels,
-                    think_ms=args.think_ms,
                     seed=i,
-                    database=urlparse(env.database_url).path.lstrip("/"),
+                    database=database,
                 )
             )
-            r["workers"] = args.workers
             results.append(r)
             say(one_line(r))
     finally:

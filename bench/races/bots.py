@@ -16,6 +16,8 @@ import random
 import time
 import urllib.error
 import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,6 +178,19 @@ class Tally:
         self.answered[key] = (sent, at)
 
 
+@asynccontextmanager
+async def game_socket(
+    url: str, *, timeout: float, close_timeout: float
+) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+    """A game socket (`websockets`) and its first frame, read within `timeout`: API.md's
+    `state` snapshot of the game, which the caller checks (the bots of bench/races and
+    bench/load each count anything else as an error of their own)."""
+    from websockets.asyncio.client import connect
+
+    async with connect(url, open_timeout=timeout, close_timeout=close_timeout) as ws:
+        yield ws, json.loads(await asyncio.wait_for(ws.recv(), timeout))
+
+
 async def _answer(ws: Any) -> dict[str, Any]:
     """The frame that answers the move just sent: its `move` event, an `error`, or a `state`
     (the consumer re-read the game after a gap)."""
@@ -198,7 +213,6 @@ async def play(
     """Play the game to its end over its socket. `first_tap` (a solo game, not started yet):
     that reveal first, not counted in the latencies (it lays the mines; a race game is created
     started, its first move is the server's)."""
-    from websockets.asyncio.client import connect
     from websockets.exceptions import WebSocketException
 
     url = f"ws://{HOST}:{ws_port}/ws/games/{game_id}?token={account.token}"
@@ -236,8 +250,7 @@ async def play(
         return True
 
     try:
-        async with connect(url, open_timeout=ANSWER_TIMEOUT, close_timeout=2) as ws:
-            hello = json.loads(await asyncio.wait_for(ws.recv(), ANSWER_TIMEOUT))
+        async with game_socket(url, timeout=ANSWER_TIMEOUT, close_timeout=2) as (ws, hello):
             if hello.get("type") != "state":
                 tally.error(f"socket: {hello.get('type')} on connect")
                 return

@@ -34,16 +34,15 @@ import json
 import math
 import os
 import random
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench.http.run import fmt_load
 from bench.live import run as live
 from bench.live.wsclient import RawSocket, http_post
-from bench.ports import free_port
 from deploy.processes import RAISED_THROTTLES
 
 from .bots import HOST, Account, Tally, api_json, play, register_bots
@@ -56,12 +55,15 @@ FIRST_TAP = (15, 8)  # the solo games' first reveal: the middle of the Expert bo
 GOAL_DELIVERY_P99_MS = 50.0
 say = live.say
 pct = live.pct
+figures = live.figures
 
 
 class Env(live.Env):
     """bench/live's environment, with what a race needs: the race clock on (whatever the caller
     set), no predictable layouts, and the throttles of test servers (the accounts of several
     runs register from one address within a minute)."""
+
+    ports = PORTS
 
     def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
         env = super().server_env(pool=pool, publish=publish)
@@ -70,9 +72,6 @@ class Env(live.Env):
         env.update(RAISED_THROTTLES)
         env["CACHE_PREFIX"] = self.prefix
         return env
-
-    def port(self) -> int:
-        return free_port(PORTS, self.taken_ports)
 
 
 class Server(live.Server):
@@ -270,15 +269,6 @@ async def solo_round(
 # --- report -------------------------------------------------------------------------------------
 
 
-def _figures(values: list[float]) -> dict[str, float | int]:
-    return {
-        "samples": len(values),
-        "p50_ms": round(pct(values, 50), 2),
-        "p99_ms": round(pct(values, 99), 2),
-        "max_ms": round(max(values), 2) if values else float("nan"),
-    }
-
-
 def _below(value: float, limit: float, *, equal: bool = False) -> bool | None:
     if math.isnan(value) or math.isnan(limit):
         return None
@@ -302,9 +292,9 @@ def summarize(
         for kind, n in tally.errors.items():
             errors[kind] = errors.get(kind, 0) + n
     race_fig, solo_fig, delivery_fig = (
-        _figures(race_moves),
-        _figures(solo_moves),
-        _figures(delivery),
+        figures(race_moves),
+        figures(solo_moves),
+        figures(delivery),
     )
     return {
         "bench": "races",
@@ -318,7 +308,7 @@ def summarize(
             "thread), PostgreSQL, Redis, DEBUG off",
         },
         "race_moves": race_fig,
-        "race_moves_outside_rereads": _figures(calm),
+        "race_moves_outside_rereads": figures(calm),
         "solo_moves": solo_fig,
         "delivery": delivery_fig
         | {
@@ -407,10 +397,6 @@ def report(result: dict[str, Any]) -> None:
 # --- main ---------------------------------------------------------------------------------------
 
 
-def load() -> str:
-    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
-
-
 async def run(args: argparse.Namespace, env: Env) -> None:
     http = Server(env, "gunicorn")
     ws = Server(env, "uvicorn")
@@ -423,7 +409,7 @@ async def run(args: argparse.Namespace, env: Env) -> None:
         say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
         races: list[RaceRound] = []
         solos: list[Tally] = []
-        meta: dict[str, Any] = {"load_before": load()}
+        meta: dict[str, Any] = {"load_before": fmt_load()}
         t0 = time.perf_counter()
         for r in range(args.races):
             order = ("race", "solo") if r % 2 == 0 else ("solo", "race")
@@ -455,7 +441,7 @@ async def run(args: argparse.Namespace, env: Env) -> None:
                         f"p99 {pct(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
                     )
         meta["timed_s"] = round(time.perf_counter() - t0, 1)
-        meta["load_after"] = load()
+        meta["load_after"] = fmt_load()
     finally:
         http.stop()
         ws.stop()
@@ -484,19 +470,10 @@ def main() -> None:
         say("bench/races: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the layout")
         say("it measures is several server processes sharing PostgreSQL and Redis.")
         return
-    env = Env(
-        database_url=database_url,
-        redis_url=redis_url,
-        prefix=f"rbench{os.getpid()}",
-        logs=Path(tempfile.mkdtemp(prefix="bench-races-")),
-    )
+    env = Env.for_run("races", database_url, redis_url, prefix="rbench")
     say(f"bench/races: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
     live.prepare_database(database_url)
     live.setup_django(env)
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("flush", verbosity=0, interactive=False)
     asyncio.run(run(args, env))
 
 

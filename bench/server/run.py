@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.http.run import parse_wrk, run_measured
+from bench.http.run import per_request_us, wrk_measured
 from bench.ports import free_port
 from bench.seeding import player_with_a_started_game
 from bench.server.checks import run_checks
@@ -209,17 +209,13 @@ def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, 
         argv += ["-s", str(MOVE_LUA), f"{server.url}/", "--", "flag", str(flags), str(threads)]
     else:
         argv += [f"{server.url}{PATHS[workload]}"]
-    out, measured = run_measured(server.pid, argv, seconds)
-    log.write(f"### {server.key} {' '.join(argv)}\n{out}\n")
-    log.flush()
-    f = parse_wrk(out)
-    n = max(f.requests, 1)
+    f, measured = wrk_measured(server.pid, server.key, argv, seconds, log)
     return Run(
         rps=f.rps,
         p50=f.p50,
         p99=f.p99,
-        cpu_us=1e6 * measured.server_s / n,
-        busy=measured.machine_s / measured.elapsed_s,
+        cpu_us=per_request_us(measured.server_s, f.requests),
+        busy=measured.busy_cores,
         bad=f.non2xx + f.sock_errors,
     )
 
