@@ -47,6 +47,7 @@ LEAKY_PREFIXES = (
     "DB_",
     "CONN_",
     "THROTTLE_",
+    "ACCOUNT_",
     "SQLITE_PATH",
     "FORWARDED_ALLOW_IPS",
 )
@@ -56,6 +57,10 @@ RAISED_THROTTLES = {
     "THROTTLE_USER": "100000/min",
     "THROTTLE_AUTH": "100000/min",
     "THROTTLE_AUTH_USERNAME": "100000/min",
+    # The caps on new accounts per address and site-wide (0: off).
+    "ACCOUNT_GUESTS_PER_ADDRESS_DAY": "0",
+    "ACCOUNT_SIGNUPS_PER_ADDRESS_DAY": "0",
+    "ACCOUNT_NEW_PER_HOUR": "0",
 }
 
 

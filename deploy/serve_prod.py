@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -40,12 +41,44 @@ from deploy.processes import free_port, gunicorn_argv, uvicorn_argv  # noqa: E40
 TEMPLATE = ROOT / "deploy" / "Caddyfile.template"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
+# The proxy's read timeouts (PROXY_READ_HEADER_TIMEOUT, PROXY_READ_BODY_TIMEOUT): the same
+# defaults as docs/Caddyfile (tests/test_deploy_files.py checks it).
+READ_HEADER_TIMEOUT = "10s"
+READ_BODY_TIMEOUT = "30s"
 # What each pid file may name: a pid reused by another program is never signalled.
 EXPECTED = {"launcher": "serve_prod", "web": "gunicorn", "live": "uvicorn", "proxy": "caddy"}
 
 
 class ServeError(Exception):
     """A refusal to start, with the reason for the operator."""
+
+
+# `reverse_proxy { request_buffers N }` (Caddy 2.6.4 and later) is spelled `buffer_requests`
+# plus `max_buffer_size N` before that (Debian 12 ships 2.6.2); 2.8 knows only the new form.
+REQUEST_BUFFERS_SINCE = (2, 6, 4)
+REQUEST_BUFFERS_LINE = re.compile(r"^(?P<indent>[ \t]*)request_buffers (?P<size>\S+)$", re.M)
+
+
+def caddy_version(caddy: str) -> tuple[int, int, int]:
+    """The version `caddy version` reports ("v2.6.2 h1:..." or Debian's "2.6.2")."""
+    output = subprocess.run(
+        [caddy, "version"], capture_output=True, text=True, timeout=30, check=False
+    ).stdout
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", output)
+    if not found:
+        raise ServeError(f"cannot tell the version of {caddy} from {output!r}")
+    major, minor, patch = (int(part) for part in found.groups())
+    return major, minor, patch
+
+
+def caddyfile_for(version: tuple[int, int, int], text: str) -> str:
+    """A Caddyfile written for current Caddy, in the spelling of `version`: the one
+    directive whose name changed (request buffering) is rewritten for an older one."""
+    if version >= REQUEST_BUFFERS_SINCE:
+        return text
+    return REQUEST_BUFFERS_LINE.sub(
+        lambda m: f"{m['indent']}buffer_requests\n{m['indent']}max_buffer_size {m['size']}", text
+    )
 
 
 def run_dir() -> Path:
@@ -63,6 +96,14 @@ def positive_int(name: str, default: int) -> int:
     if value < 1:
         raise ServeError(f"{name} must be 1 or more")
     return value
+
+
+def duration(name: str, default: str) -> str:
+    """A Caddy duration from the environment: a whole number of ms, s or m."""
+    raw = os.environ.get(name, "").strip() or default
+    if not re.fullmatch(r"[1-9][0-9]*(ms|s|m)", raw):
+        raise ServeError(f"{name}={raw!r} is not a duration such as 10s")
+    return raw
 
 
 def secret_key() -> str:
@@ -141,17 +182,21 @@ class Layout:
         self.probe_host = self.env["ALLOWED_HOSTS"].split(",")[0].strip().lstrip(".")
         max_body = positive_int("MAX_REQUEST_BYTES", 64 * 1024)
         self.caddyfile = self.dir / "Caddyfile"
-        self.caddyfile.write_text(
-            Template(TEMPLATE.read_text()).substitute(
-                run_dir=str(self.dir),
-                bind=self.bind,
-                port=self.port,
-                max_body=f"{max_body}B",
-                max_body_bytes=str(max_body),
-                live_upstreams=" ".join(f"127.0.0.1:{p}" for p in self.live_ports),
-                web_upstreams=f"127.0.0.1:{self.web_port}",
-            )
+        config = Template(TEMPLATE.read_text()).substitute(
+            run_dir=str(self.dir),
+            bind=self.bind,
+            port=self.port,
+            max_body=f"{max_body}B",
+            max_body_bytes=str(max_body),
+            # One byte over the limit: the buffer holds any body the limit lets through and
+            # sees it end, so a body is never forwarded while it still dribbles in.
+            request_buffers=str(max_body + 1),
+            read_header_timeout=duration("PROXY_READ_HEADER_TIMEOUT", READ_HEADER_TIMEOUT),
+            read_body_timeout=duration("PROXY_READ_BODY_TIMEOUT", READ_BODY_TIMEOUT),
+            live_upstreams=" ".join(f"127.0.0.1:{p}" for p in self.live_ports),
+            web_upstreams=f"127.0.0.1:{self.web_port}",
         )
+        self.caddyfile.write_text(caddyfile_for(caddy_version(self.caddy), config))
 
     # --- processes -----------------------------------------------------------------------
     def manage(self, *args: str) -> None:
@@ -192,8 +237,14 @@ class Layout:
     def start(self) -> None:
         self.manage("migrate", "--noinput", "-v", "0")
         self.manage("collectstatic", "--noinput", "-v", "0")
-        access_log = ["--access-logfile", str(self.dir / "web-access.log")]
-        self.spawn("web", gunicorn_argv(self.web_port, workers=self.web_workers, extra=access_log))
+        web_options = [
+            "--access-logfile",
+            str(self.dir / "web-access.log"),
+            # gunicorn's maximum: every request line the proxy forwards (URI <= 4096 bytes) fits.
+            "--limit-request-line",
+            "8190",
+        ]
+        self.spawn("web", gunicorn_argv(self.web_port, workers=self.web_workers, extra=web_options))
         for index, port in enumerate(self.live_ports, start=1):
             self.spawn(
                 f"live-{index}",
@@ -201,6 +252,8 @@ class Layout:
                     port,
                     extra=[
                         "--no-access-log",
+                        # Caddy 2.6.2 writes a socket's 101 answer past its header rules.
+                        "--no-server-header",
                         "--ws-max-size",
                         "4096",
                         # Django reads X-Forwarded-For itself, TRUSTED_PROXIES hops from the right.

@@ -11,16 +11,17 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from tests.deploy.compose_proxy import compose_proxy as run_compose_proxy
+from tests.deploy.compose_proxy import installed_caddy
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_SERVICES = {"db", "redis", "web", "live", "scheduler", "proxy"}
@@ -103,12 +104,71 @@ def test_app_services_read_the_env_file_and_no_secret_is_committed():
 def test_the_proxy_config_balances_both_services_and_limits_bodies():
     caddy = (ROOT / "docs" / "Caddyfile").read_text()
     assert "/ws/*" in caddy
-    assert re.search(r"dynamic a live 8002", caddy) and re.search(r"dynamic a web 8001", caddy)
+    # Docker's service names and ports unless a test points them elsewhere (PROXY_*).
+    assert "dynamic a {$PROXY_LIVE_HOST:live} {$PROXY_LIVE_PORT:8002}" in caddy
+    assert "dynamic a {$PROXY_WEB_HOST:web} {$PROXY_WEB_PORT:8001}" in caddy
     assert caddy.count("lb_policy round_robin") == 2
     assert "max_size 64KiB" in caddy
+    # A whole body is read before it goes upstream, the reads have deadlines (issue 20).
+    assert re.search(r"^\s*request_buffers 65537$", caddy, re.M)
+    assert re.search(r"^\s*read_header \S+$", caddy, re.M)
+    assert re.search(r"^\s*read_body \S+$", caddy, re.M)
     assert not re.search(r"^\s*fail_duration", caddy, re.M)
     proxy = compose()["services"]["proxy"]
     assert "./docs/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+
+
+# Lines of the two proxy configurations that may differ: where each listens, what it stores
+# and logs, and how it finds its upstreams (static ports here, Docker's DNS there).
+LAYOUT_LINE = re.compile(
+    r"^(bind |to |dynamic |refresh |storage |auto_https |log$|log |output |http://|\{\$SITE_ADDRESS)"
+)
+
+
+def proxy_rules(text: str) -> list[str]:
+    """A Caddyfile's directives in order, without comments, closing braces and LAYOUT_LINE;
+    the compose file's own liveness site (its health check) left out."""
+    text = text.split("# The proxy's own liveness", 1)[0]
+    rules = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and line != "}" and not LAYOUT_LINE.match(line):
+            rules.append(line)
+    return rules
+
+
+def test_serve_prods_proxy_has_the_same_rules_as_the_compose_proxy():
+    from string import Template
+
+    from deploy import serve_prod
+
+    rendered = Template((ROOT / "deploy" / "Caddyfile.template").read_text()).substitute(
+        run_dir="/run",
+        bind="127.0.0.1",
+        port="8080",
+        max_body="64KiB",
+        max_body_bytes="65536",
+        request_buffers="65537",
+        read_header_timeout=f"{{$PROXY_READ_HEADER_TIMEOUT:{serve_prod.READ_HEADER_TIMEOUT}}}",
+        read_body_timeout=f"{{$PROXY_READ_BODY_TIMEOUT:{serve_prod.READ_BODY_TIMEOUT}}}",
+        live_upstreams="127.0.0.1:1",
+        web_upstreams="127.0.0.1:2",
+    )
+    compose_rules = proxy_rules((ROOT / "docs" / "Caddyfile").read_text())
+    assert proxy_rules(rendered) == compose_rules
+    for rule in ("header -Server", "request_buffers 65537", "error @uri_too_long 414"):
+        assert rule in compose_rules, rule
+
+
+def test_an_older_caddy_gets_the_request_buffering_in_its_own_spelling():
+    from deploy.serve_prod import caddyfile_for
+
+    text = "reverse_proxy {\n\t\trequest_buffers 65537\n}\n"
+    assert caddyfile_for((2, 8, 4), text) == text
+    assert caddyfile_for((2, 6, 4), text) == text
+    assert caddyfile_for((2, 6, 2), text) == (
+        "reverse_proxy {\n\t\tbuffer_requests\n\t\tmax_buffer_size 65537\n}\n"
+    )
 
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
@@ -192,51 +252,19 @@ def test_hadolint_finds_nothing_in_the_dockerfile():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def compose_proxy(tmp_path: Path) -> Iterator[int]:
     """docs/Caddyfile run by Debian's caddy. Its upstreams (`web`, `live`) are Docker service
     names that do not resolve here, so every forwarded request fails: what answers is the
     proxy's own doing."""
-    caddy = shutil.which("caddy")
+    caddy = installed_caddy()
     if caddy is None:
         pytest.skip("needs Debian's caddy (apt-get install caddy) to run docs/Caddyfile")
-    port, health = free_port(), free_port()
-    env = {
-        **os.environ,
-        "SITE_ADDRESS": f"http://127.0.0.1:{port}",
-        "PROXY_HEALTH_PORT": str(health),
-        "HOME": str(tmp_path),
-        "XDG_DATA_HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path),
-    }
-    log = (tmp_path / "caddy.log").open("wb")
-    process = subprocess.Popen(
-        [caddy, "run", "--config", str(ROOT / "docs" / "Caddyfile"), "--adapter", "caddyfile"],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", health), timeout=1):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail((tmp_path / "caddy.log").read_text())
-                time.sleep(0.1)
-        yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
+        with run_compose_proxy(tmp_path, caddy) as port:
+            yield port
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
 def post(port: int, body: bytes | Iterator[bytes], chunked: bool = False) -> tuple[int, Any]:
@@ -277,3 +305,18 @@ def test_the_compose_proxy_answers_the_api_error_body_when_no_app_server_answers
     assert status == 503
     assert answer["error"]["code"] == "service_unavailable"
     assert answer["error"]["details"] == {"retry_after": 5}
+
+
+def test_the_compose_proxy_refuses_a_long_uri_itself_and_names_no_server(compose_proxy):
+    # Refused before anything is forwarded, so no upstream is needed (in front of real
+    # servers: tests/deploy/test_proxy_limits.py). Before: gunicorn's HTML 414 page, and
+    # `Server: Caddy` on every answer.
+    conn = http.client.HTTPConnection("127.0.0.1", compose_proxy, timeout=30)
+    conn.request("GET", "/api/games?q=" + "a" * 5000)
+    response = conn.getresponse()
+    status, headers, answer = response.status, response.headers, json.loads(response.read())
+    conn.close()
+    assert status == 414
+    assert answer["error"]["code"] == "uri_too_long"
+    assert set(answer["error"]) == {"code", "message", "details"}
+    assert headers.get_all("Server") is None

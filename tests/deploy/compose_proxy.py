@@ -1,0 +1,79 @@
+"""Run docs/Caddyfile, the proxy of docker-compose.yml, with Debian's caddy outside Docker.
+
+The file names its upstreams by Docker service name (`web`, `live`); PROXY_WEB_HOST/PORT and
+PROXY_LIVE_HOST/PORT point them elsewhere, so a test can put this very file in front of real
+app servers (tests/deploy/test_proxy_limits.py) or in front of nothing
+(tests/test_deploy_files.py). An older caddy gets the file in its own spelling
+(deploy.serve_prod.caddyfile_for), as `make serve-prod` does with its template.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from deploy.serve_prod import caddy_version, caddyfile_for
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE_CADDYFILE = ROOT / "docs" / "Caddyfile"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def compose_proxy(workdir: Path, caddy: str, **env: str) -> Iterator[int]:
+    """docs/Caddyfile served by `caddy` on a free port of 127.0.0.1 until the block ends; `env`
+    sets its {$...} placeholders. Yields the port; RuntimeError (with the log) if it does
+    not start."""
+    port, health = free_port(), free_port()
+    config = workdir / "Caddyfile"
+    config.write_text(caddyfile_for(caddy_version(caddy), COMPOSE_CADDYFILE.read_text()))
+    full_env = {
+        **os.environ,
+        "SITE_ADDRESS": f"http://127.0.0.1:{port}",
+        "PROXY_HEALTH_PORT": str(health),
+        "HOME": str(workdir),
+        "XDG_DATA_HOME": str(workdir),
+        "XDG_CONFIG_HOME": str(workdir),
+        **env,
+    }
+    log_path = workdir / "caddy.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [caddy, "run", "--config", str(config), "--adapter", "caddyfile"],
+            env=full_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", health), timeout=1):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(log_path.read_text()) from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def installed_caddy() -> str | None:
+    return os.environ.get("CADDY") or shutil.which("caddy")
