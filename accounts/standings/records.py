@@ -100,6 +100,29 @@ class Summary:
     best_times: tuple[dict[str, Any], ...] = ()
 
 
+# RULES.md, Fair play: the reasons a win sets no best of its bucket. A pause let the player
+# think while the clock stood still, a held game waits for staff (who may clear it: then it
+# sets its bests, `bests_after`), a flagged account's times are not believed. Every other win
+# sets its own bucket's bests, unranked or not: a custom board's in `custom`, a guest's in the
+# guest's own profile. The boards are another matter: only ranked games reach them.
+NO_BEST_REASONS = frozenset({"paused", "review", "flagged"})
+
+
+def sets_bests(*, unranked_reason: str | None, flagged: bool, paused: bool) -> bool:
+    """Whether a won game may set its bucket's bests. `paused` and `flagged` are asked apart
+    from the reason because a game keeps its first reason: a custom or guest game that is
+    paused stays `custom` or `guest`, and a flagged account's custom game stays `custom`.
+
+    >>> sets_bests(unranked_reason="custom", flagged=False, paused=False)
+    True
+    >>> sets_bests(unranked_reason="guest", flagged=False, paused=True)
+    False
+    >>> sets_bests(unranked_reason="review", flagged=False, paused=False)
+    False
+    """
+    return unranked_reason not in NO_BEST_REASONS and not flagged and not paused
+
+
 @dataclass(frozen=True)
 class GameEnd:
     won: bool
@@ -107,9 +130,15 @@ class GameEnd:
     elapsed_ms: int
     bbbv_per_s: float | None
     ended_at: datetime
-    # Whether the game may enter the boards (RULES.md, Fair play): an unranked game counts in
-    # played, won, streaks and the average, but sets no best time and no best 3BV/s.
+    # Whether the game may enter the boards (RULES.md, Fair play).
     ranked: bool = True
+    # Whether a win sets the bucket's bests (`sets_bests`); None: as `ranked` (a ranked game
+    # always may). Either way the game counts in played, won, streaks and the average.
+    bests: bool | None = None
+
+    @property
+    def sets_bests(self) -> bool:
+        return self.ranked if self.bests is None else self.bests
 
 
 @dataclass(frozen=True)
@@ -131,14 +160,15 @@ def stats_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
     if not end.won:
         return out, GameEndResult()
     out = replace(out, won=s.won + 1, total_win_ms=s.total_win_ms + end.elapsed_ms)
-    if not end.ranked:
+    if not end.sets_bests:
         return out, GameEndResult()
-    return ranked_win_after(out, end)
+    return bests_after(out, end)
 
 
-def ranked_win_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
-    """The best times and 3BV/s after a ranked win: at its end, or when staff clear a game
-    held for review (then possibly out of order: the five best are sorted, not appended)."""
+def bests_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
+    """The best times and 3BV/s after a win that sets bests: at its end, or when staff clear
+    a game held for review (then possibly out of order: the five best are sorted, not
+    appended)."""
     out = replace(
         s,
         best_times=tuple(

@@ -26,9 +26,9 @@ from accounts.standings.records import (
     Link,
     Streaks,
     Summary,
+    bests_after,
     bucket_for,
     chain_after,
-    ranked_win_after,
     stats_after,
 )
 
@@ -185,6 +185,7 @@ def _game_end(
     bbbv_per_s: float | None,
     ended_at: datetime,
     ranked: bool,
+    bests: bool | None = None,
 ) -> GameEnd:
     gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
     speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
@@ -195,6 +196,7 @@ def _game_end(
         bbbv_per_s=speed,
         ended_at=ended_at,
         ranked=ranked,
+        bests=bests,
     )
 
 
@@ -234,10 +236,13 @@ def record_game_end(
     ended_at: datetime,
     ranked: bool = True,
     pool: str = BoardPool.HUMAN,
+    bests: bool | None = None,
 ) -> GameEndResult | None:
     """Called by the games service inside the transaction that ends a game. `pool` is the
-    player's BoardPool; `ranked` whether the game may enter the boards. Returns what
-    personal bests the game set, or None when it set none."""
+    player's BoardPool; `ranked` whether the game may enter the boards; `bests` whether a
+    win sets the bucket's bests (records.sets_bests: every win but a paused, held or flagged
+    one; None: as `ranked`). A custom or guest win sets its bests and enters no board.
+    Returns what personal bests the game set, or None when it set none."""
     bucket = bucket_for(level)
     end = _game_end(
         won=won,
@@ -246,6 +251,7 @@ def record_game_end(
         bbbv_per_s=bbbv_per_s,
         ended_at=ended_at,
         ranked=ranked and pool != BoardPool.NONE,
+        bests=bests,
     )
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
@@ -282,7 +288,7 @@ def record_ranked_win(
     )
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
-        after, result = ranked_win_after(_summary(row), end)
+        after, result = bests_after(_summary(row), end)
         _save_summary(row, after, pool=pool, at=row.updated_at or ended_at)
         _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
     return result or None

@@ -1,45 +1,124 @@
 """Every REST path of the games app: one game, races, leaderboards and profiles. Order matters
-once: the race board (`leaderboards/{level}/races`) comes before the solo boards' pattern."""
+once: the race board (`leaderboards/{level}/races`) comes before the solo boards' pattern.
 
+A pattern with segments (`games/{id}`, `leaderboards/{level}/{board}`, ...) matches paths that
+name nothing, and API.md says an unknown path is 404 for every method. A view looks its
+segments up only in the methods it answers, after sign-in, CSRF, the body and the method have
+been checked; so each pattern names the lookups of its segments (`known`), and when the view
+refused before it got that far (or answered OPTIONS) and a lookup finds nothing, the answer is
+that lookup's 404 instead. A real path keeps its 405, 401, 400 or CSRF 403. The lookups run
+only on those refusals, never on an answered request (a move pays nothing)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import re_path
+from django.views.decorators.csrf import csrf_exempt
 
+from accounts.standings import leaderboards as solo_boards
+from accounts.standings import race_board
+from demineur_site.api_errors import error_body, status_for
+from demineur_site.errors import DomainError
 from games.api import leaderboard_views, race_views, views
+from games.play import selectors
+from games.races import selectors as race_selectors
 
 GAME = r"(?P<game_id>[^/]{1,64})"
 RACE = r"(?P<race_id>[^/]{1,64})"
 USER = r"(?P<username>[^/]{1,150})"
 LEVEL = r"(?P<level>[^/]{1,32})"
 
+# The statuses a view answers before it has looked its path's segments up: a malformed body,
+# no sign-in, a failed CSRF check, content negotiation, the method, the body's size or type.
+_BEFORE_LOOKUP = frozenset({400, 401, 403, 405, 406, 413, 415})
+
+Lookup = Callable[..., object]
+
+
+def _game(game_id: str, **_: Any) -> object:
+    return selectors.game_get(game_id=game_id)
+
+
+def _race(race_id: str, **_: Any) -> object:
+    return race_selectors.race_get(race_id=race_id)
+
+
+def _player(username: str, **_: Any) -> object:
+    return selectors.user_get(username=username)
+
+
+def _solo_board(level: str, board: str, **_: Any) -> object:
+    return solo_boards.board_spec(level=level, board=board, period=None, sort=None)
+
+
+def _race_board(level: str, **_: Any) -> object:
+    return race_board.race_board(level=level, players=None)  # a queryset, not evaluated
+
+
+def _unknown(lookups: tuple[Lookup, ...], kwargs: dict[str, Any]) -> DomainError | None:
+    """The 404 refusal of the first segment that names nothing, or None when all are real."""
+    for lookup in lookups:
+        try:
+            lookup(**kwargs)
+        except DomainError as exc:
+            if status_for(exc.code) == 404:
+                return exc
+            raise
+    return None
+
+
+def known(view_class: Any, *lookups: Lookup) -> Callable[..., HttpResponse]:
+    """The view of a pattern whose segments `lookups` check (see the module's docstring)."""
+    view = view_class.as_view()
+
+    @functools.wraps(view)  # keeps `cls`, `initkwargs` and `csrf_exempt` for DRF and the schema
+    def door(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        response: HttpResponse = view(request, **kwargs)
+        described = request.method == "OPTIONS" and response.status_code < 300
+        if described or response.status_code in _BEFORE_LOOKUP:
+            unknown = _unknown(lookups, kwargs)
+            if unknown is not None:
+                body = error_body(unknown.code, unknown.message, unknown.details)
+                return JsonResponse(body, status=404)
+        return response
+
+    return csrf_exempt(door)
+
+
 games = [
     re_path(r"^games/?$", views.GameListView.as_view(), name="api-games"),
-    re_path(rf"^games/{GAME}/?$", views.GameDetailView.as_view(), name="api-game"),
-    re_path(rf"^games/{GAME}/reveal/?$", views.RevealView.as_view(), name="api-reveal"),
-    re_path(rf"^games/{GAME}/flag/?$", views.FlagView.as_view(), name="api-flag"),
-    re_path(rf"^games/{GAME}/chord/?$", views.ChordView.as_view(), name="api-chord"),
-    re_path(rf"^games/{GAME}/pause/?$", views.PauseView.as_view(), name="api-pause"),
-    re_path(rf"^games/{GAME}/resume/?$", views.ResumeView.as_view(), name="api-resume"),
-    re_path(rf"^games/{GAME}/resign/?$", views.ResignView.as_view(), name="api-resign"),
-    re_path(rf"^games/{GAME}/moves/?$", views.MoveListView.as_view(), name="api-moves"),
+    re_path(rf"^games/{GAME}/?$", known(views.GameDetailView, _game), name="api-game"),
+    re_path(rf"^games/{GAME}/reveal/?$", known(views.RevealView, _game), name="api-reveal"),
+    re_path(rf"^games/{GAME}/flag/?$", known(views.FlagView, _game), name="api-flag"),
+    re_path(rf"^games/{GAME}/chord/?$", known(views.ChordView, _game), name="api-chord"),
+    re_path(rf"^games/{GAME}/pause/?$", known(views.PauseView, _game), name="api-pause"),
+    re_path(rf"^games/{GAME}/resume/?$", known(views.ResumeView, _game), name="api-resume"),
+    re_path(rf"^games/{GAME}/resign/?$", known(views.ResignView, _game), name="api-resign"),
+    re_path(rf"^games/{GAME}/moves/?$", known(views.MoveListView, _game), name="api-moves"),
     re_path(r"^me/?$", views.MeView.as_view(), name="api-me"),
-    re_path(rf"^users/{USER}/?$", views.UserProfileView.as_view(), name="api-user"),
+    re_path(rf"^users/{USER}/?$", known(views.UserProfileView, _player), name="api-user"),
 ]
 
 races = [
     re_path(r"^races/?$", race_views.RaceListView.as_view(), name="api-races"),
     re_path(r"^races/queue/?$", race_views.QueueView.as_view(), name="api-race-queue"),
-    re_path(rf"^races/{RACE}/?$", race_views.RaceDetailView.as_view(), name="api-race"),
+    re_path(rf"^races/{RACE}/?$", known(race_views.RaceDetailView, _race), name="api-race"),
     *(
-        re_path(rf"^races/{RACE}/{action}/?$", view.as_view(), name=f"api-race-{action}")
+        re_path(rf"^races/{RACE}/{action}/?$", known(view, _race), name=f"api-race-{action}")
         for action, view in race_views.ACTION_VIEWS.items()
     ),
-    re_path(rf"^users/{USER}/races/?$", race_views.PlayerRacesView.as_view()),
-    re_path(rf"^leaderboards/{LEVEL}/races/?$", race_views.RaceBoardView.as_view()),
+    re_path(rf"^users/{USER}/races/?$", known(race_views.PlayerRacesView, _player)),
+    re_path(rf"^leaderboards/{LEVEL}/races/?$", known(race_views.RaceBoardView, _race_board)),
 ]
 
 leaderboards = [
     re_path(
         rf"^leaderboards/{LEVEL}/(?P<board>[^/]{{1,32}})/?$",
-        leaderboard_views.LeaderboardView.as_view(),
+        known(leaderboard_views.LeaderboardView, _solo_board),
         name="api-leaderboard",
     ),
 ]

@@ -195,6 +195,8 @@ class _MoveView(APIView):
                     player_name=player.username,
                     viewer_id=player.pk,
                     board=result.board,
+                    # The move's own clock; a replay answers the game as it is now (API.md).
+                    at_ms=None if result.replayed else result.at_ms,
                 ),
                 "changes": result.changes,
                 "seq": result.seq,

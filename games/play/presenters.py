@@ -51,9 +51,14 @@ def game_dict(
     viewer_id: int | None = None,
     board: Board | None = None,
     now: datetime | None = None,
+    at_ms: int | None = None,
 ) -> dict[str, Any]:
     """The Game object of API.md as `viewer_id` (None: anonymous) may see it. `board` may be
     passed when the caller already decoded it.
+
+    `at_ms` is the game clock to show instead of the clock at `now`: a move's answer carries
+    that move's clock (Move.at_ms, as its socket frame does), not the clock at the moment the
+    answer happens to be built, which under load is tens of milliseconds later.
 
     A race game while its race runs (`sealed`, RULES.md, Races): no board for anyone but its
     player, and for its player no layout even once their own game has ended (a racer who
@@ -72,7 +77,7 @@ def game_dict(
         "mines": game.mines,
         "state": game.state,
         "mines_left": game.mines_left,
-        "elapsed_ms": game_elapsed_ms(game, now=now),
+        "elapsed_ms": game_elapsed_ms(game, now=now) if at_ms is None else at_ms,
         "created_at": iso(game.created_at),
         "started_at": iso(game.started_at),
         "ended_at": iso(game.ended_at),

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.standings import stats
+from accounts.standings.records import sets_bests
 from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
@@ -418,6 +419,7 @@ def _finish(
         ended_at=now,
         ranked=game.ranked,
         pool=player.board_pool,
+        bests=won and _sets_bests(game, player=player),
     )
     if record and game.ranked:
         # A new personal best on a ranked board is news for the lobby (after the commit).
@@ -431,6 +433,15 @@ def _finish(
                     game, player_name=player_name, kind="speed", value=game.bbbv_per_s
                 )
             )
+
+
+def _sets_bests(game: Game, *, player: User) -> bool:
+    """Whether a win sets its bucket's bests (accounts.standings.records.sets_bests). A game
+    keeps its first reason, so the pause of a custom or guest game shows only in its moves."""
+    paused = game.unranked_reason == UnrankedReason.PAUSED or (
+        not game.ranked and Move.objects.filter(game_id=game.id, action=Action.PAUSE).exists()
+    )
+    return sets_bests(unranked_reason=game.unranked_reason, flagged=player.flagged, paused=paused)
 
 
 def _publish_move(
