@@ -47,6 +47,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "race_needs_players": 409,
     "race_game": 409,
     "not_in_race": 409,
+    "too_many_rooms": 409,
     # The doors' own refusals (ApiError): paging, sign-in, frames, limits, outages.
     "malformed_json": 400,
     "frame_too_large": 400,

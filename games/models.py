@@ -214,6 +214,11 @@ class Race(models.Model):
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
+    # Who opened the room (None for quick match): the host may change, this does not; it
+    # bounds the rooms one account keeps open (games.races.rules.MAX_OPEN_ROOMS).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     max_players = models.PositiveSmallIntegerField(default=8)
     quick = models.BooleanField(default=False)  # made by quick match
     rated = models.BooleanField(default=False)  # fixed at the start (docs/RACES.md)
@@ -258,6 +263,9 @@ class Racer(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+    # Whether they revealed or chorded at least once themselves after the server's opening,
+    # fixed when the race ends: who may gain from a race (docs/RACES.md, Rated races).
+    took_part = models.BooleanField(default=False, db_default=False)
     # True while the player is still in the race (waiting or racing in an open, counting down
     # or running race): one such row per player at the most.
     active = models.BooleanField(default=True)

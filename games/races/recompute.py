@@ -1,9 +1,11 @@
 """Every race rating recomputed from the raw results stored with each finished race (each
-racer's place and rating pool), in the order the races ended: what `manage.py
-recompute_race_ratings` runs, and what a change of the rating model would need."""
+racer's place, rating pool and whether they took part), in the order the races ended, with
+the rules of docs/RACES.md (Rated races) replayed, the daily limit per pair included: what
+`manage.py recompute_race_ratings` runs, and what a change of the rating model would need."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,6 +16,7 @@ from django.utils.timezone import now as race_now
 from accounts.models import RaceRating
 from accounts.standings import ratings
 from games.models import Race, Racer, RaceState
+from games.races import rules as race_rules
 from games.races.services import rate_race
 
 
@@ -41,6 +44,8 @@ def _close(a: float | None, b: float | None) -> bool:
 
 def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None = None) -> Report:
     rows: dict[tuple[int, str], _Row] = {}
+    # Pairs rated against each other, per (UTC day, level), as the races are replayed.
+    pairs: dict[tuple[datetime, str], Counter[frozenset[int]]] = {}
     differences = 0
     finished = list(Race.objects.filter(state=RaceState.FINISHED).order_by("ended_at", "id"))
     with transaction.atomic():
@@ -51,7 +56,13 @@ def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None
             def skill_of(racer: Racer, level: str = race.level) -> ratings.Skill:
                 return rows.setdefault((racer.player_id, level), _Row()).skill
 
-            changes = rate_race(racers, places, skill_of)
+            assert race.ended_at is not None
+            today = pairs.setdefault((race_rules.utc_day(race.ended_at), race.level), Counter())
+
+            def rated_together(a: int, b: int, seen: Counter[frozenset[int]] = today) -> int:
+                return seen[frozenset((a, b))]
+
+            changes = rate_race(racers, places, skill_of, rated_together)
             for racer, place in zip(racers, places, strict=True):
                 row = rows.setdefault((racer.player_id, race.level), _Row())
                 row.races += 1
@@ -70,6 +81,9 @@ def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None
                     if write:
                         racer.rating_before, racer.rating_after = before, after
                         racer.save(update_fields=["rating_before", "rating_after"])
+            # Those who took part and were rated: the live count's (games.races.services).
+            rivals = [r.player_id for r in racers if r.took_part and r.pk in changes]
+            today.update(race_rules.pairs_rated([rivals]))
             if progress is not None and (done % 100 == 0 or done == len(finished)):
                 progress(done, len(finished))
         stored = {(r.player_id, r.level): r for r in RaceRating.objects.select_for_update()}

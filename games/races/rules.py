@@ -10,9 +10,11 @@ who is rated, and how quick match forms a race. No Django, no I/O.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import combinations
 from typing import Any
 
 MIN_RACERS = 2
@@ -21,6 +23,13 @@ COUNTDOWN_MS = 3000
 # A room not started this long after its creation is cancelled by the race clock (a forgotten
 # room would keep its racers out of every other race and queue).
 OPEN_ROOM_MS = 2 * 60 * 60 * 1000
+# Rooms an account opened that are still open (not started), at most: each is listed for up
+# to OPEN_ROOM_MS, and a room stays open after its creator leaves while someone else waits in
+# it, so without a cap one account could fill the list (409 too_many_rooms).
+MAX_OPEN_ROOMS = 3
+# Two players are rated against each other at most this many times per level and UTC day
+# (docs/RACES.md, Rated races): beyond it their races still count, but not in the ratings.
+PAIR_RATED_PER_DAY = 5
 
 # Each level's time limit is a setting (RACE_TIME_LIMITS_S), fixed on a race at its creation.
 
@@ -110,6 +119,101 @@ def rated_pools(pools: Sequence[str]) -> list[str]:
     []
     """
     return [pool for pool in RATED_POOLS if sum(1 for p in pools if p == pool) >= MIN_RACERS]
+
+
+# --- who a finished race rates (docs/RACES.md, Rated races) ---------------------------------
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One racer of a rated pool as the rating rules see them: their place in the race and
+    whether they took part (revealed or chorded at least once after the server's opening)."""
+
+    player_id: int
+    place: int
+    took_part: bool
+
+
+@dataclass(frozen=True)
+class RatingPlan:
+    """Positions in the pool's list of entrants. `rivals` are rated among themselves by their
+    places (two or more, or nobody). Each of `losers` (they never took part) is rated by their
+    place against `against` (everyone who took part) and only when that loses them rating:
+    they can lose, never gain, and no rating moves because of them."""
+
+    rivals: tuple[int, ...]
+    losers: tuple[int, ...]
+    against: tuple[int, ...]
+
+
+def rating_plan(
+    entrants: Sequence[Entrant],
+    *,
+    rated_together: Callable[[int, int], int],
+    limit: int = PAIR_RATED_PER_DAY,
+) -> RatingPlan:
+    """Who a finished race rates in one pool. Only racers who took part gain or lose against
+    each other, and only if at least two did; `rated_together(a, b)` is how many times the
+    players a and b have already been rated against each other today: racers are taken best
+    place first (then in the order they joined), each one unless they have reached `limit`
+    with one already taken.
+
+    The farm (nobody moves; the main account lasts longest): nobody is rated.
+
+    >>> farm = [Entrant(1, 1, False)] + [Entrant(i, 2, False) for i in range(2, 9)]
+    >>> rating_plan(farm, rated_together=lambda a, b: 0)
+    RatingPlan(rivals=(), losers=(), against=())
+
+    The main account moves alone: it has no rated opponent; the others can only lose to it.
+
+    >>> rating_plan([Entrant(1, 1, True), Entrant(2, 2, False)], rated_together=lambda a, b: 0)
+    RatingPlan(rivals=(), losers=(1,), against=(0,))
+
+    Two who raced are rated as always, unless they have met `limit` times today:
+
+    >>> two = [Entrant(1, 2, True), Entrant(2, 1, True)]
+    >>> rating_plan(two, rated_together=lambda a, b: 0).rivals
+    (0, 1)
+    >>> rating_plan(two, rated_together=lambda a, b: PAIR_RATED_PER_DAY).rivals
+    ()
+    >>> met = {frozenset((1, 2)): PAIR_RATED_PER_DAY}
+    >>> three = two + [Entrant(3, 3, True)]
+    >>> rating_plan(three, rated_together=lambda a, b: met.get(frozenset((a, b)), 0)).rivals
+    (1, 2)
+    """
+    took = tuple(i for i, e in enumerate(entrants) if e.took_part)
+    rivals: list[int] = []
+    for i in sorted(took, key=lambda i: (entrants[i].place, i)):
+        mine = entrants[i].player_id
+        if all(rated_together(mine, entrants[j].player_id) < limit for j in rivals):
+            rivals.append(i)
+    if len(rivals) < MIN_RACERS:
+        rivals = []
+    losers = tuple(i for i, e in enumerate(entrants) if not e.took_part) if took else ()
+    return RatingPlan(rivals=tuple(sorted(rivals)), losers=losers, against=took)
+
+
+def utc_day(instant: datetime) -> datetime:
+    """The start of the UTC day of an aware `instant` (the pair limit counts per UTC day).
+
+    >>> from datetime import timedelta, timezone
+    >>> utc_day(datetime(2026, 3, 1, 0, 30, tzinfo=timezone(timedelta(hours=2))))
+    datetime.datetime(2026, 2, 28, 0, 0, tzinfo=datetime.timezone.utc)
+    """
+    return instant.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def pairs_rated(races: Iterable[Iterable[int]]) -> Counter[frozenset[int]]:
+    """How many times each pair of players was rated against each other, from the players
+    who gained or lost against each other in each race (the `rivals` of each race).
+
+    >>> pairs_rated([[1, 2, 3], [2, 1]])[frozenset((1, 2))]
+    2
+    """
+    counts: Counter[frozenset[int]] = Counter()
+    for players in races:
+        counts.update(frozenset(pair) for pair in combinations(sorted(set(players)), 2))
+    return counts
 
 
 # --- quick match -----------------------------------------------------------------------------

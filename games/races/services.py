@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,8 +37,10 @@ from games import engine
 from games.errors import GameError
 from games.models import (
     ACTIVE_RACE_STATES,
+    Action,
     Game,
     GameState,
+    Move,
     Race,
     RaceQueueEntry,
     Racer,
@@ -127,6 +129,7 @@ def _level_spec(level: Any) -> engine.Level:
 
 def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick: bool) -> Race:
     spec = _level_spec(level)
+    created_by = None if quick else host
     for _ in range(10):
         try:
             with transaction.atomic():
@@ -137,6 +140,7 @@ def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick:
                     height=spec.height,
                     mines=spec.mines,
                     host=host,
+                    created_by=created_by,
                     max_players=max_players,
                     quick=quick,
                     time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
@@ -157,10 +161,25 @@ def race_create(*, player: User, level: Any, max_players: int = race_rules.MAX_R
     with transaction.atomic():
         _lock_player(player)
         _check_free(player)
+        _check_open_rooms(player)
         race = _new_race(level=level, host=player, max_players=max_players, now=now, quick=False)
         Racer.objects.create(race=race, player=player, joined_at=now)
         _bump(race, "joined")
     return race
+
+
+def _check_open_rooms(player: User) -> None:
+    """An account keeps at most MAX_OPEN_ROOMS rooms it opened waiting to start: a room stays
+    listed after its creator leaves while someone waits in it (docs/RACES.md, Rooms)."""
+    waiting = Race.objects.filter(
+        created_by=player, state__in=(RaceState.OPEN, RaceState.COUNTDOWN)
+    ).count()
+    if waiting >= race_rules.MAX_OPEN_ROOMS:
+        raise GameError(
+            "too_many_rooms",
+            f"You already have {waiting} rooms waiting to start: start or leave one first.",
+            {"max_open_rooms": race_rules.MAX_OPEN_ROOMS},
+        )
 
 
 def race_join(*, race_id: Any, player: User) -> Race:
@@ -247,12 +266,15 @@ def race_ready(*, race_id: Any, player: User, ready: bool = True) -> Race:
 
 
 def race_start(*, race_id: Any, player: User) -> Race:
-    """The host starts the countdown (at least two racers, ready or not)."""
+    """The host starts the countdown (at least two racers, ready or not). On a race already
+    counting down (every racer was ready, or quick match) it is an accepted no-op (API.md)."""
     now = timezone.now()
     with transaction.atomic():
         race = _lock_race(race_id)
         if race.host_id != player.pk:
             raise GameError("not_race_host", "Only the race's host can start it.")
+        if race.state == RaceState.COUNTDOWN:
+            return race
         if race.state != RaceState.OPEN:
             raise GameError("race_closed", "This race has started or ended.")
         if Racer.objects.filter(race=race).count() < race_rules.MIN_RACERS:
@@ -368,19 +390,79 @@ def _places(racers: list[Racer]) -> list[int]:
     )
 
 
-def rate_race(racers: list[Racer], places: list[int], skill_of: Any) -> dict[int, _Rated]:
-    """The rating changes of one finished race: each rated pool among itself, by place.
-    `skill_of(racer)` gives a racer's skill before the race. Keyed by racer id."""
+PairCount = Callable[[int, int], int]
+
+
+def rate_race(
+    racers: list[Racer], places: list[int], skill_of: Any, rated_together: PairCount
+) -> dict[int, _Rated]:
+    """The rating changes of one finished race: each rated pool among itself, by place, as
+    games.races.rules.rating_plan says (only racers who took part gain; the others can only
+    lose; the daily limit per pair). `skill_of(racer)` gives a racer's skill before the race,
+    `rated_together(a, b)` how often the two players were rated against each other today.
+    Keyed by racer id."""
     changes: dict[int, _Rated] = {}
     for pool in race_rules.rated_pools([r.pool for r in racers]):
         members = [(r, p) for r, p in zip(racers, places, strict=True) if r.pool == pool]
-        before = [skill_of(r) for r, _ in members]
-        # Places among the pool's members only (a bot between two humans does not count).
-        pool_places = race_rules.ranks([p for _, p in members])
-        after = ratings.rate(before, places=pool_places)
-        for (racer, _), b, a in zip(members, before, after, strict=True):
+        plan = race_rules.rating_plan(
+            [race_rules.Entrant(r.player_id, p, r.took_part) for r, p in members],
+            rated_together=rated_together,
+        )
+        rivals = [members[i] for i in plan.rivals]
+        before = [skill_of(r) for r, _ in rivals]
+        # Places among the rated members only (a bot between two humans does not count).
+        after = ratings.rate(before, places=race_rules.ranks([p for _, p in rivals]))
+        for (racer, _), b, a in zip(rivals, before, after, strict=True):
             changes[racer.pk] = _Rated(before=b.mu, after=a.mu, skill=a)
+        field = [members[i] for i in plan.against]
+        for i in plan.losers:
+            racer, place = members[i]
+            mine = skill_of(racer)
+            skills = [*(skill_of(r) for r, _ in field), mine]
+            lost = ratings.rate(skills, places=race_rules.ranks([*(p for _, p in field), place]))
+            if lost[-1].mu < mine.mu:  # never a gain for a racer who did not take part
+                changes[racer.pk] = _Rated(before=mine.mu, after=lost[-1].mu, skill=lost[-1])
     return changes
+
+
+def _pairs_today(race: Race, racers: list[Racer], now: datetime) -> PairCount:
+    """How often two of these racers were rated against each other on this level since the
+    start of the UTC day (games.races.rules.PAIR_RATED_PER_DAY)."""
+    ids = [r.player_id for r in racers if r.took_part]
+    if len(ids) < race_rules.MIN_RACERS:
+        return lambda a, b: 0
+    earlier = (
+        Racer.objects.filter(
+            player_id__in=ids,
+            took_part=True,
+            rating_after__isnull=False,
+            race__level=race.level,
+            race__state=RaceState.FINISHED,
+            race__ended_at__gte=race_rules.utc_day(now),
+        )
+        .exclude(race=race)
+        .values_list("race_id", "player_id")
+    )
+    by_race: dict[Any, list[int]] = {}
+    for race_id, player_id in earlier:
+        by_race.setdefault(race_id, []).append(player_id)
+    counts = race_rules.pairs_rated(by_race.values())
+    return lambda a, b: counts[frozenset((a, b))]
+
+
+def _took_part(racers: list[Racer]) -> None:
+    """Mark the racers who revealed or chorded at least once after the server's opening."""
+    moved = set(
+        Move.objects.filter(
+            game_id__in=[r.game_id for r in racers if r.game_id is not None],
+            seq__gt=1,
+            action__in=(Action.REVEAL, Action.CHORD),
+        )
+        .values_list("game_id", flat=True)
+        .distinct()
+    )
+    for racer in racers:
+        racer.took_part = racer.game_id in moved
 
 
 def _rating_row(player_id: int, level: str, pool: str, now: datetime) -> RaceRating:
@@ -432,9 +514,13 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
     race.refresh_from_db()
     racers = racers_of(race)
     places = _places(racers)
+    _took_part(racers)
     rows = {r.player_id: _rating_row(r.player_id, race.level, r.pool, now) for r in racers}
     rated = rate_race(
-        racers, places, lambda r: ratings.Skill(rows[r.player_id].mu, rows[r.player_id].sigma)
+        racers,
+        places,
+        lambda r: ratings.Skill(rows[r.player_id].mu, rows[r.player_id].sigma),
+        _pairs_today(race, racers, now),
     )
     for racer, place in zip(racers, places, strict=True):
         racer.place = place
@@ -453,7 +539,9 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
             row.pool = racer.pool
         row.updated_at = now
         row.save()
-    Racer.objects.bulk_update(racers, ["place", "active", "rating_before", "rating_after"])
+    Racer.objects.bulk_update(
+        racers, ["place", "active", "rating_before", "rating_after", "took_part"]
+    )
     services.race_games_unseal(race_id=race.pk)
     RaceQueueEntry.objects.filter(race=race).delete()
     race.state = RaceState.FINISHED

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from accounts.models import RaceRating
 from games.models import Game, Race
-from tests.races.conftest import layout_of, mine_cell, racing, safe_cells, start_now, tick
+from tests.support.boards import board_of, mine_cell, safe_cells
+from tests.support.races import racing, start_now, tick
 
 
 def test_alice_creates_a_race_and_is_its_host_and_first_racer(alice_api: Any) -> None:
@@ -52,7 +53,7 @@ def test_the_start_opens_one_start_cell_on_one_layout_for_every_racer(
     assert cell is not None
     games = [r["game"] for r in race["racers"]]
     assert len(set(games)) == 3
-    boards = [layout_of(g) for g in games]
+    boards = [board_of(g) for g in games]
     # One layout for all: the same mines (and so the same opening) on every copy.
     assert all(b == boards[0] for b in boards)
     first = alice_api.get(f"/api/games/{games[0]}/moves").json()["results"]
@@ -75,7 +76,7 @@ def test_a_race_game_cannot_be_paused(alice_api: Any, bob_api: Any) -> None:
 
 
 def _clear(api: Any, game_id: str) -> dict[str, Any]:
-    board = layout_of(game_id)
+    board = board_of(game_id)
     answer: dict[str, Any] = {}
     for x, y in safe_cells(board):
         reply = api.post(f"/api/games/{game_id}/reveal", {"x": x, "y": y}, format="json")
@@ -92,7 +93,7 @@ def test_places_follow_the_rules_and_ratings_move_when_the_race_ends(
     race = racing(alice_api, [bob_api, carol_api])
     alice_game, bob_game, carol_game = (r["game"] for r in race["racers"])
     # carol opens a mine at once; alice clears the board; bob is still racing.
-    x, y = mine_cell(layout_of(carol_game))
+    x, y = mine_cell(board_of(carol_game))
     lost = carol_api.post(f"/api/games/{carol_game}/reveal", {"x": x, "y": y}, format="json")
     assert lost.json()["game"]["state"] == "lost"
     won = _clear(alice_api, alice_game)
@@ -103,7 +104,7 @@ def test_places_follow_the_rules_and_ratings_move_when_the_race_ends(
     assert all(r["place"] is None for r in middle["racers"])
     # bob opens one more cell, then resigns: everyone is done, and the race ends without
     # waiting for its time limit.
-    x, y = safe_cells(layout_of(bob_game))[0]
+    x, y = safe_cells(board_of(bob_game))[0]
     opened = bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json")
     assert opened.status_code == 200
     assert bob_api.post(f"/api/games/{bob_game}/resign").status_code == 200
@@ -167,7 +168,7 @@ def test_no_move_counts_once_the_race_time_is_up_even_before_the_clock_ticks(
 ) -> None:
     race = racing(alice_api, [bob_api])
     game_id = race["racers"][0]["game"]
-    x, y = safe_cells(layout_of(game_id))[0]
+    x, y = safe_cells(board_of(game_id))[0]
     Game.objects.filter(pk=game_id).update(started_at=timezone.now() - timedelta(minutes=6))
     six_ago = timezone.now() - timedelta(minutes=6)
     Race.objects.filter(pk=race["id"]).update(
@@ -201,7 +202,7 @@ def test_quick_match_seats_the_closest_ratings_together(
 def test_a_profile_lists_race_statistics_and_history(alice_api: Any, bob_api: Any) -> None:
     race = racing(alice_api, [bob_api])
     bob_game = race["racers"][1]["game"]
-    x, y = safe_cells(layout_of(bob_game))[0]
+    x, y = safe_cells(board_of(bob_game))[0]
     bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json")
     alice_api.post(f"/api/races/{race['id']}/leave")
     bob_api.post(f"/api/races/{race['id']}/leave")

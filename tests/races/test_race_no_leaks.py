@@ -13,8 +13,9 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from accounts.services import token_issue
 from games.models import Race
-from tests.races.conftest import layout_of, mine_cell, safe_cells, start_now, tick
+from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
+from tests.support.races import start_now, tick
 from tests.support.sockets import connected, game_path, socket, until_closed
 
 # The keys a race frame or a Race may hold anywhere inside it: counts, names, times, states.
@@ -64,7 +65,7 @@ def test_a_rival_and_a_spectator_get_no_board_and_no_moves_until_the_end(
 ) -> None:
     race = _rest_race(alice_api, [bob_api])
     alice_game = race["racers"][0]["game"]
-    x, y = safe_cells(layout_of(alice_game))[0]
+    x, y = safe_cells(board_of(alice_game))[0]
     alice_api.post(f"/api/games/{alice_game}/reveal", {"x": x, "y": y}, format="json")
     for viewer in (bob_api, anon_api):
         seen = viewer.get(f"/api/games/{alice_game}").json()
@@ -95,7 +96,7 @@ def test_a_racer_whose_game_ended_does_not_see_the_layout_before_the_race_ends(
     """Else a second account could open a mine at once and read every mine of the layout."""
     race = _rest_race(alice_api, [bob_api])
     bob_game = race["racers"][1]["game"]
-    x, y = mine_cell(layout_of(bob_game))
+    x, y = mine_cell(board_of(bob_game))
     lost = bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json").json()
     assert lost["game"]["state"] == "lost"
     rows = "".join(lost["game"]["board"])
@@ -150,11 +151,11 @@ async def test_every_frame_a_spectator_gets_during_a_whole_race_is_counts_only(
         start_now(race["id"])
         started = alice_api.get(f"/api/races/{race['id']}").json()
         alice_game, bob_game = (r["game"] for r in started["racers"])
-        for x, y in safe_cells(layout_of(alice_game))[:3]:
+        for x, y in safe_cells(board_of(alice_game))[:3]:
             alice_api.post(f"/api/games/{alice_game}/reveal", {"x": x, "y": y}, format="json")
-        x, y = safe_cells(layout_of(alice_game))[0]
+        x, y = safe_cells(board_of(alice_game))[0]
         alice_api.post(f"/api/games/{alice_game}/flag", {"x": x, "y": y}, format="json")
-        x, y = mine_cell(layout_of(bob_game))
+        x, y = mine_cell(board_of(bob_game))
         bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json")
         alice_api.post(f"/api/games/{alice_game}/resign")
         return str(bob_game)

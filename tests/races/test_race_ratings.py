@@ -14,8 +14,9 @@ from accounts.standings import ratings
 from games.models import Race, Racer
 from games.races import rules as race_rules
 from games.races.rules import Result
-from tests.races.conftest import layout_of, racing, safe_cells, tick
-from tests.support.personas import client_for
+from tests.support.boards import board_of, safe_cells
+from tests.support.personas import PASSWORD, client_for
+from tests.support.races import racing, tick
 
 W = Result  # won=..., elapsed_ms, opened, lasted_ms
 
@@ -71,8 +72,8 @@ def test_beating_a_stronger_racer_gains_more_than_beating_a_weaker_one() -> None
 
 
 def test_a_race_between_a_human_and_a_bot_is_not_rated(db: Any) -> None:
-    alice = User.objects.create_user(username="alice", password="x" * 12)
-    robot = User.objects.create_user(username="robot", password="x" * 12, kind="bot")
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
+    robot = User.objects.create_user(username="robot", password=PASSWORD, kind="bot")
     race = racing(client_for(alice), [client_for(robot)])
     assert race["rated"] is False
     for user in (alice, robot):
@@ -91,7 +92,7 @@ def _finish_race(users: list[User], winner: User) -> None:
     for user, api, racer in zip(users, apis, race["racers"], strict=True):
         if user == winner:
             game = racer["game"]
-            for x, y in safe_cells(layout_of(game)):
+            for x, y in safe_cells(board_of(game)):
                 if (
                     api.post(f"/api/games/{game}/reveal", {"x": x, "y": y}, format="json").json()[
                         "game"
@@ -107,7 +108,7 @@ def _finish_race(users: list[User], winner: User) -> None:
 
 def test_recomputing_every_rating_from_the_stored_results_gives_the_same_ratings(db: Any) -> None:
     alice, bob, carol = (
-        User.objects.create_user(username=name, password="x" * 12)
+        User.objects.create_user(username=name, password=PASSWORD)
         for name in ("alice", "bob", "carol")
     )
     _finish_race([alice, bob, carol], winner=bob)
@@ -140,7 +141,7 @@ def test_verify_games_passes_on_race_games_and_leaves_them_out_of_solo_statistic
 ) -> None:
     from django.core.management.base import CommandError
 
-    alice, bob = (User.objects.create_user(username=n, password="x" * 12) for n in ("alice", "bob"))
+    alice, bob = (User.objects.create_user(username=n, password=PASSWORD) for n in ("alice", "bob"))
     _finish_race([alice, bob], winner=alice)
     out = StringIO()
     try:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from games.models import Game, Race
-from tests.races.conftest import racing
+from tests.support.races import racing
 
 
 def _create(api: Any, **body: Any) -> dict[str, Any]:
