@@ -7,11 +7,10 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from tests.support.http import assert_error
+from tests.support.personas import PASSWORD
 from tests.support.shapes import BUCKETS
 
 pytestmark = pytest.mark.django_db
-
-PASSWORD = "a long enough passphrase"
 
 
 def test_a_visitor_registers_and_gets_a_token(anon_api):
@@ -114,7 +113,7 @@ def test_the_web_page_signs_in_with_a_session_and_csrf(alice):
     browser = APIClient(enforce_csrf_checks=True)
     signed_in = browser.post(
         "/api/auth/session",
-        {"username": "alice", "password": "correct horse battery"},
+        {"username": "alice", "password": PASSWORD},
         format="json",
     )
     assert signed_in.status_code == 200

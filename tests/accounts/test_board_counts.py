@@ -15,6 +15,7 @@ from django.db import connection
 from accounts.models import RANKED_LEVELS, BoardPool, User
 from accounts.standings import leaderboards as lb
 from accounts.standings.stats import record_game_end, record_ranked_win, remove_from_boards
+from tests.support.personas import PASSWORD
 
 pytestmark = [
     pytest.mark.django_db,
@@ -42,8 +43,7 @@ def _history(seed: int, players: int = 9, games: int = 150) -> list[User]:
     times (ties), wins without a 3BV/s, a staff-cleared win and a flagged player."""
     rng = random.Random(seed)
     users = [
-        User.objects.create_user(username=f"b{seed}_{i}", password="correct horse battery")
-        for i in range(players)
+        User.objects.create_user(username=f"b{seed}_{i}", password=PASSWORD) for i in range(players)
     ]
     at = START
     for _ in range(games):
@@ -158,7 +158,7 @@ def test_a_new_personal_best_moves_the_count_and_ranks_at_once():
     now = START + timedelta(days=60)
     spec = lb.board_spec(level="beginner", board="times", period="week", sort=None)
     before = lb.leaderboard_page(spec=spec, page=1, page_size=50, viewer=None, now=now)
-    newcomer = User.objects.create_user(username="newcomer", password="correct horse battery")
+    newcomer = User.objects.create_user(username="newcomer", password=PASSWORD)
     record_game_end(
         user_id=newcomer.pk,
         level="beginner",

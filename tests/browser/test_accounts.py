@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import sign_up_by_api, start_custom_game
+from tests.support.browser import screenshot, sign_up_by_api, start_custom_game
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
@@ -62,3 +62,39 @@ def test_a_custom_board_starts_from_the_home_page(desktop: Any) -> None:
     expect(page.locator("#game-sub")).to_contain_text("12 \u00d7 7, 9")
     page.goto("/")
     expect(page.locator("#current-list li")).to_have_count(1)  # your current game
+
+
+def test_a_player_sent_to_sign_in_on_the_way_to_a_level_lands_in_that_game(desktop: Any) -> None:
+    # A visitor who picks a level plays at once as a guest (docs/GUESTS.md, tests/browser/
+    # test_guest.py); the way through sign-in to a level stays for the links that use it.
+    desktop.request.post("/api/auth/register", data={"username": "ursula", "password": PASSWORD})
+    page = desktop.new_page()
+    page.goto("/signin?next=/?play=hard")
+    page.click("a.auth-switch")  # on to sign up and back keeps where she was going
+    page.wait_for_url("**/signup?next=*")
+    page.click("a.auth-switch")
+    page.fill("input[name=username]", "ursula")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/games/*")
+    expect(page.locator("#board .cell")).to_have_count(240)  # Hard: 20 x 12
+
+
+def test_the_tokens_page_hides_an_empty_table_and_a_revoked_new_key(desktop: Any) -> None:
+    sign_up_by_api(desktop, "quinn")
+    page = desktop.new_page()
+    page.goto("/tokens")
+    expect(page.locator("#no-tokens")).to_be_visible()
+    expect(page.locator("#tokens")).to_be_hidden()  # no headers over an empty table
+    name = page.locator("#token-form input[name=name]")
+    assert name.bounding_box()["width"] >= 200  # a name field, not a number field
+    name.fill("my solver bot")
+    page.click("#token-form button[type=submit]")
+    expect(page.locator("#new-token")).to_be_visible()
+    expect(page.locator("#tokens tbody tr")).to_have_count(1)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#tokens tbody tr button")
+    expect(page.locator("#new-token")).to_be_hidden()  # a revoked key is no "new key"
+    expect(page.locator("#new-key")).to_have_text("")
+    expect(page.locator("#tokens")).to_be_hidden()
+    screenshot(page, "walk-tokens-revoked")

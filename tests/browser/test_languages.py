@@ -4,10 +4,14 @@ chosen from the browser's language, switchable from the menu, in templates and s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
+
+from tests.support.browser import finished_beginner_with_flag_moves
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -49,3 +53,44 @@ def test_a_visitor_switches_the_language_from_the_menu(desktop: Any) -> None:
     expect(page).to_have_url(re.compile(r"/leaderboards"))  # back on the same page
     page.select_option("#language-select", "en")
     expect(page.locator("h1")).to_have_text("Leaderboards")
+
+
+@pytest.fixture
+def polish(browser: Any, live: str) -> Iterator[Any]:
+    """A Polish browser, in which tadeusz has signed up."""
+    context = browser.new_context(
+        base_url=live, locale="pl-PL", viewport={"width": 1000, "height": 800}
+    )
+    try:
+        context.request.post(
+            "/api/auth/register", data={"username": "tadeusz", "password": PASSWORD}
+        )
+        yield context
+    finally:
+        context.close()
+
+
+def test_a_polish_player_reads_a_server_error_in_polish(polish: Any) -> None:
+    page = polish.new_page()
+    page.goto("/signin")
+    page.fill("input[name=username]", "tadeusz")
+    page.fill("input[name=password]", "not the password")
+    page.click("button[type=submit]")
+    # The server says it in English; the page says it in the player's language.
+    expect(page.locator("#auth-error")).to_have_text("Nieprawidłowa nazwa użytkownika lub hasło.")
+
+
+def test_a_polish_player_reads_the_clock_with_a_decimal_comma(polish: Any) -> None:
+    page = polish.new_page()
+    game_id, _ = finished_beginner_with_flag_moves(polish, "tadeusz")
+    page.goto(f"/games/{game_id}")
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#clock")).to_have_text(re.compile(r"^\d+,\d$"))
+
+
+def test_a_polish_player_gets_a_polish_not_found_page(polish: Any) -> None:
+    page = polish.new_page()
+    response = page.goto("/nie-ma-takiej-strony")
+    assert response is not None and response.status == 404
+    expect(page.locator("h1")).to_have_text("Nie znaleziono strony")
+    expect(page.locator("#site-menu")).to_be_attached()  # the site's page, menu included

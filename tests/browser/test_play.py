@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from games.models import Game
 from tests.support.boards import chord_target, mines_of, neighbours
 from tests.support.browser import (
     cell,
@@ -15,6 +16,7 @@ from tests.support.browser import (
     long_press_by_touch,
     new_player_game,
     screenshot,
+    settle,
     sign_up_by_api,
     start_game,
 )
@@ -236,3 +238,56 @@ def test_the_mine_counter_goes_below_zero_and_the_clock_ticks_without_sending_ti
     page.wait_for_timeout(1200)
     assert float(page.locator("#clock").inner_text()) >= first + 1
     assert bodies and not [b for b in bodies if "elapsed" in b or "time" in b]
+
+
+def test_the_middle_mouse_button_chords_like_on_the_classic_desktop_game(desktop: Any) -> None:
+    page, _ = new_player_game(desktop, "wanda", "beginner")
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    board = layout_after_first_tap(9, 9, 10, 4, 4)
+    mines = mines_of(board)
+    number, its_mines = chord_target(board, mines)
+    for m in its_mines:
+        cell(page, *m).click(button="right")
+        expect(cell(page, *m)).to_have_attribute("data-v", "F")
+    cell(page, *number).click(button="middle")
+    for c in neighbours(*number, 9, 9):
+        if c not in mines:
+            expect(cell(page, *c)).not_to_have_attribute("data-v", "#")
+    settle(page)
+
+
+def _win_in_the_page(page: Any, game_id: str) -> None:
+    from tests.support.boards import safe_closed
+
+    expect(cell(page, 4, 4)).not_to_have_attribute("data-v", "#")  # the first tap is stored
+
+    for x, y in safe_closed(game_id):
+        if page.locator("#result").is_visible():
+            break
+        target = cell(page, x, y)
+        if target.get_attribute("data-v") == "#":
+            target.click()
+    expect(page.locator("#result")).to_be_visible()
+
+
+def test_a_win_says_whether_it_is_a_personal_best_and_where_it_ranks(desktop: Any) -> None:
+    sign_up_by_api(desktop, "vera")
+    page = desktop.new_page()
+    game_id = start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    _win_in_the_page(page, game_id)
+    note = page.locator("#rank-result")
+    expect(note).to_have_text("A personal best! #1 on the Beginner times board.")
+    expect(note).to_have_attribute("data-best", "true")
+    screenshot(page, "walk-personal-best")
+    # A slower second win keeps the first as the best.
+    Game.objects.filter(pk=game_id).update(elapsed_ms=1)
+    from accounts.models import PersonalRecord
+
+    PersonalRecord.objects.filter(user__username="vera").update(score=1)
+    second = start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    _win_in_the_page(page, second)
+    expect(note).to_have_attribute("data-best", "false")
+    expect(note).to_contain_text("#1 on the Beginner times board")

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games.engine import Board
-from games.models import Game
 from games.races.clock import RaceClock
+from tests.support.boards import board_of, safe_cells
 from tests.support.browser import screenshot, sign_up_by_api
 
 pytestmark = pytest.mark.browser
@@ -31,16 +30,6 @@ def race_clock(live: str) -> Iterator[RaceClock]:
     clock.stop()
 
 
-def layout_of(game_id: str) -> Board:
-    """The stored board of a game: the test knows the mines, no page ever does."""
-    return Board.decode(bytes(Game.objects.get(pk=game_id).board))
-
-
-def closed_safe_cells(board: Board) -> list[tuple[int, int]]:
-    rows = board.to_ascii()
-    return [(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == "."]
-
-
 def own_cell(page: Any, x: int, y: int) -> Any:
     return page.locator(f'#board .cell[data-x="{x}"][data-y="{y}"]')
 
@@ -54,7 +43,7 @@ def racer_game(page: Any, player: str) -> str:
 
 def open_some(page: Any, game_id: str, count: int) -> None:
     """Open `count` closed safe cells of the page's own board (clicks, as a player)."""
-    for x, y in closed_safe_cells(layout_of(game_id))[:count]:
+    for x, y in safe_cells(board_of(game_id))[:count]:
         if own_cell(page, x, y).get_attribute("data-v") == "#":
             own_cell(page, x, y).click()
             expect(own_cell(page, x, y)).not_to_have_attribute("data-v", "#")

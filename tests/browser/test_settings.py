@@ -21,6 +21,7 @@ from tests.support.browser import (
     screenshot,
     sign_up_by_api,
     start_game,
+    token_for,
 )
 from tests.support.personas import PASSWORD
 
@@ -139,12 +140,6 @@ def pressed(page: Any) -> set[tuple[int, int]]:
 def beginner_after_first_tap() -> tuple[Any, set[tuple[int, int]], list[str]]:
     board = layout_after_first_tap(9, 9, 10, 4, 4)
     return board, mines_of(board), board.render()
-
-
-def token(context: Any, username: str) -> dict[str, str]:
-    r = context.request.post("/api/auth/token", data={"username": username, "password": PASSWORD})
-    assert r.ok, r.text()
-    return {"Authorization": f"Token {r.json()['token']}"}
 
 
 def win_by_api(context: Any, auth: dict[str, str], game_id: str) -> None:
@@ -334,9 +329,7 @@ def test_sounds_are_off_by_default_and_when_on_play_for_open_flag_and_the_end(
 # --- mouse and touch -------------------------------------------------------------------------
 
 
-def test_the_mouse_rules_hold_opens_right_flags_both_buttons_chord_with_pressed_feedback(
-    desktop: Any,
-) -> None:
+def test_before_the_first_tap_a_right_click_says_why_nothing_happened(desktop: Any) -> None:
     page, _ = new_player_game(desktop, "ursula", "beginner")
     # Before the first tap a right-click says why nothing happened; the hint goes once the
     # game has started.
@@ -346,10 +339,25 @@ def test_the_mouse_rules_hold_opens_right_flags_both_buttons_chord_with_pressed_
     first_tap(page)
     expect(page.locator("#status")).not_to_contain_text(HINT)
 
+
+def mouse_targets() -> tuple[
+    set[tuple[int, int]], tuple[int, int], list[tuple[int, int]], set[tuple[int, int]]
+]:
+    """On the seeded Beginner layout after the first tap at (4, 4): its mines, a number with
+    its mines to flag, and that number's closed neighbours."""
     board, mines, rows = beginner_after_first_tap()
     number, its_mines = chord_target(board, mines)
     around = neighbours(*number, 9, 9)
     closed_around = {c for c in around if rows[c[1]][c[0]] == "#"}
+    return mines, number, its_mines, closed_around
+
+
+def test_holding_the_left_button_never_flags_and_opens_on_release(desktop: Any) -> None:
+    page, _ = new_player_game(desktop, "ursula", "beginner")
+    first_tap(page)
+    board, mines, rows = beginner_after_first_tap()
+    number, _ = chord_target(board, mines)
+    around = neighbours(*number, 9, 9)
     far_safe = next(  # a number: it opens alone, nothing around `number` changes
         (x, y)
         for y in range(9)
@@ -370,6 +378,14 @@ def test_the_mouse_rules_hold_opens_right_flags_both_buttons_chord_with_pressed_
     expect(cell(page, *far_safe)).not_to_have_attribute("data-v", "#")
     assert pressed(page) == set()
 
+
+def test_pressing_a_number_whose_flags_do_not_match_only_presses_its_neighbours(
+    desktop: Any,
+) -> None:
+    page, _ = new_player_game(desktop, "ursula", "beginner")
+    first_tap(page)
+    _, number, _, closed_around = mouse_targets()
+
     # Pressing a number whose flags do not match: its closed neighbours look pressed while
     # held, and nothing happens on release.
     page.mouse.move(*centre(cell(page, *number)))
@@ -381,6 +397,12 @@ def test_the_mouse_rules_hold_opens_right_flags_both_buttons_chord_with_pressed_
     assert pressed(page) == set()
     for c in closed_around:
         expect(cell(page, *c)).to_have_attribute("data-v", "#")
+
+
+def test_right_click_flags_and_both_buttons_chord_with_pressed_feedback(desktop: Any) -> None:
+    page, _ = new_player_game(desktop, "ursula", "beginner")
+    first_tap(page)
+    _, number, its_mines, closed_around = mouse_targets()
 
     # Right-click flags.
     for m in its_mines:
@@ -504,7 +526,7 @@ def test_pausing_with_p_puts_the_focus_on_resume_and_the_bar_tabs_in_its_order(
 def test_the_win_message_gives_the_time_as_the_stopped_clock_does(desktop: Any) -> None:
     page, game_id = new_player_game(desktop, "yara", "beginner")
     first_tap(page)
-    win_by_api(desktop, token(desktop, "yara"), game_id)
+    win_by_api(desktop, token_for(desktop, "yara"), game_id)
     expect(page.locator("#result .result-head")).to_contain_text("You won in")
     clock = page.locator("#clock").inner_text()
     # One rule on the game page: the clock's, tenths cut (31.506 s is 31.5, not 31.506).
@@ -576,7 +598,7 @@ def test_on_a_phone_tap_targets_are_32_px_and_the_flag_toggle_leaves_the_footer_
             )
             assert apart, (part, box, toggle)
         # A finished game: the replay's slider and the leaderboard's links.
-        win_by_api(phone, token(phone, "amber"), game_id)
+        win_by_api(phone, token_for(phone, "amber"), game_id)
         expect(page.locator("#result")).to_be_visible()
         page.goto(f"/games/{game_id}/replay")
         expect(page.locator("#scrub")).to_be_visible()
@@ -601,7 +623,7 @@ def test_screenshots_of_the_dark_theme(desktop: Any) -> None:
     open_settings(page)
     set_theme(page, "dark")
     screenshot(page, "dark-settings")
-    auth = token(desktop, "bea")
+    auth = token_for(desktop, "bea")
     won = desktop.request.post("/api/games", data={"level": "beginner"}, headers=auth).json()
     r = desktop.request.post(f"/api/games/{won['id']}/reveal", data={"x": 4, "y": 4}, headers=auth)
     assert r.ok

@@ -22,11 +22,11 @@ import pytest
 import websockets
 
 from deploy.processes import ROOT, ServerProcess, free_port, run_python, server_env
+from tests.support.personas import PASSWORD
 
 APP = "demineur_site.dev_server:application"
 # The options of the Makefile's `run:` recipe (TRUSTED_PROXIES unset).
 MAKE_RUN_OPTIONS = ["--no-access-log", "--no-proxy-headers", "--ws-max-size", "4096"]
-PASSWORD = "a long secret 1"
 
 
 @pytest.fixture(scope="module")

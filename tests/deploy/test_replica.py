@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.personas import sign_up_on
 from tests.support.services import (
     AppServer,
     PrivatePostgres,
@@ -41,24 +42,12 @@ def cluster() -> Any:
             yield primary, replica, url, replica.url("demineur")
 
 
-def _signed_up(server: AppServer, name: str) -> str:
-    status, _, body, _ = server.request(
-        "POST", "/api/auth/register", {"username": name, "password": "correct-horse-42"}
-    )
-    assert status == 201, body
-    status, _, body, _ = server.request(
-        "POST", "/api/auth/token", {"username": name, "password": "correct-horse-42"}
-    )
-    assert status == 200, body
-    return str(body["token"])
-
-
 def test_lagging_reads_are_served_by_the_replica_and_a_writer_reads_its_writes(
     cluster: Any,
 ) -> None:
     _primary, replica, url, replica_url = cluster
     with AppServer("uvicorn", DATABASE_URL=url, DATABASE_REPLICA_URL=replica_url) as server:
-        token = _signed_up(server, "alice")
+        token = sign_up_on(server, "alice")
         replica.wait_for_replay()
         replica.pause()  # from now on the replica lags behind the primary
         try:
@@ -103,7 +92,7 @@ def test_a_replica_that_is_down_answers_503_and_moves_go_on(cluster: Any) -> Non
     still plays (a move needs the primary only)."""
     _primary, replica, url, replica_url = cluster
     with AppServer("uvicorn", DATABASE_URL=url, DATABASE_REPLICA_URL=replica_url) as server:
-        token = _signed_up(server, "bob")
+        token = sign_up_on(server, "bob")
         status, _, game, _ = server.request(
             "POST", "/api/games", {"level": "beginner"}, token=token
         )

@@ -29,6 +29,8 @@ from urllib.parse import urlparse
 import pytest
 import websockets
 
+from tests.support.personas import PASSWORD
+
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "deploy" / "serve_prod.py"
 START_TIMEOUT = 120.0
@@ -173,11 +175,11 @@ def test_a_move_through_the_proxy_reaches_watchers_on_two_socket_workers(serve_p
     port, live_ports = serve_prod["port"], serve_prod["layout"]["live_ports"]
     assert len(live_ports) == 2
     status, _ = request(
-        port, "POST", "/api/auth/register", {"username": "deployer", "password": "a long secret 1"}
+        port, "POST", "/api/auth/register", {"username": "deployer", "password": PASSWORD}
     )
     assert status == 201
     status, body = request(
-        port, "POST", "/api/auth/token", {"username": "deployer", "password": "a long secret 1"}
+        port, "POST", "/api/auth/token", {"username": "deployer", "password": PASSWORD}
     )
     assert status == 200
     token = body["token"]

@@ -13,9 +13,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from games.models import Game
+from games.models import Game, Move
 from tests.support.boards import win
-from tests.support.http import new_game, post, start
+from tests.support.http import assert_error, assert_gone, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 
@@ -159,3 +159,29 @@ def test_acting_on_a_game_idle_for_24_hours_finds_it_abandoned(alice_api):
     assert (closed["state"], closed["end_reason"]) == ("lost", "abandoned")
     s = beginner_stats(alice_api)
     assert (s["played"], s["current_streak"]) == (2, 0)
+
+
+def test_an_untapped_game_left_24_hours_is_discarded_when_its_player_acts_on_it(alice_api):
+    game = new_game(alice_api, "expert")
+    age(game["id"], 24)
+    assert_error(post(alice_api, game["id"], "reveal", {"x": 4, "y": 4}), 404, "not_found")
+    assert not Game.objects.filter(pk=game["id"]).exists()
+    assert_gone(alice_api, game["id"])
+    stats = alice_api.get("/api/me").json()["stats"]["expert"]
+    assert stats["played"] == 0
+
+
+def test_an_untapped_game_younger_than_24_hours_is_played_normally(alice_api):
+    game = new_game(alice_api, "expert")
+    age(game["id"], 23.9)
+    answer = post(alice_api, game["id"], "reveal", {"x": 4, "y": 4})
+    assert answer.status_code == 200 and answer.json()["game"]["state"] == "playing"
+
+
+def test_a_started_game_left_24_hours_is_abandoned_when_its_player_acts_on_it(alice_api):
+    game = start(alice_api, "expert")
+    age(game["id"], 24)
+    assert_error(post(alice_api, game["id"], "pause"), 409, "game_over")
+    ended = alice_api.get(f"/api/games/{game['id']}").json()
+    assert (ended["state"], ended["end_reason"]) == ("lost", "abandoned")
+    assert Move.objects.filter(game_id=game["id"]).order_by("-seq").first().action == "abandon"

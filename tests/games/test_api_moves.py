@@ -313,3 +313,13 @@ def test_the_hidden_layout_does_not_change_between_moves(alice_api):
         row.replace("o", ".").replace("M", "*").replace("F", ".") for row in layout(game["id"])
     ]
     assert before == after
+
+
+def test_flag_reveal_and_resign_answer_with_a_trailing_slash(alice_api):
+    game = start(alice_api)
+    x, y = sorted(mines(game["id"]))[0]
+    body = {"x": x, "y": y}
+    for action in ("flag/", "flag/", "reveal/"):  # flag, unflag, reveal: a mine, lost
+        response = alice_api.post(f"/api/games/{game['id']}/{action}", body, format="json")
+        assert response.status_code == 200, response.content
+    assert_error(alice_api.post(f"/api/games/{game['id']}/resign/"), 409, "game_over")

@@ -1,5 +1,8 @@
 """Moves on one game never interleave: the service holds the game's row lock, so two
-clients hammering one game get seq 1, 2, 3 … with no gap and no duplicate."""
+clients hammering one game get seq 1, 2, 3 … with no gap and no duplicate. And RULES.md,
+Statistics: a new game of a level ends the player's started game of that level, so a player
+has at most one unfinished game per level -- even when two new games are asked for at the
+same moment (two tabs, a retried request)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from django.db import connection, connections
 from accounts.models import User
 from games.models import Game, Move
 from games.play import services
+from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -20,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_moves_on_one_game_get_consecutive_seqs():
-    alice = User.objects.create_user(username="alice", password="correct horse battery")
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
     game = services.game_create(player=alice, level="marathon")
     services.game_move(game_id=game.id, player=alice, action="reveal", x=40, y=20)
     errors: list[BaseException] = []
@@ -50,3 +54,31 @@ def test_concurrent_moves_on_one_game_get_consecutive_seqs():
     assert seqs == list(range(1, len(seqs) + 1))
     assert Game.objects.get(pk=game.id).seq == len(seqs)
     assert Game.objects.get(pk=game.id).mines_left == 240
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_new_games_of_one_level_at_once_leave_one_unfinished_game():
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
+    errors: list[BaseException] = []
+    for _ in range(15):
+        barrier = threading.Barrier(2)
+
+        def create(barrier: threading.Barrier = barrier) -> None:
+            try:
+                barrier.wait()
+                services.game_create(player=alice, level="beginner")
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+            finally:
+                connections.close_all()
+
+        threads = [threading.Thread(target=create) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        unfinished = Game.objects.filter(
+            player=alice, level="beginner", state__in=("new", "playing", "paused")
+        )
+        assert unfinished.count() == 1

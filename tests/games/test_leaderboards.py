@@ -21,7 +21,7 @@ from games.engine import Board
 from games.models import Game
 from tests.support.boards import game_from_ascii, mines, win
 from tests.support.http import assert_error, post, start
-from tests.support.personas import client_for
+from tests.support.personas import PASSWORD, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ NOW = datetime(2026, 6, 30, 12, 0, tzinfo=UTC)
 
 
 def player(name: str) -> User:
-    return User.objects.create_user(username=name, password="correct horse battery")
+    return User.objects.create_user(username=name, password=PASSWORD)
 
 
 def ended(user, *, ms=None, speed=None, won=True, at=NOW, level="beginner"):

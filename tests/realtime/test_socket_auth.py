@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 
 from accounts.models import User
 from accounts.services import token_issue
-from tests.support.personas import SOCKET_TESTS
+from tests.support.personas import PASSWORD, SOCKET_TESTS
 from tests.support.sockets import (
     SITE_ORIGIN,
     connected,
@@ -120,7 +120,7 @@ async def test_bob_signed_in_with_his_session_watches_but_cannot_move(
 
 async def test_a_bot_with_only_an_api_token_plays_a_whole_game_over_the_socket(new_game, db):
     bot = await database_sync_to_async(User.objects.create_user)(
-        username="robot", password="x" * 12
+        username="robot", password=PASSWORD
     )
     _, key = await database_sync_to_async(token_issue)(user=bot)
     game = await new_game(bot, "intermediate")

@@ -22,6 +22,7 @@ from accounts.services import token_issue
 from games.models import Game, Move
 from games.play import services
 from tests.support.boards import safe_closed
+from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, game_path, socket
 
 pytestmark = [
@@ -62,7 +63,7 @@ def _threads(work: Callable[[int], None], n: int) -> list[BaseException]:
 
 async def test_fifty_moves_at_once_through_rest_and_the_socket_get_seq_1_to_n() -> None:
     def setup() -> tuple[str, Game, list[tuple[int, int]]]:
-        alice = User.objects.create_user(username="alice", password="correct horse battery")
+        alice = User.objects.create_user(username="alice", password=PASSWORD)
         key = token_issue(user=alice)[1]
         game = services.game_create(player=alice, level="marathon")
         services.game_move(game_id=game.id, player=alice, action="reveal", x=40, y=20)
@@ -112,7 +113,7 @@ async def test_fifty_moves_at_once_through_rest_and_the_socket_get_seq_1_to_n() 
 
 
 def test_two_games_of_one_player_ending_at_the_same_instant_leave_correct_statistics() -> None:
-    alice = User.objects.create_user(username="alice", password="correct horse battery")
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
     games = []
     for level in ("beginner", "intermediate"):
         game = services.game_create(player=alice, level=level)
@@ -131,7 +132,7 @@ def test_two_games_of_one_player_ending_at_the_same_instant_leave_correct_statis
 
 async def test_one_client_move_id_through_both_doors_at_once_applies_once() -> None:
     def setup() -> tuple[str, Game, tuple[int, int]]:
-        alice = User.objects.create_user(username="alice", password="correct horse battery")
+        alice = User.objects.create_user(username="alice", password=PASSWORD)
         key = token_issue(user=alice)[1]
         game = services.game_create(player=alice, level="expert")
         services.game_move(game_id=game.id, player=alice, action="reveal", x=15, y=8)

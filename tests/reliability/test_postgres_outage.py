@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from tests.support.personas import PASSWORD, sign_up_on
 from tests.support.services import (
     NEEDS_PRIVATE_POSTGRES,
     AppServer,
@@ -25,19 +26,6 @@ pytestmark = NEEDS_PRIVATE_POSTGRES
 
 # Behaviour, not speed: an answer within this bound means nothing hung.
 NOTHING_HANGS_S = 10.0
-PASSWORD = "correct horse battery staple"
-
-
-def _sign_up(server: AppServer, username: str) -> str:
-    status, _, body, _ = server.request(
-        "POST", "/api/auth/register", {"username": username, "password": PASSWORD}
-    )
-    assert status == 201, body
-    status, _, body, _ = server.request(
-        "POST", "/api/auth/token", {"username": username, "password": PASSWORD}
-    )
-    assert status == 200, body
-    return str(body["token"])
 
 
 def _new_game_and_tap(server: AppServer, token: str) -> str:
@@ -94,7 +82,7 @@ def _outage_and_recovery(pg: PrivatePostgres, kind: str, **env: str) -> None:
     migrate(url)
     server = AppServer(kind, workers=2, DATABASE_URL=url, **env)
     with server:
-        token = _sign_up(server, "outage")
+        token = sign_up_on(server, "outage")
         game_id = _new_game_and_tap(server, token)
         ready = _wait_ready(server)
         assert ready["status"] == "ready"

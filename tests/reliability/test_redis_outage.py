@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import websockets
 
+from tests.support.personas import PASSWORD
 from tests.support.services import (
     AppServer,
     PrivatePostgres,
@@ -30,7 +31,6 @@ MISSING = postgres_missing() or redis_missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"needs private servers: {MISSING}")
 
 NOTHING_HANGS_S = 10.0
-PASSWORD = "correct horse battery staple"
 
 
 def _ok(server: AppServer, method: str, path: str, body: Any = None, token: str = "") -> Any:

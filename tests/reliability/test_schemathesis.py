@@ -28,6 +28,7 @@ from schemathesis import checks as st_checks
 from accounts.models import User
 from accounts.services import token_issue
 from demineur_site.wsgi import application
+from tests.support.personas import PASSWORD
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "20"))
 # The bounded run replays the same cases every time (no flaky `make test`); the long run of
@@ -87,7 +88,7 @@ def fuzz_token(db: Any) -> Iterator[str]:
     """A player's token, and Django's per-request connection closing switched off while the
     fuzzer calls the WSGI application directly (as Django's own test client does): closing
     would end the test's transaction on PostgreSQL."""
-    user = User.objects.create_user(username="fuzzer", password="correct horse battery staple")
+    user = User.objects.create_user(username="fuzzer", password=PASSWORD)
     _, key = token_issue(user=user)
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)

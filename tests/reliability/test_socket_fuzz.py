@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from accounts.models import User
 from accounts.services import token_issue
 from games.play import services
+from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, connected, game_path, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -104,7 +105,7 @@ async def _play(token: str, game_id: str, sent: list[str]) -> None:
 
 @pytest.fixture
 def player(transactional_db: Any) -> tuple[User, str]:
-    user = User.objects.create_user(username="fuzzy", password="correct horse battery staple")
+    user = User.objects.create_user(username="fuzzy", password=PASSWORD)
     return user, token_issue(user=user)[1]
 
 

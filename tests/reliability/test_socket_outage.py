@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
+from tests.support.personas import PASSWORD
 from tests.support.services import NEEDS_PRIVATE_POSTGRES, AppServer, PrivatePostgres, migrate
 
 pytestmark = NEEDS_PRIVATE_POSTGRES
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture(scope="module")

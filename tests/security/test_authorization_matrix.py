@@ -44,16 +44,14 @@ class World:
 
 
 def _world() -> World:
-    alice = User.objects.create_user(username="alice", password="correct horse battery")
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
     users = {
         "player": alice,
-        "other": User.objects.create_user(username="bob", password="correct horse battery"),
-        "bot": User.objects.create_user(
-            username="robo", password="correct horse battery", kind="bot"
-        ),
+        "other": User.objects.create_user(username="bob", password=PASSWORD),
+        "bot": User.objects.create_user(username="robo", password=PASSWORD, kind="bot"),
         "staff": User.objects.create_user(
             username="referee",
-            password="correct horse battery",
+            password=PASSWORD,
             is_staff=True,
             is_superuser=True,
         ),

@@ -14,8 +14,7 @@ from django.test import Client, RequestFactory
 
 from accounts.models import User
 from tests.support.http import assert_error, new_game
-
-PASSWORD = "correct horse battery"
+from tests.support.personas import PASSWORD
 
 
 def _nested(depth: int) -> str:

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.personas import PASSWORD
+
 from .http_servers import Server, migrated_sqlite
 
 LIMIT = 64 * 1024
@@ -134,7 +136,7 @@ def test_a_chunked_body_is_cut_off_once_it_passes_the_limit(edge: Edge) -> None:
 @pytest.mark.parametrize("chunked", [False, True])
 def test_a_body_within_the_limit_still_reaches_the_api(edge: Edge, chunked: bool) -> None:
     name = f"edge_{edge.kind}_{int(chunked)}"
-    payload = json.dumps({"username": name, "password": "correct horse battery"}).encode()
+    payload = json.dumps({"username": name, "password": PASSWORD}).encode()
     if chunked:  # WSGI servers hand Django no length for it: the guard buffers it (<= limit)
         request = _headers(edge.server.port, "Transfer-Encoding: chunked\r\n")
         request += f"{len(payload):x}\r\n".encode() + payload + b"\r\n0\r\n\r\n"

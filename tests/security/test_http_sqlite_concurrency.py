@@ -15,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from tests.support.personas import PASSWORD
+
 from .http_servers import Server, migrated_sqlite
 
 FLAGS = 24
@@ -45,13 +47,13 @@ def test_concurrent_moves_and_creations_on_sqlite_never_answer_500(tmp_path: Pat
         status, _ = _call(
             f"{base}/api/auth/register",
             "POST",
-            {"username": "racer", "password": "correct horse battery"},
+            {"username": "racer", "password": PASSWORD},
         )
         assert status == 201
         status, body = _call(
             f"{base}/api/auth/token",
             "POST",
-            {"username": "racer", "password": "correct horse battery"},
+            {"username": "racer", "password": PASSWORD},
         )
         assert status == 200
         token = body["token"]

@@ -19,10 +19,9 @@ from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
 
 from accounts.models import User
 from tests.support.http import assert_error
+from tests.support.personas import PASSWORD
 
 from .http_servers import Server, migrated_sqlite, post_json
-
-PASSWORD = "correct horse battery"
 
 
 @pytest.fixture

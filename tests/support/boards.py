@@ -19,10 +19,16 @@ from tests.support.http import post
 MINE_CHARS = "*MX"
 
 
-def layout(game: Game | str) -> list[str]:
-    """The stored board of a game (or of a game id), read straight from the database."""
+def board_of(game: Game | str) -> Board:
+    """The stored board of a game (or of a game id), read straight from the database: tests
+    know the mines, no client ever does."""
     game_id = game.id if isinstance(game, Game) else game
-    return Board.decode(bytes(Game.objects.get(pk=game_id).board)).to_ascii()
+    return Board.decode(bytes(Game.objects.get(pk=game_id).board))
+
+
+def layout(game: Game | str) -> list[str]:
+    """The stored layout of a game (or of a game id), in engine ASCII."""
+    return board_of(game).to_ascii()
 
 
 def cells(rows: list[str], chars: str) -> list[tuple[int, int]]:
@@ -40,6 +46,16 @@ def safe_closed(game_id: str) -> list[tuple[int, int]]:
 
 def mines_of(board: Board) -> set[tuple[int, int]]:
     return set(cells(board.to_ascii(), MINE_CHARS))
+
+
+def safe_cells(board: Board) -> list[tuple[int, int]]:
+    """Every safe cell of `board` still closed and unflagged ('.'), row by row."""
+    return cells(board.to_ascii(), ".")
+
+
+def mine_cell(board: Board) -> tuple[int, int]:
+    """The first mine of `board` not yet opened (flagged or not), row by row."""
+    return cells(board.to_ascii(), "*M")[0]
 
 
 def neighbours(x: int, y: int, width: int, height: int) -> list[tuple[int, int]]:

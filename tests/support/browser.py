@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from deploy.processes import free_port
 from games.engine import Board
@@ -231,3 +232,41 @@ def long_press_by_touch(page: Any, locator: Any) -> None:
     page.wait_for_timeout(700)
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     cdp.detach()
+
+
+def token_for(context: Any, username: str) -> dict[str, str]:
+    """An API client's header for `username`, made through the public API (API.md, Accounts)."""
+    r = context.request.post("/api/auth/token", data={"username": username, "password": PASSWORD})
+    assert r.status == 200, r.text()
+    return {"Authorization": f"Token {r.json()['token']}"}
+
+
+def finished_beginner_with_flag_moves(
+    context: Any, username: str
+) -> tuple[str, list[tuple[int, int]]]:
+    """A Beginner game played through the API: a first tap, explicit and toggled flag moves,
+    then resigned. Returns its id and the two flagged cells."""
+    auth = token_for(context, username)
+    game = context.request.post("/api/games", data={"level": "beginner"}, headers=auth).json()
+    moves = f"/api/games/{game['id']}"
+    assert context.request.post(f"{moves}/reveal", data={"x": 4, "y": 4}, headers=auth).ok
+    rows = layout_after_first_tap(9, 9, 10, 4, 4).render()
+    closed = [(x, y) for y, row in enumerate(rows) for x, v in enumerate(row) if v == "#"]
+    a, b = closed[0], closed[1]
+    for body in (
+        {"x": a[0], "y": a[1], "flagged": True},  # move 2: flag a
+        {"x": a[0], "y": a[1], "flagged": True},  # move 3: a no-op, a stays flagged
+        {"x": b[0], "y": b[1]},  # move 4: a toggle flags b
+        {"x": b[0], "y": b[1], "flagged": False},  # move 5: removes b's flag
+    ):
+        assert context.request.post(f"{moves}/flag", data=body, headers=auth).ok
+    assert context.request.post(f"{moves}/resign", headers=auth).ok
+    return game["id"], [a, b]
+
+
+def settle(page: Any) -> None:
+    """Pause the running game and wait for it: closing the page would otherwise pause it by
+    itself (visibilitychange) while the test database is being wiped."""
+    page.click("#pause")
+    page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
+    expect(page.locator("#paused-cover")).to_be_visible()

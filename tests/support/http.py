@@ -36,3 +36,11 @@ def assert_error(response: Any, status: int, code: str) -> dict[str, Any]:
     assert isinstance(body["error"]["message"], str) and body["error"]["message"]
     assert isinstance(body["error"]["details"], dict)
     return body
+
+
+def assert_gone(api: APIClient, game_id: str) -> None:
+    """The game `game_id` is 404 on every path a client may try: read, moves, a move."""
+    assert_error(api.get(f"/api/games/{game_id}"), 404, "not_found")
+    assert_error(api.get(f"/api/games/{game_id}/moves"), 404, "not_found")
+    for action, body in (("reveal", {"x": 1, "y": 1}), ("resume", {})):
+        assert_error(post(api, game_id, action, body), 404, "not_found")

@@ -98,3 +98,17 @@ SOCKET_TESTS = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_thread_connections"),
 ]
+
+
+def sign_up_on(server: Any, name: str) -> str:
+    """Sign `name` up with PASSWORD on a real server process (tests/support/services.py's
+    AppServer) through the public API, and return a token of theirs."""
+    status, _, body, _ = server.request(
+        "POST", "/api/auth/register", {"username": name, "password": PASSWORD}
+    )
+    assert status == 201, body
+    status, _, body, _ = server.request(
+        "POST", "/api/auth/token", {"username": name, "password": PASSWORD}
+    )
+    assert status == 200, body
+    return str(body["token"])

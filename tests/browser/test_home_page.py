@@ -1,0 +1,60 @@
+"""The home page: your own games under "Games in progress", other players' games to watch,
+and a question before a new game ends a started one, in real Chromium."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import User
+from games.play import services
+from tests.support.browser import cell, screenshot, sign_up_by_api, start_game
+from tests.support.personas import PASSWORD
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_home_page_asks_before_a_new_game_ends_a_started_one_as_a_loss(desktop: Any) -> None:
+    sign_up_by_api(desktop, "victor")
+    page = desktop.new_page()
+    page.goto("/")
+    page.click('.level-card[data-level="beginner"]')
+    page.wait_for_url("**/games/*")
+    first = page.url
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    page.goto("/")
+    expect(page.locator("#current-list li")).to_have_count(1)
+    questions: list[str] = []
+
+    def answer_no(dialog: Any) -> None:
+        questions.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", answer_no)
+    page.click('.level-card[data-level="beginner"]')
+    expect(page.locator("#current-list li")).to_have_count(1)
+    assert questions == ["Start a new game? The current one will count as a loss."]
+    assert page.url.endswith("/")  # dismissed: the started game goes on
+    page.once("dialog", lambda d: d.accept())
+    page.click('.level-card[data-level="beginner"]')
+    page.wait_for_url(lambda url: "/games/" in url and url != first)
+
+
+def test_my_own_running_game_is_not_among_the_games_to_watch(desktop: Any) -> None:
+    sign_up_by_api(desktop, "rafa")
+    page = desktop.new_page()
+    game_id = start_game(page, "beginner")
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
+    someone = User.objects.create_user(username="sven", password=PASSWORD)
+    theirs = services.game_create(player=someone, level="expert")
+    services.game_move(game_id=theirs.id, player=someone, action="reveal", x=15, y=8)
+    page.goto("/")
+    expect(page.locator("#current-list li")).to_have_count(1)
+    expect(page.locator(f'#live-list a[href="/games/{theirs.id}"]')).to_have_count(1)
+    expect(page.locator(f'#live-list a[href="/games/{game_id}"]')).to_have_count(0)
+    expect(page.locator("#current h2")).to_have_text("Games in progress")
+    screenshot(page, "walk-home-lists")

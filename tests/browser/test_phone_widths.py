@@ -1,0 +1,88 @@
+"""No page is wider than a 360 px phone: tables become cards, nothing is cut and nothing
+scrolls sideways, in real Chromium."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import User
+from games.models import Game
+from tests.support.browser import cell, screenshot, sign_up_by_api, start_game, token_for
+from tests.support.personas import PASSWORD
+
+pytestmark = pytest.mark.browser
+
+
+def test_on_a_phone_no_page_is_wider_than_the_screen(phone: Any) -> None:
+    sign_up_by_api(phone, "peggy")
+    token_for(phone, "peggy")  # a row in the tokens table
+    page = phone.new_page()
+    for path in ("/", "/tokens", "/leaderboards/expert", "/players/peggy", "/how-to-play", "/x"):
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"{path} is {width} px wide on a 360 px phone"
+
+
+def _a_player_with_a_win(name: str) -> None:
+    from tests.support.boards import win
+    from tests.support.http import start
+    from tests.support.personas import client_for
+
+    user = User.objects.create_user(username=name, password=PASSWORD)
+    api = client_for(user)
+    win(api, start(api, "beginner")["id"])
+
+
+def _no_sideways_scroll(page: Any) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for wrap in page.locator(".table-wrap").all():
+        if wrap.is_visible():
+            assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1"), wrap.inner_html()[:300]
+
+
+def test_on_a_phone_the_statistics_and_the_board_are_cards_with_nothing_cut(phone: Any) -> None:
+    _a_player_with_a_win("ulla")
+    page = phone.new_page()
+    page.goto("/players/ulla")
+    best = page.locator('#stats tbody tr[data-level="beginner"] td[data-label="Best time"]')
+    expect(best).to_be_visible()
+    _no_sideways_scroll(page)
+    screenshot(page, "walk-phone-profile", full_page=True)
+    page.goto("/leaderboards/beginner")
+    when = page.locator('#ranking tbody tr td[data-label="When"]').first
+    expect(when).to_be_visible()
+    _no_sideways_scroll(page)
+    screenshot(page, "walk-phone-leaderboard")
+
+
+PAGES_AT_360 = [
+    "/",
+    "/races",
+    "/leaderboards/beginner",
+    "/how-to-play",
+    "/settings",
+    "/signin",
+    "/signup",
+    "/tokens",
+]
+
+
+def test_no_page_scrolls_sideways_on_a_360_px_phone(phone: Any) -> None:
+    _a_player_with_a_win("wim")
+    sign_up_by_api(phone, "xena")
+    page = phone.new_page()
+    game_id = start_game(page, "expert")
+    cell(page, 15, 8).click()
+    games = [
+        f"/games/{game_id}",
+        f"/games/{Game.objects.filter(player__username='wim').first().id}/replay",
+    ]
+    for path in [*PAGES_AT_360, "/players/wim", *games]:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, (path, width)

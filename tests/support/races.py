@@ -1,0 +1,40 @@
+"""Race helpers: alice, bob and carol race (tests/support/personas.py); the race clock is
+driven by the tests (games.races.services.race_clock_tick) with a controlled `now`. The
+hidden layouts of the racers' games: tests/support/boards.py."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games.models import Race
+from games.races import services as races
+
+
+def tick(at: datetime | None = None) -> int:
+    """One tick of the race clock at `at` (default: now)."""
+    return races.race_clock_tick(now=at or timezone.now())
+
+
+def start_now(race_id: str) -> None:
+    """End the race's countdown at once: its deadline moved to now, then one tick."""
+    now = timezone.now()
+    assert Race.objects.filter(pk=race_id, state="countdown").update(starts_at=now, deadline=now)
+    tick(now)
+
+
+def racing(api: APIClient, others: list[APIClient], level: str = "beginner") -> dict[str, Any]:
+    """`api` creates a race on `level`, every other client joins, all are ready; the countdown
+    ends. Returns the Race as it is once started."""
+    body = api.post("/api/races", {"level": level}, format="json").json()
+    for other in others:
+        assert other.post(f"/api/races/{body['id']}/join").status_code == 200
+    for client in [api, *others]:
+        assert client.post(f"/api/races/{body['id']}/ready", {}, format="json").status_code == 200
+    start_now(body["id"])
+    started = api.get(f"/api/races/{body['id']}").json()
+    assert started["state"] == "running"
+    return dict(started)
