@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from accounts.names import name_key
 from games.engine import LEVELS
 
 
@@ -42,9 +45,30 @@ class User(AbstractUser):
     # The player's settings on the site (long press, click to chord, animations, sounds, theme):
     # only the keys the player set; accounts.services.settings_of adds the defaults.
     settings = models.JSONField(default=dict, db_default={}, blank=True)
+    # The username as the eye reads it (accounts.names.name_key: NFKC, case folded, Cyrillic
+    # and Greek look-alikes mapped to Latin): unique, so `alice`, `ALICE`, a fullwidth `alice`
+    # and one with a Cyrillic `a` are one name; sign-in by name finds it. Kept by save(). Null only for
+    # rows written around save() (bulk inserts) and for the later of two names that already
+    # shared a key when the column came (accounts/migrations/0008_username_key.py).
+    username_key = models.CharField(max_length=600, unique=True, null=True, blank=True)
 
     class Meta:
         db_table = "accounts_user"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.username_key = name_key(self.username)
+        fields = kwargs.get("update_fields")
+        if fields is not None and "username" in fields:
+            kwargs["update_fields"] = {*fields, "username_key"}
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """Forms (the admin's) refuse a name that looks like another's, before the unique
+        index would turn it into an error page."""
+        super().clean()  # Django's own: the username normalised (NFKC)
+        taken = User.objects.filter(username_key=name_key(self.username)).exclude(pk=self.pk)
+        if self.username and taken.exists():
+            raise ValidationError({"username": "A player with a name that looks the same exists."})
 
     @property
     def board_pool(self) -> str:

@@ -9,7 +9,8 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
 from accounts.models import User
-from accounts.services import is_reserved_username
+from accounts.names import is_encodable, mixed_scripts, normalise
+from accounts.services import is_reserved_username, username_taken
 
 
 class StrictCharField(serializers.CharField):
@@ -21,20 +22,46 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class UsernameField(StrictCharField):
+    """A new username, NFKC-normalised before any check (accounts.names): the validators,
+    the length and the serializer's checks all see the name as it will be stored."""
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        return normalise(value) if is_encodable(value) else value  # a surrogate: refused next
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """A ChoiceField whose refusal of text without a UTF-8 form (a lone surrogate) does not
+    quote it back: the error body could not be written (issue 20, item 5)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and not is_encodable(data):
+            self.fail("invalid_choice", input="?")
+        return super().to_internal_value(data)
+
+
 class RegisterSerializer(serializers.Serializer[User]):
-    username = StrictCharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    username = UsernameField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     email = serializers.EmailField(required=False, allow_blank=True)
     # RULES.md, Fair play: bots are declared; guests come from the web page, never from here.
-    kind = serializers.ChoiceField(choices=["human", "bot"], required=False, default="human")
+    kind = StrictChoiceField(choices=["human", "bot"], required=False, default="human")
 
     def validate_username(self, value: str) -> str:
+        """Every check on the normalised name and its key (accounts.names): a fullwidth,
+        differently cased or Cyrillic spelling of a name is that name."""
         if is_reserved_username(value):  # docs/GUESTS.md: the guests' own names
             raise serializers.ValidationError(
                 "Names starting with “guest-” are kept for guest accounts.",
                 code="username_reserved",
             )
-        if User.objects.filter(username__iexact=value).exists():
+        if mixed_scripts(value):
+            raise serializers.ValidationError(
+                "A name is written in one script (Latin and Cyrillic letters, say, do not mix).",
+                code="username_mixed_scripts",
+            )
+        if username_taken(value):
             raise serializers.ValidationError("This username is taken.", code="username_taken")
         return value
 
@@ -100,13 +127,19 @@ class SettingsSerializer(serializers.Serializer[Any]):
     )
     animations = StrictBooleanField(help_text="The small animations of the site.")
     sounds = StrictBooleanField(help_text="Short sounds for open, flag, win and loss.")
-    theme = serializers.ChoiceField(
+    theme = StrictChoiceField(
         choices=["light", "dark", "system"], help_text="`system` follows the device."
     )
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if isinstance(data, dict):
-            unknown = sorted(str(k) for k in data if k not in self.fields)
+            # An unknown key is named in the answer: one without a UTF-8 form (a lone
+            # surrogate) is named with its escapes, or the answer could not be written.
+            unknown = sorted(
+                k if is_encodable(k) else k.encode("utf-8", "backslashreplace").decode()
+                for k in map(str, data)
+                if k not in self.fields
+            )
             if unknown:
                 raise serializers.ValidationError(
                     {k: ["This setting does not exist."] for k in unknown}, code="unknown_setting"

@@ -9,11 +9,13 @@ from django.db import IntegrityError, transaction
 
 from accounts import socket_credentials
 from accounts.models import AccountKind, ApiToken, User
+from accounts.names import is_encodable, name_key
 from demineur_site.errors import DomainError
 
 # Guest names: this prefix and GUEST_NAME_LENGTH characters of GUEST_NAME_ALPHABET, e.g.
-# `guest-7f3k2q`. Sign-up refuses every name that starts with the prefix (any case), so a
-# guest's name never collides with a player's, and a player never passes for a guest.
+# `guest-7f3k2q`. Sign-up refuses every name whose key (accounts.names.name_key: any case,
+# width or look-alike spelling) starts with the prefix, so a guest's name never collides with
+# a player's, and a player never passes for a guest.
 GUEST_PREFIX = "guest-"
 GUEST_NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 GUEST_NAME_LENGTH = 6
@@ -21,7 +23,29 @@ _GUEST_NAME_ATTEMPTS = 10
 
 
 def is_reserved_username(username: str) -> bool:
-    return username.casefold().startswith(GUEST_PREFIX)
+    return name_key(username).startswith(GUEST_PREFIX)
+
+
+def username_taken(username: str) -> bool:
+    """True when a player's name looks like `username` (the same key), or equals it but for
+    case (a row without a key: bulk-inserted, or a twin older than the key)."""
+    key = name_key(username)
+    return (
+        User.objects.filter(username_key=key).exists()
+        or User.objects.filter(username__iexact=username).exists()
+    )
+
+
+def user_by_name(username: str) -> User | None:
+    """The user a sign-in names: the exact name first (every name signs in as it always
+    did), else the one whose name looks the same (`ALICE`, a fullwidth
+    `alice` find `alice`)."""
+    if not username or not is_encodable(username):
+        return None
+    exact = User.objects.filter(username=username).first()
+    if exact is not None:
+        return exact
+    return User.objects.filter(username_key=name_key(username)).first()
 
 
 @transaction.atomic
@@ -49,6 +73,30 @@ def guest_create() -> User:
             continue
         return user
     raise RuntimeError("no free guest name")  # 36**6 names: not reached in practice
+
+
+# The anonymous players (docs/GUESTS.md, Stale guests): who the games and race entries of a
+# removed guest belong to from then on. `guest-anonymous`, then `guest-anonymous-2`, ... for a
+# race where the first already stands (a race holds a player once). The guest prefix keeps
+# the names from sign-up; longer than a guest's own name, they are never drawn for a guest.
+ANONYMOUS_PREFIX = GUEST_PREFIX + "anonymous"
+
+
+def anonymous_player(slot: int = 1) -> User:
+    """The `slot`-th anonymous player, made the first time it is needed: a guest that nobody
+    can sign in as or hold a session of (inactive, no usable password), and that never ranks."""
+    name = ANONYMOUS_PREFIX if slot == 1 else f"{ANONYMOUS_PREFIX}-{slot}"
+    user = User.objects.filter(username=name).first()
+    if user is not None:
+        return user
+    user = User(username=name, kind=AccountKind.GUEST, is_active=False)
+    user.set_unusable_password()
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:  # made at the same instant by another run
+        return User.objects.get(username=name)
+    return user
 
 
 # "Has this account played?" is a question about games, which accounts never imports: the

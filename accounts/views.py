@@ -10,7 +10,7 @@ from django.db import IntegrityError
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import ErrorDetail, ValidationError
+from rest_framework.exceptions import ErrorDetail, Throttled, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,7 +27,13 @@ from accounts.serializers import (
     TokenCreateSerializer,
     TokenSerializer,
 )
-from accounts.throttles import AuthAddressThrottle, SignInUsernameThrottle
+from accounts.throttles import (
+    AuthAddressThrottle,
+    GuestsPerDayThrottle,
+    NewAccountsThrottle,
+    SignInUsernameThrottle,
+    SignUpsPerDayThrottle,
+)
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
 from games.play.selectors import has_played
@@ -43,12 +49,27 @@ def _user_from_credentials(request: Request) -> User:
         password=data.validated_data["password"],
     )
     if user is None:
-        if User.objects.filter(
-            username=data.validated_data["username"], kind=AccountKind.GUEST
-        ).exists():
+        named = services.user_by_name(data.validated_data["username"])
+        if named is not None and named.kind == AccountKind.GUEST:
             raise _guest_refused()
         raise ApiError("invalid_credentials", "Wrong username or password.")
     return user
+
+
+def _new_account_allowed(request: Request, view: APIView, per_address: type) -> None:
+    """The caps on new accounts (accounts/throttles.py), taken when an account is about to be
+    made: the address's daily count first, then the site-wide hourly ceiling, so an address
+    over its own cap spends none of everyone's. 429 `throttled` with Retry-After."""
+    for throttle in (per_address(), NewAccountsThrottle()):
+        if not throttle.allow_request(request, view):
+            raise Throttled(wait=throttle.wait(), detail=_CAP_MESSAGES[throttle.scope])
+
+
+_CAP_MESSAGES = {
+    "guest_day": "Too many guest accounts from this address today.",
+    "signup_day": "Too many new accounts from this address today.",
+    "new_accounts": "Too many new accounts on the site this hour; try again later.",
+}
 
 
 def _guest_refused() -> DomainError:
@@ -98,6 +119,7 @@ class RegisterView(APIView):
                 # The password changed: keep this session signed in (as the same account).
                 update_session_auth_hash(request._request, user)
             else:
+                _new_account_allowed(request, self, SignUpsPerDayThrottle)
                 user = services.user_register(**fields)
         except IntegrityError as exc:  # the same name registered at the same instant
             raise ValidationError(
@@ -127,6 +149,7 @@ class GuestView(APIView):
                 return Response(_who(request.user))
             raise ApiError("already_signed_in", "Signed in already: guests are for visitors.")
         SessionAuthentication401().enforce_csrf(request)  # a cross-site form gets no guest
+        _new_account_allowed(request, self, GuestsPerDayThrottle)
         guest = services.guest_create()
         login(request._request, guest)
         return Response(_who(guest), status=status.HTTP_201_CREATED)

@@ -214,6 +214,45 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/signin"
 
+# --- Accounts: names, sign-in and how many are made (issue 20; docs/SECURITY.md) -----------
+# Sign-in finds a name as players type it (accounts.names: NFKC, case, look-alikes).
+AUTHENTICATION_BACKENDS = ["accounts.backends.NameBackend"]
+# Where the Django admin lives (staff only); its sign-in has the API's sign-in throttles.
+ADMIN_PATH = env_str("ADMIN_PATH", "admin/")
+_TAKEN_PATHS = ("", "api", "ws", "static", "i18n")  # the site's own roots
+if not ADMIN_PATH.endswith("/") or ADMIN_PATH.startswith("/") or ADMIN_PATH[:-1] in _TAKEN_PATHS:
+    raise ImproperlyConfigured(
+        f"ADMIN_PATH is a path of its own ending in /, e.g. `admin/`, not {ADMIN_PATH!r}."
+    )
+# New accounts per client address and rolling day (accounts/throttles.py; 0 turns one off):
+# guests (POST /api/auth/guest) and sign-ups (POST /api/auth/register without a guest).
+ACCOUNT_GUESTS_PER_ADDRESS_DAY = env_int("ACCOUNT_GUESTS_PER_ADDRESS_DAY", 50)
+ACCOUNT_SIGNUPS_PER_ADDRESS_DAY = env_int("ACCOUNT_SIGNUPS_PER_ADDRESS_DAY", 20)
+# The site-wide ceiling of new accounts per rolling hour: over it every address is refused
+# (429) and the alarm goes off (a WARNING line, accounts.throttles.new_account_ceiling_refusals).
+ACCOUNT_NEW_PER_HOUR = env_int("ACCOUNT_NEW_PER_HOUR", 2000)
+# manage.py remove_stale_guests (docs/GUESTS.md): a guest that never played goes after this
+# many idle days; one that played (never signed up) after this many, its games handed over to
+# the anonymous player.
+GUEST_UNPLAYED_IDLE_DAYS = env_int("GUEST_UNPLAYED_IDLE_DAYS", 7)
+GUEST_PLAYED_IDLE_DAYS = env_int("GUEST_PLAYED_IDLE_DAYS", 30)
+for _name in (
+    "ACCOUNT_GUESTS_PER_ADDRESS_DAY",
+    "ACCOUNT_SIGNUPS_PER_ADDRESS_DAY",
+    "ACCOUNT_NEW_PER_HOUR",
+):
+    if globals()[_name] < 0:
+        raise ImproperlyConfigured(f"{_name} must be 0 (off) or more")
+for _name in ("GUEST_UNPLAYED_IDLE_DAYS", "GUEST_PLAYED_IDLE_DAYS"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1")
+
+
+def _per(count: int, period: str) -> str | None:
+    """A DRF rate, or None (no limit) for 0."""
+    return f"{count}/{period}" if count else None
+
+
 # --- REST framework -----------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -240,6 +279,10 @@ REST_FRAMEWORK = {
         # (accounts/throttles.py).
         "auth": env_str("THROTTLE_AUTH", "30/min"),
         "auth_username": env_str("THROTTLE_AUTH_USERNAME", "10/min"),
+        # New accounts (accounts/throttles.py; the Accounts block above).
+        "guest_day": _per(ACCOUNT_GUESTS_PER_ADDRESS_DAY, "day"),
+        "signup_day": _per(ACCOUNT_SIGNUPS_PER_ADDRESS_DAY, "day"),
+        "new_accounts": _per(ACCOUNT_NEW_PER_HOUR, "hour"),
     },
     # The client address DRF throttles on: the peer, or X-Forwarded-For behind trusted proxies.
     "NUM_PROXIES": TRUSTED_PROXIES,
@@ -366,6 +409,17 @@ FAIRPLAY_DEFAULTS: dict[str, Any] = {
     "MIN_MEDIAN_INTERVAL_MS": 70,
     "MIN_INTERVAL_VARIATION": 0.1,
     "RHYTHM_MIN_MOVES": 30,
+    # A run of FLURRY_RUN consecutive moves (or a whole game) each under FLURRY_GAP_MS apart.
+    "FLURRY_GAP_MS": 40,
+    "FLURRY_RUN": 8,
+    # The account's last wins judged together (0: off): over PACE_WINS of them (at most 2,000
+    # moves), a think time that does not grow with the hand's travel (a rank correlation
+    # below MIN_PACE_CORRELATION, the flattest hand's, by 3 standard errors); over
+    # PERFECT_WINS, clicks == 3BV with no flag on every one.
+    "PACE_WINS": 100,
+    "PACE_MIN_INTERVALS": 500,
+    "MIN_PACE_CORRELATION": 0.09,
+    "PERFECT_WINS": 20,
 }
 FAIRPLAY_MAX_BBBV_PER_S = env_levels("FAIRPLAY_MAX_BBBV_PER_S", FAIRPLAY_DEFAULTS["MAX_BBBV_PER_S"])
 FAIRPLAY_MIN_BBBV = {
@@ -382,6 +436,16 @@ FAIRPLAY_MIN_INTERVAL_VARIATION = env_float(
 )
 FAIRPLAY_RHYTHM_MIN_MOVES = env_int(
     "FAIRPLAY_RHYTHM_MIN_MOVES", FAIRPLAY_DEFAULTS["RHYTHM_MIN_MOVES"]
+)
+FAIRPLAY_FLURRY_GAP_MS = env_int("FAIRPLAY_FLURRY_GAP_MS", FAIRPLAY_DEFAULTS["FLURRY_GAP_MS"])
+FAIRPLAY_FLURRY_RUN = env_int("FAIRPLAY_FLURRY_RUN", FAIRPLAY_DEFAULTS["FLURRY_RUN"])
+FAIRPLAY_PACE_WINS = env_int("FAIRPLAY_PACE_WINS", FAIRPLAY_DEFAULTS["PACE_WINS"])
+FAIRPLAY_PERFECT_WINS = env_int("FAIRPLAY_PERFECT_WINS", FAIRPLAY_DEFAULTS["PERFECT_WINS"])
+FAIRPLAY_PACE_MIN_INTERVALS = env_int(
+    "FAIRPLAY_PACE_MIN_INTERVALS", FAIRPLAY_DEFAULTS["PACE_MIN_INTERVALS"]
+)
+FAIRPLAY_MIN_PACE_CORRELATION = env_float(
+    "FAIRPLAY_MIN_PACE_CORRELATION", FAIRPLAY_DEFAULTS["MIN_PACE_CORRELATION"]
 )
 
 # --- i18n ---------------------------------------------------------------------------------

@@ -10,11 +10,19 @@ os.environ.setdefault("RACE_CLOCK", "off")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
+# The suite makes every account from one address: the account caps stay out of its way
+# (0: off); tests/accounts/test_account_caps.py sets them to test them.
+os.environ.setdefault("ACCOUNT_GUESTS_PER_ADDRESS_DAY", "0")
+os.environ.setdefault("ACCOUNT_SIGNUPS_PER_ADDRESS_DAY", "0")
+os.environ.setdefault("ACCOUNT_NEW_PER_HOUR", "0")
 # Tests play at machine speed: the superhuman limits stay out of their way, and
 # tests/fairplay sets the shipped defaults back (games.play.fairplay.DEFAULTS) to test them.
 os.environ.setdefault("FAIRPLAY_MAX_MOVES_PER_SECOND", "1000000")
 os.environ.setdefault("FAIRPLAY_MIN_MEDIAN_INTERVAL_MS", "0")
 os.environ.setdefault("FAIRPLAY_MIN_INTERVAL_VARIATION", "-1")
+os.environ.setdefault("FAIRPLAY_FLURRY_GAP_MS", "0")
+os.environ.setdefault("FAIRPLAY_PACE_WINS", "0")
+os.environ.setdefault("FAIRPLAY_PERFECT_WINS", "0")
 os.environ.setdefault(
     "FAIRPLAY_MAX_BBBV_PER_S",
     ",".join(

@@ -1,5 +1,8 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
+
+from accounts.admin import admin_login
 
 from . import api_errors, health
 from .schema_views import DocsView, SchemaView
@@ -14,8 +17,10 @@ urlpatterns = [
     path("api/", include("games.api.urls")),
     # Any other /api/ path is a JSON 404, in DEBUG too (Django's debug 404 page is HTML).
     re_path(r"^api/", api_errors.api_not_found),
-    # Staff only: fair-play reviews and flagged accounts (docs/FAIRPLAY.md).
-    path("admin/", admin.site.urls),
+    # Staff only: fair-play reviews and flagged accounts (docs/FAIRPLAY.md), at ADMIN_PATH;
+    # its sign-in form first, behind the API's sign-in throttles (accounts.admin.admin_login).
+    path(f"{settings.ADMIN_PATH}login/", admin_login, name="admin-login-throttled"),
+    path(settings.ADMIN_PATH, admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]

@@ -15,11 +15,21 @@ ARCHITECTURE = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
 
 # Each table and its writers, as the ownership table names them (and says why).
 WRITERS = {
-    "Game": {"games.play.services", "games.play.move_store", "games.play.fairplay"},
+    "Game": {
+        "games.play.services",
+        "games.play.move_store",
+        "games.play.fairplay",
+        "games.management.commands.remove_stale_guests",  # hands a removed guest's games over
+    },
     "Move": {"games.play.services", "games.play.move_store"},
     "Review": {"games.play.fairplay", "games.play.services"},
     "Race": {"games.races.services", "games.races.progress"},
-    "Racer": {"games.races.services", "games.races.progress", "games.races.recompute"},
+    "Racer": {
+        "games.races.services",
+        "games.races.progress",
+        "games.races.recompute",
+        "games.management.commands.remove_stale_guests",  # and its race entries
+    },
     "RaceQueueEntry": {"games.races.services"},
     "RaceRating": {"games.races.services", "games.races.recompute", "games.play.fairplay"},
     "User": {
