@@ -129,7 +129,9 @@ def flatten_detail(detail: Any) -> Any:
         return {str(k): flatten_detail(v) for k, v in detail.items()}
     if isinstance(detail, list):
         return [flatten_detail(v) for v in detail]
-    return str(detail)
+    # A message quoting the client's input back may hold a lone surrogate, which no JSON
+    # encoder writes as UTF-8: escape it instead of answering 500.
+    return str(detail).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # --- The database is down (docs/RELIABILITY.md, "PostgreSQL outage") -----------------------
