@@ -6,16 +6,16 @@ from __future__ import annotations
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from tests.fairplay.conftest import board, players_on
 from tests.support.boards import win
+from tests.support.fairplay import board, players_on
 from tests.support.http import assert_error, post, start
-from tests.support.personas import client_for
+from tests.support.personas import PASSWORD, client_for
 
 
 def test_register_as_a_bot(anon_api: APIClient) -> None:
     response = anon_api.post(
         "/api/auth/register",
-        {"username": "solver", "password": "correct horse battery", "kind": "bot"},
+        {"username": "solver", "password": PASSWORD, "kind": "bot"},
         format="json",
     )
     assert response.status_code == 201
@@ -27,14 +27,14 @@ def test_register_as_a_bot(anon_api: APIClient) -> None:
 def test_register_defaults_to_human_and_refuses_other_kinds(anon_api: APIClient) -> None:
     ok = anon_api.post(
         "/api/auth/register",
-        {"username": "hum", "password": "correct horse battery"},
+        {"username": "hum", "password": PASSWORD},
         format="json",
     )
     assert ok.json()["kind"] == "human"
     for i, kind in enumerate(("guest", "admin", 1, None, ["bot"], {"a": 1})):
         response = anon_api.post(
             "/api/auth/register",
-            {"username": f"x{i}", "password": "correct horse battery", "kind": kind},
+            {"username": f"x{i}", "password": PASSWORD, "kind": kind},
             format="json",
         )
         assert_error(response, 400, "invalid")

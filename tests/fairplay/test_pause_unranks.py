@@ -7,8 +7,8 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from tests.fairplay.conftest import board, players_on
 from tests.support.boards import win
+from tests.support.fairplay import board, players_on
 from tests.support.http import assert_error, post, start
 
 

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from games.models import Game, Review
 from games.play import fairplay
-from tests.fairplay.conftest import board, players_on, relax_limits, ship_limits
 from tests.support.boards import win
+from tests.support.fairplay import board, players_on, relax_limits, ship_limits
 from tests.support.http import start
 
 pytestmark = pytest.mark.usefixtures("shipped_limits", "fixed_layouts")

@@ -1,0 +1,46 @@
+"""Fair play helpers: the limits as shipped or relaxed (the suite's settings relax them, since
+most tests play at machine speed), and the leaderboard rows a fair play test looks at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.test import APIClient
+
+
+def ship_limits(settings: Any) -> None:
+    defaults = settings.FAIRPLAY_DEFAULTS
+    settings.FAIRPLAY_MAX_BBBV_PER_S = dict(defaults["MAX_BBBV_PER_S"])
+    settings.FAIRPLAY_MIN_BBBV = dict(defaults["MIN_BBBV"])
+    settings.FAIRPLAY_MAX_MOVES_PER_SECOND = defaults["MAX_MOVES_PER_SECOND"]
+    settings.FAIRPLAY_MIN_MEDIAN_INTERVAL_MS = defaults["MIN_MEDIAN_INTERVAL_MS"]
+    settings.FAIRPLAY_MIN_INTERVAL_VARIATION = defaults["MIN_INTERVAL_VARIATION"]
+    settings.FAIRPLAY_RHYTHM_MIN_MOVES = defaults["RHYTHM_MIN_MOVES"]
+    settings.FAIRPLAY_FLURRY_GAP_MS = defaults["FLURRY_GAP_MS"]
+    settings.FAIRPLAY_FLURRY_RUN = defaults["FLURRY_RUN"]
+    settings.FAIRPLAY_PACE_WINS = defaults["PACE_WINS"]
+    settings.FAIRPLAY_PACE_MIN_INTERVALS = defaults["PACE_MIN_INTERVALS"]
+    settings.FAIRPLAY_MIN_PACE_CORRELATION = defaults["MIN_PACE_CORRELATION"]
+    settings.FAIRPLAY_PERFECT_WINS = defaults["PERFECT_WINS"]
+
+
+def relax_limits(settings: Any) -> None:
+    """What the rest of the suite runs with: nothing is superhuman."""
+    settings.FAIRPLAY_MAX_MOVES_PER_SECOND = 10**6
+    settings.FAIRPLAY_MIN_MEDIAN_INTERVAL_MS = 0
+    settings.FAIRPLAY_MIN_INTERVAL_VARIATION = -1
+    settings.FAIRPLAY_MAX_BBBV_PER_S = {k: 1e9 for k in settings.FAIRPLAY_MAX_BBBV_PER_S}
+    settings.FAIRPLAY_FLURRY_GAP_MS = 0
+    settings.FAIRPLAY_PACE_WINS = 0
+    settings.FAIRPLAY_PERFECT_WINS = 0
+
+
+def board(api: APIClient, level: str, kind: str = "times", **params: str) -> dict[str, Any]:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    response = api.get(f"/api/leaderboards/{level}/{kind}?{query}")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def players_on(page: dict[str, Any]) -> list[str]:
+    return [row["player"] for row in page["results"]]
