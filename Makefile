@@ -59,6 +59,9 @@ format: venv
 typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
+	@# The site's scripts: JSDoc types checked by TypeScript (pinned in package-lock.json; docs/FRONTEND.md, Types)
+	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
+	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
 bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-load bench-server
 

@@ -1,15 +1,25 @@
+// @ts-check
 // The one door to the server: JSON over fetch with the session cookie and the CSRF header
 // (API.md, Conventions). Every failure becomes an ApiError carrying the API's error code.
 
 // Strings come from Django's JavaScript catalog (/jsi18n/), in the page's language. Calls are
 // written gettext("...") so that `makemessages -d djangojs` finds them.
-export const gettext = (s) => (globalThis.gettext ? globalThis.gettext(s) : s);
+/** @type {(s: string) => string} */
+export const gettext = (s) => {
+  const catalog = /** @type {{ gettext?: (s: string) => string }} */ (globalThis).gettext;
+  return catalog ? catalog(s) : s;
+};
 export const t = gettext;
-/** Fill %(name)s placeholders of an already translated string. */
+/**
+ * Fill %(name)s placeholders of an already translated string.
+ * @param {string} s
+ * @param {Record<string, unknown>} obj
+ */
 export const fmt = (s, obj) => s.replace(/%\((\w+)\)s/g, (_, k) => String(obj[k]));
 
 // The server's messages are in English; the codes are stable (API.md), so the ones a player can
 // meet are said here in the page's language. Unknown codes keep the server's message.
+/** @param {string} code */
 function messageFor(code) {
   switch (code) {
     case "game_not_started": return gettext("The game has not started: open a cell first.");
@@ -26,13 +36,23 @@ function messageFor(code) {
   }
 }
 
-/** A server field message in the page's language when it is one the site knows. */
+/** A server field message in the page's language when it is one the site knows.
+ * @param {string} message */
 export function serverText(message) {
+  /** @type {Record<string, string>} */
   const known = { "This username is taken.": gettext("This username is taken.") };
   return known[message] || message;
 }
 
+/** A refusal of the server (or no answer at all: status 0, code `network`), with the API's
+ * error code and details (API.md, Errors). */
 export class ApiError extends Error {
+  /**
+   * @param {number} status  the HTTP status (a socket error frame carries it too)
+   * @param {string} code
+   * @param {string} [message]
+   * @param {Record<string, any>} [details]
+   */
   constructor(status, code, message, details) {
     super(messageFor(code) || message || code);
     this.status = status;
@@ -41,12 +61,27 @@ export class ApiError extends Error {
   }
 }
 
+/** What to say of a caught error: an ApiError's message (in the page's language), else the
+ * error's own.
+ * @param {unknown} err */
+export const messageOf = (err) => (err instanceof Error ? err.message : String(err));
+
+/** @param {string} name */
 export function cookie(name) {
   const hit = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
   return hit ? decodeURIComponent(hit.slice(name.length + 1)) : "";
 }
 
+/**
+ * One request of the API: its JSON answer (null for a 204), or an ApiError.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {{ keepalive?: boolean }} [options]
+ * @returns {Promise<any>}
+ */
 export async function api(method, path, body, { keepalive = false } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (method !== "GET") headers["X-CSRFToken"] = cookie("csrftoken"); // read each time: login rotates it
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -78,8 +113,11 @@ export async function api(method, path, body, { keepalive = false } = {}) {
 
 export const me = () => document.body.dataset.user || "";
 
+/** @type {Map<number, Intl.NumberFormat>} */
 const formats = new Map();
-/** A number with `digits` decimals in the page's language (12.345 in English, 12,345 in Polish). */
+/** A number with `digits` decimals in the page's language (12.345 in English, 12,345 in Polish).
+ * @param {number} n
+ * @param {number} digits */
 export function fmtNum(n, digits) {
   if (!formats.has(digits)) {
     const opts = { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false };
@@ -89,82 +127,23 @@ export function fmtNum(n, digits) {
       formats.set(digits, new Intl.NumberFormat(undefined, opts));
     }
   }
-  return formats.get(digits).format(n);
+  return /** @type {Intl.NumberFormat} */ (formats.get(digits)).format(n);
 }
 
+/** @param {number | null | undefined} ms */
 export function fmtTime(ms) {
   if (ms === null || ms === undefined) return "—";
   return fmtNum(ms / 1000, 3) + "\u00a0s"; // a no-break space: "12.345 s" never wraps before "s"
 }
 
+/** @param {number} ms */
 export function fmtClock(ms) {
   // The running clock: whole seconds and tenths, like a stopwatch.
   const s = Math.max(0, ms) / 1000;
   return s < 1000 ? fmtNum(Math.floor(s * 10) / 10, 1) : fmtNum(Math.floor(s), 0);
 }
 
-export function levelLabel(level) {
-  const names = {
-    beginner: gettext("Beginner"),
-    intermediate: gettext("Intermediate"),
-    hard: gettext("Hard"),
-    expert: gettext("Expert"),
-    extreme: gettext("Extreme"),
-    marathon: gettext("Marathon"),
-    custom: gettext("Custom"),
-  };
-  return names[level] || level;
-}
-
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
-
-// On a phone a `table.data.cards` shows each row as a card (site.css): every cell is labelled
-// with its column's heading, which this copies from the table's head.
-export function labelCells(table) {
-  const heads = [...table.tHead.rows[0].cells].map((th) => th.textContent.trim());
-  for (const row of table.tBodies[0].rows) {
-    [...row.cells].forEach((c, i) => {
-      if (heads[i] && !c.hasAttribute("data-label")) c.setAttribute("data-label", heads[i]);
-    });
-  }
-}
-
-export function wsUrl(path) {
-  return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + path;
-}
-
-// A socket on this site's `path` whose JSON frames go to `onFrame` (a frame that is not JSON
-// is dropped); null when the browser refuses to open it.
-export function openSocket(path, onFrame) {
-  let ws;
-  try {
-    ws = new WebSocket(wsUrl(path));
-  } catch (err) {
-    return null;
-  }
-  ws.addEventListener("message", (e) => {
-    let msg;
-    try {
-      msg = JSON.parse(e.data);
-    } catch (err) {
-      return;
-    }
-    onFrame(msg);
-  });
-  return ws;
-}
-
+/** @param {string | null | undefined} iso  @param {boolean} [withTime] */
 export function fmtDate(iso, withTime = true) {
   if (!iso) return "—";
   try {

@@ -1,9 +1,11 @@
+// @ts-check
 // Sign up and sign in: the account API, then a session cookie for the pages (API.md, Accounts).
 import { api, ApiError, gettext, serverText } from "./api.js";
+import { $, $$ } from "./dom.js";
 import { safeNext } from "./next.js";
 
-const form = document.getElementById("auth-form");
-const error = document.getElementById("auth-error");
+const form = $("auth-form", HTMLFormElement);
+const error = $("auth-error");
 
 function nextUrl() {
   return safeNext(new URLSearchParams(location.search).get("next") || "/"); // only pages of this site
@@ -12,6 +14,7 @@ function nextUrl() {
 // The reasons the site can say in the page's language from their stable code (API.md,
 // details.codes); any other reason keeps the server's message (Django's own, already in the
 // page's language). The codes themselves are never shown.
+/** @param {string | undefined} code */
 function codeText(code) {
   switch (code) {
     case "username_taken": return gettext("This username is taken.");
@@ -20,13 +23,16 @@ function codeText(code) {
   }
 }
 
+/** @param {unknown} err */
 function explain(err) {
   if (!(err instanceof ApiError)) return String(err);
   // Validation errors arrive as details.fields.{field: [messages]}, and the same shape of
   // stable reasons in details.codes: show the messages only.
   const fields = err.details && err.details.fields;
   const codes = (err.details && err.details.codes) || {};
+  /** @type {string[]} */
   const lines = [];
+  /** @param {unknown} v  the messages  @param {any} c  the codes, in the same shape */
   const walk = (v, c) => {
     if (typeof v === "string") lines.push(codeText(c) || serverText(v));
     else if (Array.isArray(v)) v.forEach((m, i) => walk(m, Array.isArray(c) ? c[i] : undefined));
@@ -40,7 +46,7 @@ function explain(err) {
 
 // Switching between sign in and sign up keeps where the visitor was going.
 const next = new URLSearchParams(location.search).get("next");
-if (next) for (const a of document.querySelectorAll("a.auth-switch")) a.href += "?next=" + encodeURIComponent(next);
+if (next) for (const a of $$("a.auth-switch", HTMLAnchorElement)) a.href += "?next=" + encodeURIComponent(next);
 
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -50,10 +56,11 @@ form.addEventListener("submit", async (e) => {
     error.textContent = gettext("Enter a username and a password.");
     return;
   }
-  const button = form.querySelector("button[type=submit]");
+  const button = $$("button[type=submit]", HTMLButtonElement, form)[0];
   button.disabled = true;
   try {
     if (form.dataset.mode === "signup") {
+      /** @type {Record<string, FormDataEntryValue>} */
       const body = { username: data.username, password: data.password };
       if (data.email) body.email = data.email;
       if (data.bot) body.kind = "bot"; // RULES.md, Fair play: a bot is declared at sign-up

@@ -1,3 +1,4 @@
+// @ts-check
 // A board on screen: an ARIA grid of cells that can be updated one cell at a time.
 //
 // It knows nothing of the server. It draws the characters of API.md's `board` rows
@@ -7,11 +8,13 @@
 //   chord: tapping an opened number (the owner decides), left + right buttons, the middle
 //          button, or D
 import { gettext, fmt } from "./api.js";
+import { SITE } from "./constants.js";
 
-const DEFAULT_LONG_PRESS_MS = 450; // the settings' default (settings.js)
+const DEFAULT_LONG_PRESS_MS = SITE.settings.defaults.long_press_ms; // when the owner sets none
 const MOVE_TOLERANCE_PX = 10;
 const TOUCH_MOUSE_GAP_MS = 800; // mouse events this soon after a touch are the touch's own
 
+/** @param {string} v */
 function cellLabel(v) {
   switch (v) {
     case "#": return gettext("closed");
@@ -24,21 +27,51 @@ function cellLabel(v) {
   }
 }
 
+/**
+ * What the owner of a board tells it: its size and label, and what to do with the input.
+ * @typedef {object} BoardOptions
+ * @property {number} width
+ * @property {number} height
+ * @property {string} [label]
+ * @property {boolean} [interactive]  false: a picture (replay, final boards), keys still move
+ * @property {(x: number, y: number, how: string) => void} [onTap]  how: "pointer" or "key"
+ * @property {(x: number, y: number, how: string) => void} [onFlag]  how: "right-click", "long-press", "key"
+ * @property {(x: number, y: number) => void} [onChord]
+ * @property {() => boolean} [canLongPress]  a long press would flag (a pulse says so)
+ * @property {(what?: string) => boolean} [canPress]  a held press shows the pressed cells
+ * @property {() => number} [longPressMs]
+ * @property {() => boolean} [clickChords]  a click on a number chords (the settings)
+ */
+
+/** A mouse press in progress: the buttons held, what the release will do, where.
+ * @typedef {{ held: Set<number>, kind: "open" | "flag" | "chord" | null, done: boolean, x: number, y: number }} MousePress */
+/** A finger (or pen) on a cell, until it lifts or the long press flags.
+ * @typedef {{ x: number, y: number, sx: number, sy: number, id: number, fired: boolean, timer?: ReturnType<typeof setTimeout> }} TouchPress */
+
 export class BoardView {
   /**
    * @param {HTMLElement} root  an empty element that becomes the grid
-   * @param {object} opts  {width, height, label, interactive, onTap(x,y,how), onFlag(x,y,how),
-   *   onChord(x,y), canLongPress(), canPress(), longPressMs(), clickChords()}
+   * @param {BoardOptions} opts
    */
   constructor(root, opts) {
     this.root = root;
     this.opts = opts;
     this.width = opts.width;
     this.height = opts.height;
+    /** @type {(string | null)[]} each cell's character (null: to be drawn again) */
     this.values = new Array(this.width * this.height).fill("#");
+    /** @type {HTMLElement[]} */
     this.cells = [];
     this.focusIndex = -1;
+    /** @type {TouchPress | null} */
     this.press = null;
+    /** @type {MousePress | null} */
+    this.mouse = null;
+    /** @type {Record<number, string> | undefined} extra classes per cell index */
+    this.marks = undefined;
+    /** @type {Set<number>} */
+    this.pressedCells = new Set();
+    this.lastTouch = -1e9;
     this.build();
   }
 
@@ -80,6 +113,7 @@ export class BoardView {
   }
 
   /** Draw one cell, touching the DOM only when its character changed. */
+  /** @param {number} x  @param {number} y  @param {string} v */
   set(x, y, v) {
     const i = y * this.width + x;
     if (this.values[i] === v) return;
@@ -100,16 +134,19 @@ export class BoardView {
     c.setAttribute("aria-label", fmt(gettext("%(state)s, column %(x)s, row %(y)s"), { state: cellLabel(v), x: x + 1, y: y + 1 }));
   }
 
+  /** @param {number} x  @param {number} y  @returns {string} */
   get(x, y) {
-    return this.values[y * this.width + x];
+    return /** @type {string} */ (this.values[y * this.width + x]);
   }
 
   /** Apply API.md `changes` ({x, y, v}) to the cells that changed. */
+  /** @param {{ x: number, y: number, v: string }[]} changes */
   apply(changes) {
     for (const ch of changes) this.set(ch.x, ch.y, ch.v);
   }
 
   /** Bring the whole board to `rows` (API.md board rows), redrawing only differing cells. */
+  /** @param {string[]} rows */
   setRows(rows) {
     for (let y = 0; y < this.height; y++) {
       const r = rows[y];
@@ -118,6 +155,7 @@ export class BoardView {
   }
 
   /** Extra classes for some cells (how-to-play legend), e.g. {index: "m-used"}. */
+  /** @param {Record<number, string>} marks */
   setMarks(marks) {
     const touched = new Set([...Object.keys(this.marks || {}), ...Object.keys(marks)].map(Number));
     this.marks = marks;
@@ -125,31 +163,34 @@ export class BoardView {
       const c = this.cells[i];
       const v = this.values[i];
       this.values[i] = null; // force a redraw with (or without) the mark
-      this.set(Number(c.dataset.x), Number(c.dataset.y), v);
+      this.set(Number(c.dataset.x), Number(c.dataset.y), v || "#");
     }
   }
 
-  /** How many flags surround (x, y): the chord's condition (RULES.md, Chord). */
+  /** How many neighbours of (x, y) show `v`.
+   * @param {number} x  @param {number} y  @param {string} v */
+  countAround(x, y, v) {
+    let n = 0;
+    for (let dy = -1; dy <= 1; dy++)
+      for (let dx = -1; dx <= 1; dx++) {
+        const nx = x + dx, ny = y + dy;
+        if ((dx || dy) && nx >= 0 && ny >= 0 && nx < this.width && ny < this.height && this.get(nx, ny) === v) n++;
+      }
+    return n;
+  }
+
+  /** How many flags surround (x, y): the chord's condition (RULES.md, Chord).
+   * @param {number} x  @param {number} y */
   flagsAround(x, y) {
-    let n = 0;
-    for (let dy = -1; dy <= 1; dy++)
-      for (let dx = -1; dx <= 1; dx++) {
-        const nx = x + dx, ny = y + dy;
-        if ((dx || dy) && nx >= 0 && ny >= 0 && nx < this.width && ny < this.height && this.get(nx, ny) === "F") n++;
-      }
-    return n;
+    return this.countAround(x, y, "F");
   }
 
+  /** @param {number} x  @param {number} y */
   closedAround(x, y) {
-    let n = 0;
-    for (let dy = -1; dy <= 1; dy++)
-      for (let dx = -1; dx <= 1; dx++) {
-        const nx = x + dx, ny = y + dy;
-        if ((dx || dy) && nx >= 0 && ny >= 0 && nx < this.width && ny < this.height && this.get(nx, ny) === "#") n++;
-      }
-    return n;
+    return this.countAround(x, y, "#");
   }
 
+  /** @param {number} i  the cell's index  @param {boolean} [move]  move the focus (and scroll) too */
   setFocus(i, move = true) {
     if (i < 0 || i >= this.cells.length) return;
     if (this.focusIndex >= 0) this.cells[this.focusIndex].tabIndex = -1;
@@ -162,9 +203,12 @@ export class BoardView {
     }
   }
 
+  /** The cell an event happened on, if it is one of this board's.
+   * @param {EventTarget | null} target
+   * @returns {{ x: number, y: number, el: HTMLElement } | null} */
   cellOf(target) {
-    const c = target && target.closest ? target.closest(".cell") : null;
-    if (!c || !this.root.contains(c)) return null;
+    const c = target instanceof Element ? target.closest(".cell") : null;
+    if (!(c instanceof HTMLElement) || !this.root.contains(c)) return null;
     return { x: Number(c.dataset.x), y: Number(c.dataset.y), el: c };
   }
 
@@ -197,21 +241,25 @@ export class BoardView {
   }
 
   /** A mouse event that a touch made up (the browser's compatibility events). */
+  /** @param {MouseEvent & { sourceCapabilities?: { firesTouchEvents?: boolean } }} e */
   fromTouch(e) {
     if (e.sourceCapabilities && e.sourceCapabilities.firesTouchEvents) return true;
     return performance.now() - (this.lastTouch || -1e9) < TOUCH_MOUSE_GAP_MS;
   }
 
+  /** @param {string} what */
   can(what) {
     return this.opts.interactive !== false && (!this.opts.canPress || this.opts.canPress(what));
   }
 
+  /** @param {MouseEvent} e */
   mouseDown(e) {
     if (e.button === 1) e.preventDefault(); // the middle button never autoscrolls
     if (this.fromTouch(e)) return;
     const cell = this.cellOf(e.target);
     if (!cell) return;
-    const m = this.mouse || { held: new Set(), kind: null, done: false };
+    /** @type {MousePress} */
+    const m = this.mouse || { held: new Set(), kind: null, done: false, x: cell.x, y: cell.y };
     m.held.add(e.button);
     m.x = cell.x;
     m.y = cell.y;
@@ -226,6 +274,7 @@ export class BoardView {
     this.showPressed();
   }
 
+  /** @param {MouseEvent} e */
   mouseMove(e) {
     const m = this.mouse;
     if (!m || m.done) return;
@@ -237,6 +286,7 @@ export class BoardView {
     this.showPressed();
   }
 
+  /** @param {MouseEvent} e */
   mouseUp(e) {
     const m = this.mouse;
     if (!m || this.fromTouch(e)) return;
@@ -262,12 +312,14 @@ export class BoardView {
     this.showPressed();
   }
 
+  /** @param {PointerEvent} e */
   touchDown(e) {
     this.lastTouch = performance.now();
     const cell = this.cellOf(e.target);
     if (!cell) return;
     e.preventDefault(); // no compatibility mouse events after it (they would open twice)
     this.cancelPress();
+    /** @type {TouchPress} */
     const press = { x: cell.x, y: cell.y, sx: e.clientX, sy: e.clientY, id: e.pointerId, fired: false };
     const delay = this.opts.longPressMs ? this.opts.longPressMs() : DEFAULT_LONG_PRESS_MS;
     press.timer = setTimeout(() => {
@@ -286,6 +338,7 @@ export class BoardView {
     this.showPressed();
   }
 
+  /** @param {PointerEvent} e */
   touchUp(e) {
     this.lastTouch = performance.now();
     const p = this.press;

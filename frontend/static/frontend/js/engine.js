@@ -1,6 +1,9 @@
+// @ts-check
 // A small local copy of the rules, for boards whose layout is already public: the replay
 // of a finished game and the examples of "How to play". Live games never use it: there
 // the server alone knows the layout (RULES.md, Win and loss).
+
+/** @typedef {{ x: number, y: number, v: string }} Change */
 
 export class LocalBoard {
   /** @param {number} width @param {number} height @param {Set<number>} mines cell indexes */
@@ -16,6 +19,7 @@ export class LocalBoard {
     }
   }
 
+  /** The indexes of the cells around cell `i`. @param {number} i @returns {number[]} */
   around(i) {
     const x = i % this.width, y = Math.floor(i / this.width), out = [];
     for (let dy = -1; dy <= 1; dy++)
@@ -26,8 +30,10 @@ export class LocalBoard {
     return out;
   }
 
-  /** Open a cell and cascade from zeros; returns the changes [{x, y, v}] in order. */
+  /** Open a cell and cascade from zeros; returns the changes [{x, y, v}] in order.
+   * @param {number} x  @param {number} y  @returns {Change[]} */
   reveal(x, y) {
+    /** @type {Change[]} */
     const changes = [];
     const start = y * this.width + x;
     if (this.state !== "playing" || this.view[start] !== "#") return changes;
@@ -36,10 +42,11 @@ export class LocalBoard {
     return changes;
   }
 
+  /** @param {number} start  @param {Change[]} changes  what opens is added to it */
   open(start, changes) {
     const stack = [start];
     while (stack.length) {
-      const i = stack.pop();
+      const i = /** @type {number} */ (stack.pop());
       if (this.view[i] !== "#") continue; // flags are never opened by a cascade
       if (this.mines.has(i)) {
         this.view[i] = "X";
@@ -53,7 +60,8 @@ export class LocalBoard {
     }
   }
 
-  /** Place or remove a flag; `flagged` true or false sets it (API.md), null or omitted toggles. */
+  /** Place or remove a flag; `flagged` true or false sets it (API.md), null or omitted toggles.
+   * @param {number} x  @param {number} y  @param {boolean | null} [flagged]  @returns {Change[]} */
   flag(x, y, flagged = null) {
     const i = y * this.width + x;
     if (this.state !== "playing") return [];
@@ -65,10 +73,12 @@ export class LocalBoard {
     return [this.change(i)];
   }
 
-  /** Open the closed, unflagged neighbours of a number whose flags match it (RULES.md, Chord). */
+  /** Open the closed, unflagged neighbours of a number whose flags match it (RULES.md, Chord).
+   * @param {number} x  @param {number} y  @returns {Change[]} */
   chord(x, y) {
     const i = y * this.width + x;
     const v = this.view[i];
+    /** @type {Change[]} */
     const changes = [];
     if (this.state !== "playing" || !(v >= "1" && v <= "8")) return changes;
     const around = this.around(i);
@@ -84,6 +94,7 @@ export class LocalBoard {
     this.state = "won";
   }
 
+  /** @param {number} i  @returns {Change} */
   change(i) {
     return { x: i % this.width, y: Math.floor(i / this.width), v: this.view[i] };
   }
@@ -100,6 +111,7 @@ export class LocalBoard {
     return this.rows(out);
   }
 
+  /** @param {string[]} [view]  @returns {string[]} */
   rows(view = this.view) {
     const rows = [];
     for (let y = 0; y < this.height; y++) rows.push(view.slice(y * this.width, (y + 1) * this.width).join(""));
@@ -108,6 +120,7 @@ export class LocalBoard {
 }
 
 /** The mines of a finished game, read from its final board (API.md: `*`, `X` and `F` hold mines). */
+/** @param {string[]} rows  @returns {Set<number>} */
 export function minesFromFinalBoard(rows) {
   const mines = new Set();
   const width = rows[0].length;

@@ -1,23 +1,36 @@
+// @ts-check
 // What the player does on a game page: the board's intentions (RULES.md: tap, flag, chord),
 // the keys, the buttons, the pause dialog, new game and resign. Each becomes a request of the
 // feed (game_feed.js); nothing here draws the game.
-import { api, gettext, playAsGuest } from "./api.js";
+import { api, gettext, messageOf, playAsGuest } from "./api.js";
+import { $ } from "./dom.js";
 import { canPlay, isPlayer } from "./game_state.js";
 import { getSettings } from "./settings.js";
 
-const $ = (id) => document.getElementById(id);
+
+/** @typedef {import("./game_state.js").GameState} GameState */
+/** @typedef {import("./game_state.js").Game} Game */
+/** @typedef {import("./board.js").BoardView} BoardView */
 
 /** The controls of the page's state `s`. The returned intentions are the board's input
- * (game_view.js bindInput). */
+ * (game_view.js bindInput).
+ * @param {GameState} s
+ * @param {ReturnType<typeof import("./game_view.js").createView>} view
+ * @param {ReturnType<typeof import("./game_feed.js").createFeed>} feed
+ * @returns {import("./game_state.js").Controls} */
 export function createControls(s, view, feed) {
   const say = view.say;
+  // Intentions come from the board, so there is a game and a board when they do.
+  const game = () => /** @type {Game} */ (s.game);
+  const board = () => /** @type {BoardView} */ (s.board);
 
   // --- intentions (RULES.md: tap, flag, chord) ----------------------------------------------
 
-  // `how`: "pointer" (a click or a tap) or "key" (Enter, Space).
+  /** `how`: "pointer" (a click or a tap) or "key" (Enter, Space).
+   * @param {number} x  @param {number} y  @param {string} [how] */
   function tap(x, y, how = "key") {
-    if (!canPlay(s) || s.game.state === "paused") return;
-    const v = s.board.get(x, y);
+    if (!canPlay(s) || game().state === "paused") return;
+    const v = board().get(x, y);
     if (v === "#") return s.flagMode ? flag(x, y, "flag-mode") : feed.send("reveal", x, y);
     if (v === "F") {
       if (s.flagMode) return flag(x, y, "flag-mode");
@@ -28,28 +41,31 @@ export function createControls(s, view, feed) {
     if (v >= "1" && v <= "8" && (how !== "pointer" || getSettings().click_chords)) return chord(x, y);
   }
 
+  /** @param {number} x  @param {number} y  @param {string} [how] */
   function flag(x, y, how) {
-    if (!canPlay(s) || s.game.state === "paused") return;
+    if (!canPlay(s) || game().state === "paused") return;
     // The hint goes as soon as it no longer applies (game_view.js drawHud).
-    if (s.game.state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."), "until-start");
-    const v = s.board.get(x, y);
+    if (game().state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."), "until-start");
+    const v = board().get(x, y);
     if (v === "#" || v === "F") feed.send("flag", x, y);
   }
 
+  /** @param {number} x  @param {number} y */
   function chord(x, y) {
-    if (!canPlay(s) || s.game.state !== "playing") return;
-    const v = s.board.get(x, y);
+    if (!canPlay(s) || game().state !== "playing") return;
+    const v = board().get(x, y);
     if (!(v >= "1" && v <= "8")) return;
     // The chord's condition (RULES.md): exactly as many flags around as the number, else nothing.
-    if (s.board.flagsAround(x, y) !== Number(v) || s.board.closedAround(x, y) === 0) return;
+    if (board().flagsAround(x, y) !== Number(v) || board().closedAround(x, y) === 0) return;
     feed.send("chord", x, y);
   }
 
-  const canLongPress = () => canPlay(s) && s.game.state !== "new";
-  const canPress = () => canPlay(s) && s.game.state !== "paused";
+  const canLongPress = () => canPlay(s) && game().state !== "new";
+  const canPress = () => canPlay(s) && game().state !== "paused";
   const longPressMs = () => getSettings().long_press_ms;
   const clickChords = () => getSettings().click_chords;
 
+  /** @param {boolean} on */
   function setFlagMode(on) {
     s.flagMode = on;
     view.drawFlagMode();
@@ -60,7 +76,7 @@ export function createControls(s, view, feed) {
 
   // Pausing a ranked game unranks it (RULES.md, Fair play), so the Pause button and the P key
   // ask first, in the page's own dialog. The automatic pause cannot ask: the note says it.
-  const pauseAsk = $("pause-ask");
+  const pauseAsk = $("pause-ask", HTMLDialogElement);
 
   function askBeforePause() {
     if (pauseAsk.open) return;
@@ -70,12 +86,12 @@ export function createControls(s, view, feed) {
 
   pauseAsk.addEventListener("close", () => {
     if (pauseAsk.returnValue === "pause") pause(false, true);
-    else if (pauseAsk.returnValue !== "auto" && canPlay(s) && s.game.state === "playing") say(gettext("The game goes on, still ranked."));
+    else if (pauseAsk.returnValue !== "auto" && canPlay(s) && game().state === "playing") say(gettext("The game goes on, still ranked."));
   });
 
   async function pause(auto = false, confirmed = false) {
-    if (!canPlay(s) || s.game.state !== "playing" || s.game.race) return; // a race game never pauses
-    if (!auto && !confirmed && s.game.ranked) return askBeforePause();
+    if (!canPlay(s) || game().state !== "playing" || game().race) return; // a race game never pauses
+    if (!auto && !confirmed && game().ranked) return askBeforePause();
     if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
     if (!(await feed.act("pause", { keepalive: auto }))) return;
     say(auto ? gettext("The game paused itself.") : gettext("Paused."));
@@ -83,10 +99,10 @@ export function createControls(s, view, feed) {
   }
 
   async function resume() {
-    if (!canPlay(s) || s.game.state !== "paused") return;
+    if (!canPlay(s) || game().state !== "paused") return;
     if (!(await feed.act("resume"))) return;
     say(gettext("Resumed."));
-    s.board.setFocus(s.board.focusIndex);
+    board().setFocus(board().focusIndex);
   }
 
   async function resign() {
@@ -98,11 +114,11 @@ export function createControls(s, view, feed) {
     try {
       await playAsGuest(); // a visitor plays at once, as a guest (docs/GUESTS.md)
     } catch (err) {
-      return say(err.message);
+      return say(messageOf(err));
     }
     const g = s.game;
-    if (g && g.race) return; // a race game is not replaced: the race page offers what comes next
-    if (isPlayer(s) && ["playing", "paused"].includes(g.state)) {
+    if (!g || g.race) return; // a race game is not replaced: the race page offers what comes next
+    if (g && isPlayer(s) && ["playing", "paused"].includes(g.state)) {
       if (!confirm(gettext("Start a new game? The current one will count as a loss."))) return;
     }
     const body = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
@@ -110,7 +126,7 @@ export function createControls(s, view, feed) {
       const created = await api("POST", "/api/games", body);
       location.href = `/games/${created.id}`;
     } catch (err) {
-      say(err.message);
+      say(messageOf(err));
     }
   }
 
@@ -120,7 +136,7 @@ export function createControls(s, view, feed) {
   $("zoom-out").addEventListener("click", () => view.zoom(-4));
   $("zoom-fit").addEventListener("click", () => view.zoomToFit());
   $("flag-mode").addEventListener("click", () => setFlagMode(!s.flagMode));
-  $("pause").addEventListener("click", () => (s.game.state === "paused" ? resume() : pause()));
+  $("pause").addEventListener("click", () => (game().state === "paused" ? resume() : pause()));
   $("resume").addEventListener("click", resume);
   $("resign").addEventListener("click", resign);
   $("new-game").addEventListener("click", newGame);
@@ -130,15 +146,16 @@ export function createControls(s, view, feed) {
     if (document.visibilityState === "hidden") pause(true);
   });
   window.addEventListener("menuopen", () => pause(true));
-  $("keys-help").addEventListener("toggle", (e) => e.target.open && pause(true));
+  const keysHelp = $("keys-help", HTMLDetailsElement);
+  keysHelp.addEventListener("toggle", () => keysHelp.open && pause(true));
 
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || pauseAsk.open) return; // the dialog has its own keys
-    const tag = (e.target.tagName || "").toLowerCase();
+    const tag = e.target instanceof Element ? e.target.tagName.toLowerCase() : "";
     if (["input", "select", "textarea"].includes(tag)) return;
     const key = e.key.toLowerCase();
     if (key === "m" && canPlay(s)) setFlagMode(!s.flagMode);
-    else if (key === "p" && canPlay(s)) s.game.state === "paused" ? resume() : pause();
+    else if (key === "p" && canPlay(s)) game().state === "paused" ? resume() : pause();
     else if (key === "n" && s.game) newGame();
   });
 

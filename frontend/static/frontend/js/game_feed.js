@@ -1,3 +1,4 @@
+// @ts-check
 // The game's feed: what the page learns from the server, in order (API.md, Games and Live
 // updates; docs/LIVE.md).
 //
@@ -5,9 +6,19 @@
 // answer carries the game's `seq`, so each move is applied exactly once, a gap makes the page
 // re-read the game, and a move sent on a socket that dies is re-sent over REST with the same
 // client_move_id (the server applies it once). A refusal keeps its real HTTP status, over
-// REST and over the socket alike (the socket's error frame carries it).
-import { api, ApiError, gettext, fmt, openSocket, signInUrl } from "./api.js";
+// REST and over the socket alike (the socket's error frame carries it). The socket's
+// reconnection and the seq order are live.js's, as on the race page.
+import { api, ApiError, gettext, fmt, signInUrl, messageOf } from "./api.js";
 import { ENDED, isPlayer } from "./game_state.js";
+import { followSocket } from "./live.js";
+
+/** @typedef {import("./game_state.js").GameState} GameState */
+/** @typedef {import("./game_state.js").Game} Game */
+/** @typedef {import("./game_state.js").PendingMove} PendingMove */
+/** @typedef {import("./live.js").Frame} Frame */
+/** @typedef {ReturnType<typeof import("./game_view.js").createView>} View */
+/** A move's REST answer (API.md, Moves).
+ * @typedef {{ seq: number, game: Game, changes: import("./game_state.js").Change[] }} MoveResult */
 
 const WS_ANSWER_TIMEOUT_MS = 3000;
 const POLL_MS = 2000;
@@ -17,7 +28,9 @@ const REREAD = new Set(["game_paused", "game_over", "not_found", "game_not_start
 
 /** The ApiError of a socket `error` frame: the REST error body with its HTTP status, which the
  * frame carries (`status`, demineur_site/api_errors.py STATUS_BY_CODE): no copy of the table
- * lives here. */
+ * lives here.
+ * @param {Frame} frame
+ * @returns {ApiError} */
 export function socketError(frame) {
   const e = (frame && frame.error) || {};
   const status = Number.isInteger(frame && frame.status) ? frame.status : 400;
@@ -29,20 +42,23 @@ function newId() {
   return Date.now().toString(36) + Math.random().toString(36).slice(2);
 }
 
-/** The feed of the page's state `s`, drawn by `view` (game_view.js). */
+/** The feed of the page's state `s`, drawn by `view` (game_view.js).
+ * @param {GameState} s
+ * @param {View} view */
 export function createFeed(s, view) {
   const f = s.feed;
   const path = (tail = "") => `/api/games/${s.gameId}${tail}`;
+  const ended = () => !!s.game && ENDED.has(s.game.state);
+  /** The Game the page knows: a step is only applied after a first whole Game. */
+  const known = () => /** @type {Game} */ (s.game);
 
-  /** A full Game: it replaces what the page knew. */
+  /** A full Game: it replaces what the page knew.
+   * @param {Game} g */
   function take(g) {
     const first = s.game === null;
     s.game = g;
-    s.seq = g.seq;
-    if (ENDED.has(g.state)) {
-      clearTimeout(s.endTimer);
-      stopPolling();
-    }
+    s.order.seq = g.seq;
+    if (ENDED.has(g.state)) clearTimeout(s.endTimer); // (polling stops by itself: live.js)
     view.drawGame(first);
   }
 
@@ -51,29 +67,32 @@ export function createFeed(s, view) {
    * pause...), as opposed to a notice the socket sends on its own (its sign-in ended, the game
    * is gone). Only an answer sends the visitor to sign in: watching needs no account, so a
    * watcher whose session ended elsewhere keeps watching (the socket reconnects anonymous).
+   * @param {unknown} err
+   * @param {boolean} [answer]
    */
   function refused(err, answer = true) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 401 && answer) return (location.href = signInUrl());
     if (REREAD.has(err.code)) refetch();
-    view.say(err.message);
+    view.say(messageOf(err));
   }
 
   // --- moves -----------------------------------------------------------------------------------
 
+  /** @param {string} action  @param {number} x  @param {number} y */
   function send(action, x, y) {
     const id = newId();
-    const ws = f.ws;
-    if (ws && f.ready && ws.readyState === WebSocket.OPEN) {
-      const p = { id, action, x, y };
-      p.timer = setTimeout(() => viaRestAgain(p), WS_ANSWER_TIMEOUT_MS);
+    if (f.live && f.live.isUp()) {
+      /** @type {PendingMove} */
+      const p = { id, action, x, y, timer: setTimeout(() => viaRestAgain(p), WS_ANSWER_TIMEOUT_MS) };
       f.pending.push(p);
-      ws.send(JSON.stringify({ action, x, y, client_move_id: id }));
+      f.live.send(JSON.stringify({ action, x, y, client_move_id: id }));
     } else {
       viaRest(action, x, y, id);
     }
   }
 
+  /** @param {PendingMove} p */
   function viaRestAgain(p) {
     const i = f.pending.indexOf(p);
     if (i < 0) return;
@@ -81,6 +100,7 @@ export function createFeed(s, view) {
     viaRest(p.action, p.x, p.y, p.id); // same id: the server applies the move at most once
   }
 
+  /** @param {string} action  @param {number} x  @param {number} y  @param {string} id */
   async function viaRest(action, x, y, id) {
     try {
       onMoveResult(await api("POST", path(`/${action}`), { x, y, client_move_id: id }));
@@ -89,17 +109,20 @@ export function createFeed(s, view) {
     }
   }
 
+  /** @param {MoveResult} result */
   function onMoveResult(result) {
-    if (result.seq === s.seq + 1 && !ENDED.has(result.game.state)) {
-      s.seq = result.seq;
+    if (s.order.where(result.seq) === "next" && !ENDED.has(result.game.state)) {
+      s.order.seq = result.seq;
       s.game = { ...result.game, board: null };
       view.drawStep(result.changes);
-    } else if (result.game.seq >= s.seq) {
+    } else if (s.order.current(result.game.seq)) {
       take(result.game); // a gap, or the end: draw the whole board (only changed cells move)
     }
   }
 
-  /** pause, resume or resign over REST; true once the Game it answers is drawn. */
+  /** pause, resume or resign over REST; true once the Game it answers is drawn.
+   * @param {string} action
+   * @param {{ keepalive?: boolean }} [options] */
   async function act(action, { keepalive = false } = {}) {
     try {
       // keepalive: the request still leaves when the page is being hidden or closed
@@ -118,6 +141,7 @@ export function createFeed(s, view) {
     if (p) clearTimeout(p.timer);
   }
 
+  /** @param {string} id */
   function dropPending(id) {
     const i = f.pending.findIndex((p) => p.id === id);
     if (i < 0) return;
@@ -125,42 +149,41 @@ export function createFeed(s, view) {
     f.pending.splice(i, 1);
   }
 
+  /** @param {Frame} msg */
   function onSocketMessage(msg) {
     switch (msg.type) {
       case "state":
-        f.ready = true;
-        s.root.dataset.live = "socket"; // moves now travel over the socket
-        stopPolling();
-        if (!s.game || msg.game.seq >= s.seq) take(msg.game);
+        if (!s.game || s.order.current(msg.game.seq)) take(msg.game);
         break;
-      case "move":
-        if (msg.seq <= s.seq) return resolvePending(); // already applied from a REST answer
-        if (msg.seq !== s.seq + 1) return refetch(); // a gap: re-read the game (API.md)
+      case "move": {
+        const at = s.order.step(msg.seq ?? -1); // a gap re-reads the game (API.md)
+        if (at === "old") return resolvePending(); // already applied from a REST answer
+        if (at === "gap") return;
         resolvePending();
-        s.seq = msg.seq;
-        s.game = { ...s.game, state: msg.state, mines_left: msg.mines_left, elapsed_ms: msg.elapsed_ms, seq: msg.seq };
+        s.game = { ...known(), state: msg.state, mines_left: msg.mines_left, elapsed_ms: msg.elapsed_ms, seq: s.order.seq };
         // After the last move the layout comes with the "ended" message; if it gets lost, read
         // the game.
         if (ENDED.has(msg.state)) s.endTimer = setTimeout(refetch, END_WAIT_MS);
         view.drawStep(msg.changes || []);
         break;
-      case "paused":
-        if (msg.seq <= s.seq) return;
-        if (msg.seq !== s.seq + 1) return refetch();
-        s.seq = msg.seq;
+      }
+      case "paused": {
+        if (s.order.step(msg.seq ?? -1) !== "next") return;
         // A pause after the first tap unranks the game (RULES.md, Fair play); the next full
         // Game (resumed, ended) says so too.
-        s.game = { ...s.game, state: "paused", elapsed_ms: msg.elapsed_ms, seq: msg.seq, board: null, ranked: false, unranked_reason: s.game.unranked_reason || "paused" };
+        const g = known();
+        s.game = { ...g, state: "paused", elapsed_ms: msg.elapsed_ms, seq: s.order.seq, board: null, ranked: false, unranked_reason: g.unranked_reason || "paused" };
         view.drawStep([]);
-        if (!isPlayer(s)) view.say(fmt(gettext("%(player)s paused the game."), { player: s.game.player }));
+        if (!isPlayer(s)) view.say(fmt(gettext("%(player)s paused the game."), { player: g.player }));
         break;
+      }
       case "resumed":
-        if (msg.seq < s.seq) return;
+        if (!s.order.current(msg.seq ?? -1)) return;
         if (msg.game) take(msg.game);
         else refetch();
         break;
       case "ended":
-        if (msg.game && msg.game.seq >= s.seq) take(msg.game);
+        if (msg.game && s.order.current(msg.game.seq)) take(msg.game);
         break;
       case "error": {
         // Our moves always carry a client_move_id, which the answer echoes; a frame without
@@ -175,49 +198,38 @@ export function createFeed(s, view) {
     }
   }
 
+  /** Follow the game's socket (live.js: reconnects with a growing wait). Until it says its
+   * `state`, and whenever it is down, moves go over REST and a watcher reads the game every
+   * few seconds. */
   function connect() {
-    if (!("WebSocket" in window)) return startPolling();
-    const ws = openSocket(`/ws/games/${s.gameId}`, onSocketMessage);
-    if (!ws) return startPolling();
-    f.ws = ws;
-    ws.addEventListener("open", () => (f.retry = 0));
-    ws.addEventListener("close", () => {
-      f.ready = false;
-      s.root.dataset.live = "rest";
-      f.ws = null;
-      // Moves still waiting for an answer go over REST now, with their ids.
-      while (f.pending.length) viaRestAgain(f.pending[0]);
-      if (s.game && ENDED.has(s.game.state)) return;
-      startPolling();
-      f.retry = Math.min(f.retry + 1, 6);
-      setTimeout(connect, 1000 * f.retry);
+    f.live = followSocket(`/ws/games/${s.gameId}`, {
+      onFrame: onSocketMessage,
+      onUp: () => (s.root.dataset.live = "socket"), // moves now travel over the socket
+      onDown: () => {
+        s.root.dataset.live = "rest";
+        // Moves still waiting for an answer go over REST now, with their ids.
+        while (f.pending.length) viaRestAgain(f.pending[0]);
+      },
+      poll: () => {
+        if (!isPlayer(s)) refetch();
+      },
+      pollMs: POLL_MS,
+      keepFollowing: () => !ended(),
     });
-  }
-
-  // Without a socket a watcher still follows the game by reading it every few seconds.
-  function startPolling() {
-    if (f.pollTimer || (s.game && ENDED.has(s.game.state))) return;
-    f.pollTimer = setInterval(() => {
-      if (!isPlayer(s)) refetch();
-    }, POLL_MS);
-  }
-
-  function stopPolling() {
-    clearInterval(f.pollTimer);
-    f.pollTimer = null;
   }
 
   // --- reading the game ------------------------------------------------------------------------
 
   function notFound() {
     view.notFound();
-    stopPolling();
+    if (f.live) f.live.close();
   }
 
   async function refetch() {
     try {
+      /** @type {Game} */
       const g = await api("GET", path());
-      if (g.seq >= s.seq || ENDED.has(g.state)) take(g);
+      if (s.order.current(g.seq) || ENDED.has(g.state)) take(g);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) notFound();
     }
@@ -232,10 +244,11 @@ export function createFeed(s, view) {
         notFound();
         return false;
       }
-      view.say(err.message);
+      view.say(messageOf(err));
     }
     return true;
   }
 
+  s.order.resync = refetch;
   return { load, connect, send, act, refetch, refused };
 }

@@ -1,31 +1,84 @@
+// @ts-check
 // The one state of a game page. game.js makes it and passes it to the feed, the controls and
 // the view; none of them keeps a copy of its own, so whatever the page knows is here.
 import { me } from "./api.js";
+import { SeqOrder } from "./live.js";
+
+/** @typedef {{ x: number, y: number, v: string }} Change  one cell that changed (API.md) */
+
+/**
+ * A Game of API.md (the fields the page reads). After a move patches it, `board` is null:
+ * the cells on screen hold it.
+ * @typedef {object} Game
+ * @property {string} id
+ * @property {string} player
+ * @property {string} level
+ * @property {number} width
+ * @property {number} height
+ * @property {number} mines
+ * @property {"new" | "playing" | "paused" | "won" | "lost"} state
+ * @property {number} seq
+ * @property {number} elapsed_ms
+ * @property {number} mines_left
+ * @property {string[] | null} board
+ * @property {boolean} ranked
+ * @property {string | null} unranked_reason
+ * @property {string | null} [race]
+ * @property {string | null} [end_reason]
+ * @property {Record<string, number | null> | null} [result_stats]
+ */
+
+/** A move sent on the socket and not answered yet.
+ * @typedef {{ id: string, action: string, x: number, y: number, timer: ReturnType<typeof setTimeout> }} PendingMove */
+
+/**
+ * @typedef {object} GameState
+ * @property {HTMLElement} root  the #game section
+ * @property {string} gameId
+ * @property {Game | null} game  the last Game read
+ * @property {SeqOrder} order  the seq of the last message applied (API.md, Live updates)
+ * @property {import("./board.js").BoardView | null} board  the BoardView on screen
+ * @property {boolean} flagMode
+ * @property {{ base: number, at: number, running: boolean }} clock  the server's elapsed_ms and when it came
+ * @property {ReturnType<typeof setTimeout> | undefined} endTimer  re-reads the game if the
+ *   "ended" message after a last move is lost
+ * @property {{ live: import("./live.js").Follow | null, pending: PendingMove[] }} feed
+ *   the game's socket (live.js) while the page follows it, and the moves sent on it, oldest first
+ */
+
+/**
+ * The player's intentions, made by the controls (game_controls.js) and given to the board and
+ * the result box by the view (game_view.js bindInput).
+ * @typedef {object} Controls
+ * @property {(x: number, y: number, how?: string) => void} tap
+ * @property {(x: number, y: number, how?: string) => void} flag
+ * @property {(x: number, y: number) => void} chord
+ * @property {() => boolean} canLongPress
+ * @property {() => boolean} canPress
+ * @property {() => number} longPressMs
+ * @property {() => boolean} clickChords
+ * @property {() => Promise<void>} newGame
+ */
 
 export const ENDED = new Set(["won", "lost"]);
 
+/** @param {HTMLElement} root  @returns {GameState} */
 export function createState(root) {
   return {
-    root, // the #game section
-    gameId: root.dataset.gameId,
-    game: null, // the last Game read; after a move patches it, `board` is null (the cells hold it)
-    seq: -1, // the seq of the last message applied (API.md, Live updates)
-    board: null, // the BoardView on screen
+    root,
+    gameId: root.dataset.gameId || "",
+    game: null,
+    order: new SeqOrder(), // the feed gives it its re-read (game_feed.js)
+    board: null,
     flagMode: false,
-    clock: { base: 0, at: 0, running: false }, // the server's elapsed_ms and when it came
-    endTimer: null, // re-reads the game if the "ended" message after a last move is lost
-    feed: {
-      ws: null, // the game's WebSocket, while one is open or opening
-      ready: false, // it sent its `state`: moves may travel over it
-      retry: 0, // reconnections since the last open (the wait grows with it)
-      pollTimer: null, // a watcher without a socket re-reads the game
-      pending: [], // moves sent on the socket, oldest first: {id, action, x, y, timer}
-    },
+    clock: { base: 0, at: 0, running: false },
+    endTimer: undefined,
+    feed: { live: null, pending: [] },
   };
 }
 
 /** The signed-in visitor is this game's player. */
-export const isPlayer = (s) => !!s.game && me() !== "" && me() === s.game.player;
+export const isPlayer = (/** @type {GameState} */ s) => !!s.game && me() !== "" && me() === s.game.player;
 
 /** The player, and the game has not ended. */
-export const canPlay = (s) => isPlayer(s) && !ENDED.has(s.game.state);
+export const canPlay = (/** @type {GameState} */ s) => isPlayer(s) && !!s.game && !ENDED.has(s.game.state);

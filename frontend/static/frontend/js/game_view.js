@@ -1,15 +1,23 @@
+// @ts-check
 // What a game page shows: the board, the counters, the clock ticking, the notes, the result
 // box. It draws the state (game_state.js) it is given and never talks to the server.
-import { api, gettext, fmt, fmtClock, fmtNum, fmtTime, levelLabel, el } from "./api.js";
+import { api, gettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
+import { $, $$, el } from "./dom.js";
+import { levelLabel } from "./constants.js";
 import { BoardView } from "./board.js";
 import { ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
 
-const $ = (id) => document.getElementById(id);
+/** @typedef {import("./game_state.js").GameState} GameState */
+/** @typedef {import("./game_state.js").Game} Game */
+/** @typedef {import("./game_state.js").Change} Change */
+/** @typedef {import("./game_state.js").Controls} Controls */
+
 
 // --- fair play (RULES.md, Fair play) ------------------------------------------------------------
 
 // One sentence per reason a game does not rank (API.md: Game.unranked_reason).
+/** @param {string | null} reason */
 function unrankedText(reason) {
   switch (reason) {
     case "custom": return gettext("Not ranked: custom boards never rank.");
@@ -24,6 +32,7 @@ function unrankedText(reason) {
 
 /** What the page says about ranking: while the game runs (the note above the board) and
  * at the end (the result box). */
+/** @param {GameState} s  @param {Game} g */
 function fairText(s, g) {
   if (!g.ranked) return unrankedText(g.unranked_reason);
   if (ENDED.has(g.state)) return g.state === "won" ? gettext("Ranked: this win counts on the leaderboards.") : gettext("This game was ranked.");
@@ -32,6 +41,7 @@ function fairText(s, g) {
   return gettext("Ranked game.");
 }
 
+/** @param {GameState} s  @param {Game} g */
 function titleFor(s, g) {
   const size = `${g.width} × ${g.height}, ${g.mines} ` + gettext("mines");
   const level = levelLabel(g.level);
@@ -39,28 +49,41 @@ function titleFor(s, g) {
   return [fmt(gettext("%(player)s · %(level)s"), { player: g.player, level }), size];
 }
 
+/** @param {Game} g  @param {boolean} mine  the player is the one reading */
 function lostText(g, mine) {
+  /** @type {Record<string, string>} */
   const reasons = {
     mine: mine ? gettext("Boom! You opened a mine.") : fmt(gettext("%(player)s opened a mine."), { player: g.player }),
     resigned: mine ? gettext("You gave up.") : fmt(gettext("%(player)s gave up."), { player: g.player }),
     abandoned: mine ? gettext("This game was abandoned.") : fmt(gettext("%(player)s abandoned this game."), { player: g.player }),
   };
-  return reasons[g.end_reason] || gettext("Game over.");
+  return reasons[g.end_reason || ""] || gettext("Game over.");
 }
 
 /**
  * The view of the page's state `s`. `bindInput` must be called before the first drawGame:
  * it gives the board its intentions (tap, flag, chord, canLongPress) and the result box its
  * New game.
+ * @param {GameState} s
  */
 export function createView(s) {
-  let input = null; // set once by bindInput (the controls), never changed after
-  let saidUntil = null; // what the status line says only holds while the game is "new"
+  /** @type {Controls | null} set once by bindInput (the controls), never changed after */
+  let input = null;
+  /** @type {string | null} what the status line says only holds while the game is "new" */
+  let saidUntil = null;
   let toolsShown = ""; // which of the bar's buttons show (drawHud)
-  let endHeard = null; // the game whose end was sounded (or was over when the page opened)
+  /** @type {string | null} the game whose end was sounded (or was over when the page opened) */
+  let endHeard = null;
+  // The view draws only once the feed has read a Game, and the board is built with it.
+  const game = () => /** @type {Game} */ (s.game);
+  const board = () => /** @type {BoardView} */ (s.board);
+  const controls = () => /** @type {Controls} */ (input);
+  /** What holds the board's frame: its width is the room a board has. */
+  const frameBox = () => /** @type {HTMLElement} */ ($("board-wrap").parentElement);
 
   /** Say `text` in the status line; `until`: "until-start" for a hint that only holds before
-   * the first tap (drawHud takes it away then). */
+   * the first tap (drawHud takes it away then).
+   * @param {string} text  @param {string | null} [until] */
   function say(text, until = null) {
     $("status").textContent = text;
     saidUntil = until;
@@ -74,6 +97,7 @@ export function createView(s) {
     $("clock").textContent = fmtClock(ms);
   }
 
+  /** @param {number} ms  @param {boolean} running */
   function setClock(ms, running) {
     s.clock.base = ms;
     s.clock.at = performance.now();
@@ -85,7 +109,7 @@ export function createView(s) {
   // --- counters, tools, notes ----------------------------------------------------------------
 
   function drawFairNote() {
-    const g = s.game;
+    const g = game();
     const note = $("fair-note");
     const text = ENDED.has(g.state) ? "" : fairText(s, g); // at the end the result box says it
     if (note.textContent === text && note.hidden === !text) return;
@@ -97,7 +121,7 @@ export function createView(s) {
   }
 
   function drawHud() {
-    const g = s.game;
+    const g = game();
     drawFairNote();
     if (saidUntil === "until-start" && g.state !== "new") say("");
     $("mines-left").textContent = String(g.mines_left); // may go below zero (RULES.md, Flags)
@@ -130,7 +154,7 @@ export function createView(s) {
 
   // --- zoom and the frame --------------------------------------------------------------------
 
-  const zoomKey = () => "zoom:" + s.game.width + "x" + s.game.height;
+  const zoomKey = () => "zoom:" + game().width + "x" + game().height;
 
   // The height the board frame may take: from its top to the bottom of the screen, so the
   // counters, the tools and the whole frame are seen at once (no page scroll fighting the
@@ -138,7 +162,7 @@ export function createView(s) {
   function frameRoom() {
     const wrap = $("board-wrap");
     const top = wrap.getBoundingClientRect().top + window.scrollY;
-    const bar = document.querySelector(".topbar").offsetHeight;
+    const bar = $$(".topbar")[0].offsetHeight;
     // On a phone the flag toggle floats over the bottom corner: the frame stops above it, so
     // no cell can hide under the toggle.
     const toggle = $("flag-mode");
@@ -163,20 +187,22 @@ export function createView(s) {
     if (saved) return saved;
     const coarse = window.matchMedia("(pointer: coarse)").matches;
     const pad = 16;
-    const fitW = Math.floor((Math.max(280, $("board-wrap").parentElement.clientWidth) - pad) / s.game.width);
+    const fitW = Math.floor((Math.max(280, frameBox().clientWidth) - pad) / game().width);
     if (coarse) return Math.max(30, Math.min(36, fitW)); // a finger needs ~30 px; big boards scroll
     // With a mouse, fit the whole board on the screen when the cells stay readable (15 px:
     // Marathon on a laptop), else scroll.
-    const fitH = Math.floor((frameRoom() - pad) / s.game.height);
+    const fitH = Math.floor((frameRoom() - pad) / game().height);
     return Math.max(15, Math.min(36, fitW, fitH));
   }
 
+  /** @param {number} px  @param {number} [min] */
   function applyZoom(px, min = 12) {
     const size = Math.max(min, Math.min(56, px));
     $("board-wrap").style.setProperty("--cell", size + "px");
     return size;
   }
 
+  /** @param {number} step  pixels more (or fewer) per cell */
   function zoom(step) {
     if (!s.game) return;
     const wrap = $("board-wrap");
@@ -196,10 +222,9 @@ export function createView(s) {
   // board fits again on the next visit and when the window is resized.
   const FIT_MIN = 6;
   function fitSize() {
-    const wrap = $("board-wrap");
-    const g = s.game;
+    const g = game();
     const frame = 2 * 8 + 2; // the frame's padding, and a pixel of rounding each way
-    const room = wrap.parentElement.clientWidth;
+    const room = frameBox().clientWidth;
     const fitW = Math.floor((room - frame) / g.width);
     const fitH = Math.floor((frameRoom() - frame) / g.height);
     return Math.max(FIT_MIN, Math.min(56, fitW, fitH));
@@ -221,19 +246,19 @@ export function createView(s) {
   // --- the board and the whole game ----------------------------------------------------------
 
   function buildBoard() {
-    const g = s.game;
+    const g = game();
     s.board = new BoardView($("board"), {
       width: g.width,
       height: g.height,
       label: fmt(gettext("Minefield, %(w)s columns by %(h)s rows"), { w: g.width, h: g.height }),
       interactive: true,
-      onTap: input.tap,
-      onFlag: input.flag,
-      onChord: input.chord,
-      canLongPress: input.canLongPress,
-      canPress: input.canPress,
-      longPressMs: input.longPressMs,
-      clickChords: input.clickChords,
+      onTap: controls().tap,
+      onFlag: controls().flag,
+      onChord: controls().chord,
+      canLongPress: controls().canLongPress,
+      canPress: controls().canPress,
+      longPressMs: controls().longPressMs,
+      clickChords: controls().clickChords,
     });
     $("board-wrap").classList.toggle("board-big", g.width * g.height > 900);
     sizeFrame();
@@ -243,13 +268,14 @@ export function createView(s) {
 
   /** Draw the whole of s.game (a full Game: on load, after a gap, at the end). Only the cells
    * that differ are touched. `first`: the page had no game before. */
+  /** @param {boolean} first */
   function drawGame(first) {
-    const g = s.game;
+    const g = game();
     drawFairNote(); // before the board is built: its first zoom fits the room under the note
-    if (first || !s.board || s.board.width !== g.width || s.board.height !== g.height) buildBoard();
+    if (first || !s.board || board().width !== g.width || board().height !== g.height) buildBoard();
     if (first && ENDED.has(g.state)) endHeard = g.id; // an old end is not sounded
     if (!first) sound([]);
-    if (g.board) s.board.setRows(g.board);
+    if (g.board) board().setRows(g.board);
     const [title, sub] = titleFor(s, g);
     $("game-title").textContent = title;
     $("game-sub").textContent = sub;
@@ -262,18 +288,20 @@ export function createView(s) {
   }
 
   /** Draw a step the feed applied to s.game: the changed cells, the clock, the counters. */
+  /** @param {Change[]} changes */
   function drawStep(changes) {
     sound(changes);
-    s.board.apply(changes);
-    setClock(s.game.elapsed_ms, s.game.state === "playing");
+    board().apply(changes);
+    setClock(game().elapsed_ms, game().state === "playing");
     drawHud();
   }
 
   // Short sounds for the player's own moves (settings: sounds, off by default): a flag, a
   // cell opened, the win, the loss. Watchers hear nothing.
+  /** @param {Change[]} changes */
   function sound(changes) {
     if (!isPlayer(s) || !s.board) return;
-    const g = s.game;
+    const g = game();
     if (ENDED.has(g.state)) {
       if (endHeard !== g.id) playSound(g.state === "won" ? "win" : "loss");
       endHeard = g.id;
@@ -282,7 +310,7 @@ export function createView(s) {
     let flagged = false;
     let opened = false;
     for (const ch of changes) {
-      if (ch.v === "F" || (ch.v === "#" && s.board.get(ch.x, ch.y) === "F")) flagged = true;
+      if (ch.v === "F" || (ch.v === "#" && board().get(ch.x, ch.y) === "F")) flagged = true;
       else if (ch.v !== "#") opened = true;
     }
     if (opened) playSound("open");
@@ -291,6 +319,7 @@ export function createView(s) {
 
   /** After the player's ranked win: whether it is a personal best, and where the player
    * ranks on the level's times board (GET /api/leaderboards/{level}/times?around=me). */
+  /** @param {Game} g  @param {HTMLElement} box */
   async function showRank(g, box) {
     let me = null;
     try {
@@ -307,7 +336,7 @@ export function createView(s) {
   }
 
   function showResult() {
-    const g = s.game;
+    const g = game();
     const rs = g.result_stats || {};
     const won = g.state === "won";
     let headline;
@@ -323,14 +352,14 @@ export function createView(s) {
     const box = $("result");
     box.replaceChildren(
       el("p", { class: "result-head " + (won ? "win" : "loss"), text: headline }),
-      stats.length ? el("p", { class: "muted", text: stats.join(" · ") }) : null,
+      ...(stats.length ? [el("p", { class: "muted", text: stats.join(" · ") })] : []),
       el("p", { class: "fair-result " + (g.ranked ? "fair-ranked" : "fair-unranked"), id: "fair-result", "data-reason": g.ranked ? "ranked" : g.unranked_reason || "unknown", text: fairText(s, g) }),
       el(
         "p",
         { class: "result-actions" },
         el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
         g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}`, text: gettext("Leaderboard") }) : null,
-        isPlayer(s) && !g.race ? el("button", { class: "btn btn-primary", type: "button", onclick: input.newGame, text: gettext("New game") }) : null,
+        isPlayer(s) && !g.race ? el("button", { class: "btn btn-primary", type: "button", onclick: controls().newGame, text: gettext("New game") }) : null,
       ),
     );
     box.hidden = false;
@@ -348,6 +377,7 @@ export function createView(s) {
   }
 
   return {
+    /** @param {Controls} controls */
     bindInput(controls) {
       input = controls;
     },

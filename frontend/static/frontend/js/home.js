@@ -1,24 +1,36 @@
+// @ts-check
 // Home: start a game (a level or a custom board), find your current game, watch live games.
-// Live games come from the lobby socket /ws/live; without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, me, el, levelLabel, openSocket, playAsGuest } from "./api.js";
+// Live games come from the lobby socket /ws/live (followed with live.js, reconnecting as the
+// game and race pages do); without it, from GET /api/games?state=playing.
+import { api, ApiError, gettext, me, playAsGuest, messageOf } from "./api.js";
+import { $, $$, el } from "./dom.js";
+import { levelLabel, SITE } from "./constants.js";
+import { followSocket } from "./live.js";
 
-const $ = (id) => document.getElementById(id);
-const live = new Map(); // id -> lobby game
+/** A game of the lobby (`/ws/live`) or of GET /api/games.
+ * @typedef {{ id: string, player: string, player_kind?: string, level: string, width: number, height: number, state: string, unranked_reason?: string | null }} LiveGame */
+
+/** @type {Map<string, LiveGame>} id -> lobby game */
+const live = new Map();
 
 // A link to /?play=<level> (a sign-in's `next`, say) starts that game at once. A session
 // that lost its player meanwhile goes through the sign-in and comes back the same way.
+/** @typedef {{ level?: string, width?: number, height?: number, mines?: number }} NewGame */
+
+/** @param {NewGame} body */
 function signInThenPlay(body) {
   const back = body.level ? `/?play=${encodeURIComponent(body.level)}` : "/";
   location.href = "/signin?next=" + encodeURIComponent(back);
 }
 
+/** @param {NewGame} body */
 async function start(body) {
   if (!me()) {
     // Play first, sign up later (docs/GUESTS.md): a visitor plays at once as a guest.
     try {
       await playAsGuest();
     } catch (err) {
-      $("home-error").textContent = err.message;
+      $("home-error").textContent = messageOf(err);
       return;
     }
   }
@@ -33,28 +45,30 @@ async function start(body) {
     location.href = `/games/${g.id}`;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return signInThenPlay(body);
-    $("home-error").textContent = err.message;
+    $("home-error").textContent = messageOf(err);
   }
 }
 
-for (const card of document.querySelectorAll(".level-card")) {
-  card.addEventListener("click", () => start({ level: card.dataset.level }));
-}
-// At most width × height − 9 mines (RULES.md, Levels): the browser then explains a wrong
-// count itself, in its own language, before anything is sent.
-const customForm = $("custom");
+for (const card of $$(".level-card")) card.addEventListener("click", () => start({ level: card.dataset.level }));
+// At most width × height − 9 mines (RULES.md, Levels; the server's `kept_free`): the browser
+// then explains a wrong count itself, in its own language, before anything is sent.
+const customForm = $("custom", HTMLFormElement);
+/** @param {string} name */
+const field = (name) => /** @type {HTMLInputElement} */ (customForm.elements.namedItem(name));
 function limitMines() {
-  const w = Number(customForm.elements.width.value), h = Number(customForm.elements.height.value);
-  if (w >= 5 && h >= 5) customForm.elements.mines.max = String(w * h - 9);
+  const { min_side: least, kept_free: free } = SITE.custom;
+  const w = Number(field("width").value), h = Number(field("height").value);
+  if (w >= least && h >= least) field("mines").max = String(w * h - free);
 }
 customForm.addEventListener("input", limitMines);
 limitMines();
-$("custom").addEventListener("submit", (e) => {
+customForm.addEventListener("submit", (e) => {
   e.preventDefault();
-  const f = new FormData(e.target);
+  const f = new FormData(customForm);
   start({ width: Number(f.get("width")), height: Number(f.get("height")), mines: Number(f.get("mines")) });
 });
 
+/** @param {LiveGame} g  @param {string} linkText */
 function gameLine(g, linkText) {
   return el(
     "li",
@@ -74,8 +88,11 @@ function gameLine(g, linkText) {
   );
 }
 
+/** @param {string} state */
 function stateLabel(state) {
-  return { new: gettext("ready"), playing: gettext("playing"), paused: gettext("paused"), won: gettext("won"), lost: gettext("lost") }[state] || state;
+  /** @type {Record<string, string>} */
+  const names = { new: gettext("ready"), playing: gettext("playing"), paused: gettext("paused"), won: gettext("won"), lost: gettext("lost") };
+  return names[state] || state;
 }
 
 function drawLive() {
@@ -98,25 +115,31 @@ async function loadLiveByRest() {
   }
 }
 
+/** @param {import("./live.js").Frame} msg */
+function onLobby(msg) {
+  if (msg.type === "live" && Array.isArray(msg.games)) {
+    live.clear();
+    for (const g of msg.games) live.set(g.id, g);
+  } else if (msg.type === "game_started" && msg.id) {
+    live.set(msg.id, /** @type {LiveGame} */ ({ ...msg, state: msg.state || "new" }));
+  } else if (msg.type === "game_ended" && msg.id) {
+    live.delete(msg.id);
+  } else {
+    return;
+  }
+  drawLive();
+}
+
+// The lobby socket keeps the list fresh (its first frame is the whole list, `live`); while it
+// is down the list is read again now and then.
 function connectLobby() {
-  const ws = openSocket("/ws/live", (msg) => {
-    if (msg.type === "live" && Array.isArray(msg.games)) {
-      live.clear();
-      for (const g of msg.games) live.set(g.id, g);
-      $("live-on").hidden = false;
-    } else if (msg.type === "game_started" && msg.id) {
-      live.set(msg.id, { ...msg, state: msg.state || "new" });
-    } else if (msg.type === "game_ended" && msg.id) {
-      live.delete(msg.id);
-    } else {
-      return;
-    }
-    drawLive();
-  });
-  if (!ws) return;
-  ws.addEventListener("close", () => {
-    $("live-on").hidden = true;
-    setTimeout(connectLobby, 5000);
+  followSocket("/ws/live", {
+    onFrame: onLobby,
+    upOn: "live",
+    onUp: () => ($("live-on").hidden = false),
+    onDown: () => ($("live-on").hidden = true),
+    poll: loadLiveByRest,
+    pollMs: 10000,
   });
 }
 
@@ -128,6 +151,7 @@ async function loadCurrent() {
     // One request, one snapshot: three (one per state) could each miss a game that was
     // pausing itself meanwhile (the page just left pauses it), as playing and as paused.
     const page = await api("GET", `/api/games?user=${user}&state=playing,paused,new&page_size=20`);
+    /** @type {LiveGame[]} */
     const running = page.results;
     if (running.length) {
       $("current-list").replaceChildren(...running.map((g) => gameLine(g, gettext("Continue"))));
@@ -147,7 +171,3 @@ if (wanted && document.querySelector(`.level-card[data-level="${CSS.escape(wante
 }
 
 loadLiveByRest().then(connectLobby);
-setInterval(() => {
-  // The lobby socket keeps the list fresh; without it, read it again now and then.
-  if ($("live-on").hidden) loadLiveByRest();
-}, 10000);

@@ -1,9 +1,16 @@
+// @ts-check
 // The three small live boards of "How to play" (RULES.md, The "How to play" page).
 // Their layouts are fixed here, so they play locally with the same rules as the server.
 import { gettext, fmt } from "./api.js";
+import { $$ } from "./dom.js";
 import { BoardView } from "./board.js";
 import { LocalBoard } from "./engine.js";
 
+/** An example board: its mines, the first tap it waits for, or (the chord) the cells left
+ * closed, the flags placed and the cells the legend marks.
+ * @typedef {{ width: number, height: number, mines: number[][], start?: number[], flags?: number[][], closed?: number[][], used?: number[], safe?: number[] }} Demo */
+
+/** @type {Record<string, Demo>} */
 const DEMOS = {
   // A first tap whose protected square is ringed by numbers: it opens exactly 9 cells.
   square: { width: 7, height: 7, mines: [[2, 1], [4, 1], [1, 3], [5, 3], [3, 5], [1, 5], [6, 0], [0, 6]], start: [3, 3] },
@@ -16,26 +23,34 @@ const DEMOS = {
   },
 };
 
+/** @param {HTMLElement} section */
 function setUp(section) {
-  const spec = DEMOS[section.dataset.demo];
+  const spec = DEMOS[section.dataset.demo || ""];
+  /** @param {number[]} cell  [x, y] */
   const idx = ([x, y]) => y * spec.width + x;
-  const out = section.querySelector(".demo-out");
-  let local, view, started;
+  const out = $$(".demo-out", HTMLElement, section)[0];
+  /** @type {LocalBoard} */
+  let local;
+  /** @type {BoardView} */
+  let view;
+  let started = false;
+  const { start, closed, flags = [], used, safe } = spec;
 
   // The page opens on the picture the rules describe (the first tap made, its square open);
   // "Start again" closes the board so the reader can make that tap.
+  /** @param {boolean} tapped  open on the picture after the first tap */
   const reset = (tapped) => {
     local = new LocalBoard(spec.width, spec.height, new Set(spec.mines.map(idx)));
-    started = !spec.start;
+    started = !start;
     const fresh = document.createElement("div"); // a new element: no listeners left from before
     fresh.className = "demo-board";
-    section.querySelector(".demo-board").replaceWith(fresh);
+    $$(".demo-board", HTMLElement, section)[0].replaceWith(fresh);
     view = new BoardView(fresh, {
       width: spec.width,
       height: spec.height,
       label: gettext("Example board"),
       onTap: (x, y) => {
-        if (!started && (x !== spec.start[0] || y !== spec.start[1])) return (out.textContent = gettext("Tap the framed cell."));
+        if (!started && start && (x !== start[0] || y !== start[1])) return (out.textContent = gettext("Tap the framed cell."));
         started = true;
         const v = local.view[y * spec.width + x];
         const changes = v >= "1" && v <= "8" ? local.chord(x, y) : local.reveal(x, y);
@@ -45,25 +60,27 @@ function setUp(section) {
       onChord: (x, y) => show(local.chord(x, y)),
       canLongPress: () => started,
     });
-    if (spec.closed) {
+    if (closed && used && safe) {
       // The chord example starts mid-game: everything open but a few cells, two flags placed.
-      const keepClosed = new Set([...spec.closed, ...spec.flags].map(idx));
+      const keepClosed = new Set([...closed, ...flags].map(idx));
       for (let i = 0; i < local.view.length; i++) if (!keepClosed.has(i)) local.view[i] = String(local.numbers[i]);
-      for (const f of spec.flags) local.view[idx(f)] = "F";
-      const marks = { [idx(spec.used)]: "m-used", [idx(spec.safe)]: "m-safe" };
-      for (const f of spec.flags) marks[idx(f)] = "m-mine";
+      for (const f of flags) local.view[idx(f)] = "F";
+      /** @type {Record<number, string>} */
+      const marks = { [idx(used)]: "m-used", [idx(safe)]: "m-safe" };
+      for (const f of flags) marks[idx(f)] = "m-mine";
       view.setRows(local.rows());
       view.setMarks(marks);
-    } else {
-      view.setMarks({ [idx(spec.start)]: "m-start" });
+    } else if (start) {
+      view.setMarks({ [idx(start)]: "m-start" });
     }
-    out.textContent = spec.start ? gettext("Tap the framed cell.") : "";
-    if (tapped && spec.start) {
+    out.textContent = start ? gettext("Tap the framed cell.") : "";
+    if (tapped && start) {
       started = true;
-      show(local.reveal(spec.start[0], spec.start[1]));
+      show(local.reveal(start[0], start[1]));
     }
   };
 
+  /** @param {import("./engine.js").Change[]} changes  @param {boolean} [flagOnly] */
   const show = (changes, flagOnly = false) => {
     view.apply(changes);
     if (flagOnly) return;
@@ -74,8 +91,8 @@ function setUp(section) {
     out.textContent = text;
   };
 
-  section.querySelector(".demo-reset").addEventListener("click", () => reset(false));
+  $$(".demo-reset", HTMLElement, section)[0].addEventListener("click", () => reset(false));
   reset(true);
 }
 
-document.querySelectorAll(".demo").forEach(setUp);
+$$(".demo").forEach(setUp);

@@ -1,21 +1,24 @@
+// @ts-check
 // Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s, streaks and race
 // ratings (API.md, Races),
 // rolling periods, pages, and "jump to my row" (?around=me). Humans | Bots switches every
 // board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
-import { api, ApiError, gettext, fmt, me, el, fmtTime, fmtNum, fmtDate, signInUrl, labelCells } from "./api.js";
+import { api, ApiError, gettext, fmt, me, fmtTime, fmtNum, fmtDate, signInUrl, messageOf } from "./api.js";
+import { $, $$, byId, el, labelCells } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
-const level = $("board-section").dataset.level;
+const level = $("board-section").dataset.level || "";
+const KINDS = ["times", "speed", "streaks", "races"];
 const params = new URLSearchParams(location.search);
 const view = {
-  kind: ["times", "speed", "streaks", "races"].includes(params.get("kind")) ? params.get("kind") : "times",
+  kind: KINDS.find((k) => k === params.get("kind")) || "times",
   period: params.get("period") || "all",
   sort: params.get("sort") || "best",
   page: Number(params.get("page")) || 1,
   players: params.get("players") === "bots" ? "bots" : "humans",
   around: false,
 };
-const emptyHumans = $("empty").textContent;
+const emptyHumans = $("empty").textContent || "";
+const ranking = $("ranking", HTMLTableElement);
 
 function url() {
   const q = new URLSearchParams();
@@ -42,31 +45,40 @@ function head() {
   else if (view.kind === "speed") cols.push(gettext("3BV/s"), gettext("When"));
   else if (view.kind === "streaks") cols.push(gettext("Best streak"), gettext("Current streak"));
   else cols.push(gettext("Rating"), gettext("Races"), gettext("Wins"), gettext("Podiums"));
-  const num = (i) => i === 0 || i === 2 || (view.kind === "streaks" && i === 3) || (view.kind === "races" && i >= 2);
+  const num = (/** @type {number} */ i) => i === 0 || i === 2 || (view.kind === "streaks" && i === 3) || (view.kind === "races" && i >= 2);
   return el("tr", {}, ...cols.map((c, i) => el("th", { scope: "col", class: num(i) ? "num" : null, text: c })));
 }
 
-// The day fits a phone's width; the hour is in the tooltip.
-const when = (r) => el("td", { text: fmtDate(r.achieved_at, false), title: fmtDate(r.achieved_at) });
+/** A row of a board (API.md, Leaderboards): rank and player, and the fields of its kind.
+ * @typedef {{ rank: number, player: string, game_id?: string | null, achieved_at?: string, time_ms?: number, bbbv_per_s?: string | number,
+ *   best_streak?: number, current_streak?: number, rating?: number, races?: number, wins?: number, podiums?: number }} BoardRow */
+/** A page of a board: the list's fields, and the visitor's own row (`me`).
+ * @typedef {{ count: number, next: string | null, previous: string | null, results: BoardRow[], me?: BoardRow | null }} BoardPage */
 
+// The day fits a phone's width; the hour is in the tooltip.
+const when = (/** @type {BoardRow} */ r) => el("td", { text: fmtDate(r.achieved_at, false), title: fmtDate(r.achieved_at) });
+
+/** @param {BoardRow} r */
 function row(r) {
   const mine = r.player === me();
   const player = el("td", {}, el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }));
   const cells = [el("td", { class: "num", text: String(r.rank) }), player];
-  const game = (text) => (r.game_id ? el("a", { href: `/games/${r.game_id}/replay`, title: gettext("Replay"), text }) : text);
+  const game = (/** @type {string} */ text) => (r.game_id ? el("a", { href: `/games/${r.game_id}/replay`, title: gettext("Replay"), text }) : text);
   if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), when(r));
   else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(fmtNum(Number(r.bbbv_per_s), 2))), when(r));
   else if (view.kind === "streaks") cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
-  else cells.push(...[Math.round(r.rating), r.races, r.wins, r.podiums].map((v) => el("td", { class: "num", text: String(v) })));
+  else cells.push(...[Math.round(Number(r.rating)), r.races, r.wins, r.podiums].map((v) => el("td", { class: "num", text: String(v) })));
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null }, ...cells);
 }
 
+/** @type {BoardPage | null} the page shown */
 let last = null;
 let loads = 0; // only the answer of the newest request is drawn (a quick Humans → Bots → Humans)
 
 // The page number of an answer, read from its neighbours' links (around=me picks the page).
+/** @param {BoardPage} data */
 function pageOf(data) {
-  const num = (link) => Number(new URL(link, location.href).searchParams.get("page") || 1);
+  const num = (/** @type {string} */ link) => Number(new URL(link, location.href).searchParams.get("page") || 1);
   if (data.next) return num(data.next) - 1;
   if (data.previous) return num(data.previous) + 1;
   return 1;
@@ -75,11 +87,11 @@ function pageOf(data) {
 // The switch, the label of the bot boards, and the level tabs, which keep the choice.
 function drawPlayers() {
   const bots = view.players === "bots";
-  for (const b of document.querySelectorAll("[data-players]")) b.setAttribute("aria-pressed", String(b.dataset.players === view.players));
+  for (const b of $$("[data-players]")) b.setAttribute("aria-pressed", String(b.dataset.players === view.players));
   $("players-label").hidden = !bots;
   if (bots) $("empty").textContent = gettext("No bot is on this board yet.");
   else $("empty").textContent = view.kind === "races" ? gettext("Nobody has a race rating at this level yet. Race to be the first!") : emptyHumans;
-  for (const a of document.querySelectorAll("#level-tabs a")) {
+  for (const a of $$("#level-tabs a", HTMLAnchorElement)) {
     const u = new URL(a.href);
     if (bots) u.searchParams.set("players", "bots");
     else u.searchParams.delete("players");
@@ -90,15 +102,16 @@ function drawPlayers() {
 async function load() {
   $("lb-error").textContent = "";
   drawPlayers();
-  for (const b of document.querySelectorAll("[data-kind]")) {
+  for (const b of $$("[data-kind]")) {
     b.setAttribute("aria-selected", String(b.dataset.kind === view.kind));
     b.tabIndex = b.dataset.kind === view.kind ? 0 : -1; // a tab list is one Tab stop
   }
   $("ranking-panel").setAttribute("aria-labelledby", "tab-" + view.kind);
   $("period-label").hidden = view.kind === "streaks" || view.kind === "races";
   $("sort-label").hidden = view.kind !== "streaks";
-  $("period").value = view.period;
-  $("sort").value = view.sort;
+  $("period", HTMLSelectElement).value = view.period;
+  $("sort", HTMLSelectElement).value = view.sort;
+  /** @type {BoardPage} */
   let data;
   const ticket = ++loads;
   try {
@@ -107,25 +120,26 @@ async function load() {
   } catch (err) {
     if (ticket !== loads) return;
     if (err instanceof ApiError && err.status === 401) return (location.href = signInUrl());
-    $("lb-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("Leaderboards are not available yet.") : err.message;
-    $("ranking").tHead.replaceChildren(head());
-    $("ranking").tBodies[0].replaceChildren();
+    $("lb-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("Leaderboards are not available yet.") : messageOf(err);
+    ranking.tHead?.replaceChildren(head());
+    ranking.tBodies[0].replaceChildren();
     return;
   }
   last = data;
   const results = data.results || [];
   if (view.around) view.page = pageOf(data);
-  $("ranking").tHead.replaceChildren(head());
+  ranking.tHead?.replaceChildren(head());
   const rows = results.map(row);
   // Your own row stays in sight: after the page when you rank elsewhere (API.md: `me`).
-  if (data.me && !results.some((r) => r.player === data.me.player)) {
-    rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: String(view.kind === "races" ? 6 : 4), text: "⋯" })), row(data.me));
+  const own = data.me;
+  if (own && !results.some((/** @type {BoardRow} */ r) => r.player === own.player)) {
+    rows.push(el("tr", { class: "gap", "aria-hidden": "true" }, el("td", { colspan: String(view.kind === "races" ? 6 : 4), text: "⋯" })), row(own));
   }
-  $("ranking").tBodies[0].replaceChildren(...rows);
-  labelCells($("ranking"));
+  ranking.tBodies[0].replaceChildren(...rows);
+  labelCells(ranking);
   $("empty").hidden = results.length > 0;
-  $("prev").disabled = !data.previous;
-  $("next").disabled = !data.next;
+  $("prev", HTMLButtonElement).disabled = !data.previous;
+  $("next", HTMLButtonElement).disabled = !data.next;
   $("page-no").textContent = results.length ? fmt(gettext("Ranks %(a)s–%(b)s of %(n)s"), { a: results[0].rank, b: results[results.length - 1].rank, n: data.count }) : "";
   if (view.around) {
     const mineRow = document.querySelector("#ranking tr.me");
@@ -136,35 +150,37 @@ async function load() {
   remember();
 }
 
-for (const b of document.querySelectorAll("[data-kind]")) {
+for (const b of $$("[data-kind]")) {
   b.addEventListener("click", () => {
-    view.kind = b.dataset.kind;
+    view.kind = b.dataset.kind || "times";
     view.page = 1;
     load();
   });
 }
 // Arrow keys move between the ranking tabs (the ARIA tabs pattern).
-document.querySelector("[role=tablist]").addEventListener("keydown", (e) => {
-  const tabs = [...document.querySelectorAll("[data-kind]")];
-  const i = tabs.indexOf(document.activeElement);
+$$("[role=tablist]")[0].addEventListener("keydown", (e) => {
+  const tabs = $$("[data-kind]");
+  const i = tabs.findIndex((t) => t === document.activeElement);
   if (i < 0 || !["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key)) return;
   e.preventDefault();
   const j = e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : (i + (e.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length;
   tabs[j].focus();
   tabs[j].click();
 });
-for (const b of document.querySelectorAll("[data-players]")) {
+for (const b of $$("[data-players]")) {
   b.addEventListener("click", () => {
     if (view.players === b.dataset.players) return;
-    view.players = b.dataset.players;
+    view.players = b.dataset.players === "bots" ? "bots" : "humans";
     view.page = 1;
     load();
   });
 }
-$("period").addEventListener("change", (e) => ((view.period = e.target.value), (view.page = 1), load()));
-$("sort").addEventListener("change", (e) => ((view.sort = e.target.value), (view.page = 1), load()));
+const period = $("period", HTMLSelectElement);
+const sort = $("sort", HTMLSelectElement);
+period.addEventListener("change", () => ((view.period = period.value), (view.page = 1), load()));
+sort.addEventListener("change", () => ((view.sort = sort.value), (view.page = 1), load()));
 $("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));
 $("next").addEventListener("click", () => last && last.next && ((view.page += 1), load()));
-const jump = $("jump-me");
+const jump = byId("jump-me"); // only for a signed-in visitor
 if (jump) jump.addEventListener("click", () => ((view.around = true), load()));
 load();

@@ -1,8 +1,10 @@
+// @ts-check
 // Site menu, language switch and sign-out. Opening a menu tells the page (event "menuopen"),
 // so a running game pauses itself (RULES.md, Time).
 import { api } from "./api.js";
+import { $, $$, byId } from "./dom.js";
 
-const menu = document.getElementById("site-menu");
+const menu = $("site-menu", HTMLDetailsElement);
 const wide = window.matchMedia("(min-width: 760px)");
 
 function syncMenu() {
@@ -17,17 +19,18 @@ wide.addEventListener("change", syncMenu);
 menu.addEventListener("toggle", () => {
   if (menu.open && !wide.matches) window.dispatchEvent(new CustomEvent("menuopen"));
 });
-menu.querySelector("summary").addEventListener("click", (e) => {
+$$("summary", HTMLElement, menu)[0].addEventListener("click", (e) => {
   if (wide.matches) e.preventDefault(); // nothing to fold on a wide screen
 });
 
-const select = document.getElementById("language-select");
-if (select) {
+const select = byId("language-select");
+if (select instanceof HTMLSelectElement && select.form) {
+  const form = select.form;
   select.addEventListener("focus", () => window.dispatchEvent(new CustomEvent("menuopen")));
-  select.addEventListener("change", () => select.form.submit());
+  select.addEventListener("change", () => form.submit());
 }
 
-const signout = document.getElementById("signout");
+const signout = byId("signout");
 if (signout) {
   signout.addEventListener("click", async () => {
     window.dispatchEvent(new CustomEvent("menuopen"));

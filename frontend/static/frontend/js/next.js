@@ -1,3 +1,4 @@
+// @ts-check
 // Where to go after signing in or up: `?next=` only when it is a page of this site, else "/".
 // Browsers read "\" as "/" and drop tabs and newlines inside URLs, so "/\evil.example" and
 // "/\t/evil.example" would leave the site like "//evil.example". Accepted: a single "/", then a
@@ -5,6 +6,7 @@
 const SAME_SITE_PATH = /^\/[^/\\]/;
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\s]/u;
 
+/** @param {unknown} raw  @param {string} [origin]  @returns {string} */
 export function safeNext(raw, origin = location.origin) {
   if (typeof raw !== "string" || !SAME_SITE_PATH.test(raw) || CONTROL_OR_SPACE.test(raw)) return "/";
   let url;

@@ -1,16 +1,22 @@
+// @ts-check
 // A player's profile (API.md, profiles): stats per level, a chart of recent winning times
 // (inline SVG, no library) and the newest ended games with links to their replays.
-import { api, ApiError, gettext, fmt, el, fmtTime, fmtNum, fmtDate, levelLabel, labelCells } from "./api.js";
+import { api, ApiError, gettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
+import { $, el, labelCells } from "./dom.js";
+import { levelLabel, SITE } from "./constants.js";
 
-const $ = (id) => document.getElementById(id);
-const username = $("profile").dataset.username;
-const ORDER = ["beginner", "intermediate", "hard", "expert", "extreme", "marathon", "custom"];
+const username = $("profile").dataset.username || "";
+// The levels as the server lists them, easiest first, then custom boards.
+const ORDER = [...SITE.levels.map((l) => l.name), "custom"];
+/** @type {any} the profile read (API.md, GET /api/users/{name}) */
 let profile = null;
 
+/** @param {number | null | undefined} x */
 function pct(x) {
   return x === null || x === undefined ? "—" : Math.round(x * 100) + " %";
 }
 
+/** @param {Record<string, any>} stats  per level (API.md, profile `stats`) */
 function statsRows(stats) {
   return ORDER.filter((lv) => stats[lv]).map((lv) => {
     const s = stats[lv];
@@ -31,6 +37,7 @@ function statsRows(stats) {
 }
 
 const SVG = "http://www.w3.org/2000/svg";
+/** An SVG element of the chart. @param {string} tag  @param {Record<string, string | number>} attrs  @param {string} [text] */
 function svg(tag, attrs, text) {
   const n = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
@@ -40,25 +47,28 @@ function svg(tag, attrs, text) {
 
 // The chart shows up to this many of the player's newest solo wins at the chosen level.
 const CHART_GAMES = 100;
+/** @type {Record<string, any[]>} the chart's games per level, read once */
 const chartCache = {};
 
 /** The player's newest won solo games at `level` (GET /api/games), oldest first. */
+/** @param {string} level */
 async function chartGames(level) {
   if (!chartCache[level]) {
     const user = encodeURIComponent(username);
+    /** @type {any[]} */
     let games = [];
     try {
       const page = await api("GET", `/api/games?user=${user}&level=${level}&state=won&page_size=${CHART_GAMES}`);
-      games = page.results.filter((g) => g.race === null && g.elapsed_ms !== null);
+      games = page.results.filter((/** @type {any} */ g) => g.race === null && g.elapsed_ms !== null);
     } catch (err) {
-      games = (profile.recent_games || []).filter((g) => g.level === level && g.state === "won");
+      games = (profile.recent_games || []).filter((/** @type {any} */ g) => g.level === level && g.state === "won");
     }
     chartCache[level] = games.sort((a, b) => (a.ended_at < b.ended_at ? -1 : 1));
   }
   return chartCache[level];
 }
 
-/** A line chart of the winning times at one level, oldest to newest. */
+/** A line chart of the winning times at one level, oldest to newest. @param {string} level */
 async function drawChart(level) {
   const games = await chartGames(level);
   const box = $("chart");
@@ -72,10 +82,10 @@ async function drawChart(level) {
   // Round steps for the grid (1, 2 or 5 times a power of ten): 0 s, 10 s, 20 s…
   const raw = (Math.max(...times) * 1.05) / 4 || 1;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw);
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) || 10 * mag;
   const max = step * 4;
-  const x = (i) => (games.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (games.length - 1));
-  const y = (s) => T + (H - T - B) * (1 - s / max);
+  const x = (/** @type {number} */ i) => (games.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (games.length - 1));
+  const y = (/** @type {number} */ s) => T + (H - T - B) * (1 - s / max);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": fmt(gettext("Winning times at %(level)s, oldest to newest"), { level: levelLabel(level) }) });
   for (let k = 0; k <= 4; k++) {
     const v = step * k;
@@ -93,6 +103,7 @@ async function drawChart(level) {
   box.replaceChildren(chart);
 }
 
+/** @param {any} g  a recent game of the profile */
 function recentRow(g) {
   const outcome = g.state === "won" ? gettext("won") : gettext("lost");
   return el(
@@ -106,6 +117,7 @@ function recentRow(g) {
 
 // --- races (GET /api/users/{name}/races, docs/RACES.md) ---------------------------------------
 
+/** @param {Record<string, any>} levels  the race statistics per level */
 function raceStatsRows(levels) {
   return ORDER.filter((lv) => levels[lv]).map((lv) => {
     const r = levels[lv];
@@ -121,6 +133,7 @@ function raceStatsRows(levels) {
   });
 }
 
+/** @param {any} h  a race of the player's history */
 function raceRow(h) {
   const place = h.place ? fmt(gettext("place %(n)s of %(total)s"), { n: h.place, total: h.racers }) : "—";
   const rating = h.rated && h.rating_before !== null && h.rating_after !== null ? `${h.rating_before} → ${h.rating_after}` : gettext("not rated");
@@ -134,13 +147,15 @@ function raceRow(h) {
   );
 }
 
+/** @param {any} races  GET /api/users/{name}/races, or null when it could not be read */
 function drawRaces(races) {
   const r = races || { levels: {}, races: 0, wins: 0, podiums: 0, history: [] };
   $("race-totals").textContent = fmt(gettext("%(races)s races, %(wins)s wins, %(podiums)s podiums"), { races: r.races || 0, wins: r.wins || 0, podiums: r.podiums || 0 });
   const rows = raceStatsRows(r.levels || {});
-  $("race-stats").hidden = !rows.length;
-  $("race-stats").tBodies[0].replaceChildren(...rows);
-  labelCells($("race-stats"));
+  const table = $("race-stats", HTMLTableElement);
+  table.hidden = !rows.length;
+  table.tBodies[0].replaceChildren(...rows);
+  labelCells(table);
   const history = r.history || [];
   $("race-history").replaceChildren(...history.map(raceRow));
   if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
@@ -150,14 +165,15 @@ function drawRaces(races) {
   try {
     profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
   } catch (err) {
-    $("profile-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("No such player.") : err.message;
+    $("profile-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("No such player.") : messageOf(err);
     return;
   }
   $("bot-badge").hidden = profile.kind !== "bot"; // RULES.md, Fair play: bots are declared
   $("joined").textContent = fmt(gettext("Playing since %(date)s"), { date: fmtDate(profile.date_joined) });
-  $("stats").tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
-  labelCells($("stats"));
-  const select = $("chart-level");
+  const stats = $("stats", HTMLTableElement);
+  stats.tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
+  labelCells(stats);
+  const select = $("chart-level", HTMLSelectElement);
   // Start on the level the player has played most (their statistics, not the last games).
   const charted = new Set([...select.options].map((o) => o.value));
   const played = ORDER.filter((lv) => charted.has(lv))

@@ -1,44 +1,61 @@
+// @ts-check
 // One race (API.md and RULES.md, Races): the room before the start, the 3-2-1 countdown to
 // the server's `starts_at`, then the racer's own board (the game page's modules, mounted on
 // the racer's own Game) and every racer's progress bar from the race socket, and at the end
 // the results and every board. No rival cell ever reaches this page before the end: the
 // race socket carries counts only, and a rival's Game has `board: null` until then.
-import { api, gettext, fmt, el, me, fmtTime, fmtClock } from "./api.js";
+// The socket, its reconnection and the seq order are live.js's, as on the game page.
+import { api, gettext, fmt, me, fmtTime, fmtClock } from "./api.js";
+import { $, el } from "./dom.js";
+import { SITE } from "./constants.js";
+import { followSocket, SeqOrder } from "./live.js";
 import { BoardView } from "./board.js";
 import { mountGame } from "./game.js";
-import { raceMessage, raceCall, myRacer, isRacer, racerStateText, raceStateText, raceSize, roomRacers, copyLink, followRace, placeText } from "./race_common.js";
+import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText } from "./race_common.js";
 
-const $ = (id) => document.getElementById(id);
+/** @typedef {import("./race_common.js").Race} Race */
+/** @typedef {import("./race_common.js").Racer} Racer */
+/** @typedef {import("./live.js").Frame} Frame */
+
 const root = $("race");
-const raceId = root.dataset.raceId;
+const raceId = root.dataset.raceId || "";
 const path = (tail = "") => `/api/races/${raceId}${tail}`;
-const COUNTDOWN_MS = 3000; // RULES.md, Races: the server starts the race 3 s after the countdown begins
 
+/** @type {Race | null} */
 let race = null;
-let seq = -1;
-let mine = null; // the mounted game of the racer's own board ({s, view, feed}), once started
+const order = new SeqOrder(reread); // a gap re-reads the race (the server sends a fresh `state` too)
+/** @type {ReturnType<typeof mountGame> | null} the racer's own board, mounted once started */
+let mine = null;
 let finalDrawn = false;
-const clocks = new Map(); // player -> {base, at}: each racer's race clock, ticking locally
-let countdown = null; // {until: performance.now() deadline, timer}
+/** @type {Map<string, { base: number, at: number }>} each racer's race clock, ticking locally */
+const clocks = new Map();
+/** @type {{ until: number, timer: ReturnType<typeof setInterval> | undefined } | null} */
+let countdown = null; // until: the performance.now() deadline
 
+/** The race shown: the page draws nothing before the first Race is read. */
+const shown = () => /** @type {Race} */ (race);
+
+/** @param {string} [text] */
 function say(text) {
   $("race-error").textContent = text || "";
 }
 
 // --- the whole race --------------------------------------------------------------------------
 
-/** A whole Race (REST, or a socket message that carries it): it replaces what the page knew. */
+/** A whole Race (REST, or a socket message that carries it): it replaces what the page knew.
+ * @param {Race} r */
 function take(r) {
-  if (race && r.seq < seq) return; // older than what is shown
+  if (!order.current(r.seq)) return; // older than what is shown
   const was = race ? race.state : null;
   race = r;
-  seq = r.seq;
+  order.seq = r.seq;
   for (const x of r.racers) clocks.set(x.player, { base: x.elapsed_ms, at: performance.now() });
   draw(was);
 }
 
+/** @param {string | null} was  the state shown before */
 function draw(was) {
-  const r = race;
+  const r = shown();
   root.dataset.state = r.state;
   $("race-title").textContent = fmt(gettext("Race · %(level)s"), { level: raceSize(r).split(" · ")[0] });
   document.title = $("race-title").textContent + " · Démineur";
@@ -55,7 +72,7 @@ function draw(was) {
 // --- the room --------------------------------------------------------------------------------
 
 function drawRoom() {
-  const r = race;
+  const r = shown();
   const before = r.state === "open" || r.state === "countdown";
   $("race-room").hidden = !before;
   if (!before) return;
@@ -64,17 +81,17 @@ function drawRoom() {
   const you = myRacer(r);
   const inside = isRacer(r);
   const open = r.state === "open";
-  const count = r.racers.filter((x) => x.state !== "left").length;
+  const count = inRoom(r).length;
   $("race-join").hidden = !open || inside || !me() || count >= r.max_players;
   const ready = $("race-ready");
   ready.hidden = !open || !inside;
-  if (inside) {
+  if (inside && you) {
     ready.setAttribute("aria-pressed", String(you.ready));
     ready.textContent = you.ready ? gettext("Ready ✓ (tap to wait)") : gettext("I am ready");
     ready.classList.toggle("btn-ready", you.ready);
   }
   $("race-start").hidden = !open || r.host !== me();
-  $("race-start").disabled = count < 2;
+  $("race-start", HTMLButtonElement).disabled = count < SITE.race.min_racers;
   $("race-leave").hidden = !inside;
   let hint = "";
   if (open) {
@@ -86,6 +103,8 @@ function drawRoom() {
 
 $("copy-link").addEventListener("click", () => race && copyLink(race, $("copy-done")));
 
+/** A request of the room (join, ready, start, leave); true once its Race is drawn.
+ * @param {string} action  @param {unknown} [body] */
 async function act(action, body) {
   say("");
   try {
@@ -110,6 +129,7 @@ $("race-leave").addEventListener("click", async () => {
 // --- the countdown ---------------------------------------------------------------------------
 
 function drawCountdown() {
+  const race = shown();
   const box = $("race-countdown");
   if (race.state !== "countdown") {
     if (countdown) clearInterval(countdown.timer);
@@ -126,10 +146,10 @@ function drawCountdown() {
   }
   if (countdown) return;
   // The server's instant, as given: how long until it, by this device's clock, but never
-  // more than the 3 s a countdown lasts (a clock set wrong cannot stretch it). The race
-  // itself starts when the server says `started`; this page never sends a time.
-  const left = Math.max(0, Math.min(COUNTDOWN_MS, Date.parse(race.starts_at) - Date.now()));
-  countdown = { until: performance.now() + left, timer: 0 };
+  // more than a countdown lasts (the server's, 3 s; a clock set wrong cannot stretch it). The
+  // race itself starts when the server says `started`; this page never sends a time.
+  const left = Math.max(0, Math.min(SITE.race.countdown_ms, Date.parse(race.starts_at || "") - Date.now()));
+  countdown = { until: performance.now() + left, timer: undefined };
   box.hidden = false;
   box.dataset.shown = "1";
   const tick = () => {
@@ -142,7 +162,9 @@ function drawCountdown() {
 
 // --- progress: every racer's counts ----------------------------------------------------------
 
+/** @param {Racer} x */
 function elapsedOf(x) {
+  const race = shown();
   const c = clocks.get(x.player);
   if (!c) return x.elapsed_ms;
   if (x.state !== "racing" || race.state !== "running") return c.base;
@@ -150,13 +172,16 @@ function elapsedOf(x) {
 }
 
 /** My place, once it is decided: a winner's is (RULES.md: winners by time, and a racer still
- * racing can only win later); anyone else's comes at the end. */
+ * racing can only win later); anyone else's comes at the end.
+ * @param {Racer} you */
 function decidedPlace(you) {
+  const race = shown();
   if (race.state === "finished") return you.place;
   if (you.state !== "won") return null;
   return 1 + race.racers.filter((x) => x.state === "won" && x.player !== you.player && x.elapsed_ms < you.elapsed_ms).length;
 }
 
+/** @param {Racer} x */
 function bar(x) {
   const pct = x.safe_cells ? Math.round((100 * x.opened) / x.safe_cells) : 0;
   const you = x.player === me();
@@ -181,7 +206,7 @@ function bar(x) {
 }
 
 function drawProgress() {
-  const r = race;
+  const r = shown();
   const show = r.state === "running";
   $("race-progress").hidden = !show;
   if (!show) return;
@@ -203,11 +228,11 @@ setInterval(() => {
   }
 }, 200);
 
-/** `progress` / `finished`: one racer's counts (never a cell). */
+/** `progress` / `finished`: one racer's counts (never a cell). They are the racer's newest,
+ * so they are drawn even after a gap, while the race is read again.
+ * @param {Frame} msg */
 function onProgress(msg) {
-  if (!race || msg.seq <= seq) return;
-  const gap = msg.seq !== seq + 1;
-  seq = msg.seq;
+  if (!race || order.step(msg.seq ?? -1) === "old") return;
   const x = race.racers.find((y) => y.player === msg.player);
   if (x) {
     x.opened = msg.opened ?? x.opened;
@@ -216,14 +241,14 @@ function onProgress(msg) {
     x.elapsed_ms = msg.elapsed_ms;
     clocks.set(x.player, { base: msg.elapsed_ms, at: performance.now() });
   }
-  race.seq = msg.seq;
+  race.seq = order.seq;
   drawProgress();
-  if (gap) reread(); // the server sends a fresh `state` too; REST makes sure
 }
 
 // --- the racer's own board --------------------------------------------------------------------
 
 function drawMyGame() {
+  const race = shown();
   const you = myRacer(race);
   const started = race.state === "running" || race.state === "finished";
   if (!you || !you.game || !started) return;
@@ -237,12 +262,14 @@ function drawMyGame() {
 
 // --- the end -----------------------------------------------------------------------------------
 
+/** @param {Racer} x */
 function ratingText(x) {
   if (x.rating_before === null || x.rating_after === null) return "—";
   const d = x.rating_after - x.rating_before;
   return `${x.rating_before} → ${x.rating_after} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
 }
 
+/** @param {Racer} x */
 function resultRow(x) {
   const you = x.player === me();
   return el(
@@ -258,10 +285,11 @@ function resultRow(x) {
   );
 }
 
+/** @param {boolean} fresh  the race has just ended on this page */
 function drawResults(fresh) {
-  const r = race;
+  const r = shown();
   $("race-results").hidden = false;
-  $("results").tBodies[0].replaceChildren(...r.racers.map(resultRow));
+  $("results", HTMLTableElement).tBodies[0].replaceChildren(...r.racers.map(resultRow));
   const you = myRacer(r);
   if (you && you.place) say("");
   if (fresh && mine) mine.feed.refetch(); // the layout of my own game is public now
@@ -274,7 +302,7 @@ function drawResults(fresh) {
 /** Every rival's board, now that the race is over (RULES.md: then every board is public). */
 async function drawFinalBoards() {
   const box = $("final-boards");
-  const others = race.racers.filter((x) => x.game && x.player !== me());
+  const others = shown().racers.filter((x) => x.game && x.player !== me());
   box.replaceChildren();
   for (const x of others) {
     const fig = el("figure", { class: "final-board", "data-player": x.player });
@@ -307,6 +335,7 @@ async function reread() {
   }
 }
 
+/** @param {Frame} msg */
 function onMessage(msg) {
   switch (msg.type) {
     case "state":
@@ -318,7 +347,7 @@ function onMessage(msg) {
     case "countdown":
     case "started":
     case "ended":
-      if (msg.race && msg.seq > seq) take(msg.race);
+      if (msg.race && order.where(msg.seq ?? -1) !== "old") take(msg.race);
       break;
     case "progress":
     case "finished":
@@ -337,6 +366,7 @@ function onMessage(msg) {
     say(raceMessage(err));
     return;
   }
-  followRace(raceId, onMessage, reread);
+  // While the socket is down the race is read over REST every 2 s (live.js reconnects).
+  followSocket(`/ws/races/${raceId}`, { onFrame: onMessage, poll: reread, pollMs: 2000 });
 })();
 

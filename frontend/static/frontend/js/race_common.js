@@ -1,9 +1,49 @@
+// @ts-check
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
-// race socket, the words for a racer's state and the race errors, the room's racer list
-// and the "copy the link" button (API.md, Races).
-import { api, ApiError, gettext, fmt, el, me, openSocket, levelLabel, signInUrl } from "./api.js";
+// words for a racer's state and the race errors, the room's racer list and the "copy the
+// link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
+import { api, ApiError, gettext, fmt, me, signInUrl } from "./api.js";
+import { el } from "./dom.js";
+import { levelLabel } from "./constants.js";
 
-/** The server's race refusals in the page's language (API.md, Races); others keep theirs. */
+/**
+ * One racer of a Race (API.md, Races).
+ * @typedef {object} Racer
+ * @property {string} player
+ * @property {string} [player_kind]
+ * @property {"waiting" | "racing" | "won" | "lost" | "left"} state
+ * @property {boolean} ready
+ * @property {string | null} game  the racer's own game, once the race started
+ * @property {number} opened  safe cells opened
+ * @property {number} safe_cells
+ * @property {number} flags
+ * @property {number} elapsed_ms
+ * @property {number | null} place
+ * @property {number | null} rating_before
+ * @property {number | null} rating_after
+ */
+
+/**
+ * A Race (API.md, Races): the fields the pages read.
+ * @typedef {object} Race
+ * @property {string} id
+ * @property {string} code
+ * @property {string} level
+ * @property {number} width
+ * @property {number} height
+ * @property {number} mines
+ * @property {"open" | "countdown" | "running" | "finished" | "cancelled"} state
+ * @property {number} seq
+ * @property {string | null} host
+ * @property {number} max_players
+ * @property {boolean} rated
+ * @property {string | null} starts_at
+ * @property {number} time_limit_ms
+ * @property {Racer[]} racers
+ */
+
+/** The server's race refusals in the page's language (API.md, Races); others keep theirs.
+ * @param {unknown} err */
 export function raceMessage(err) {
   if (!(err instanceof ApiError)) return String(err);
   switch (err.code) {
@@ -18,7 +58,9 @@ export function raceMessage(err) {
   }
 }
 
-/** A request about a race; a 401 sends the visitor to sign in and back. */
+/** A request about a race; a 401 sends the visitor to sign in and back.
+ * @param {string} method  @param {string} path  @param {unknown} [body]
+ * @returns {Promise<any>} */
 export async function raceCall(method, path, body) {
   try {
     return await api(method, path, body);
@@ -28,14 +70,21 @@ export async function raceCall(method, path, body) {
   }
 }
 
+/** @param {{ id: string }} race */
 export const racePath = (race) => `/races/${race.id}`;
+/** @param {{ id: string }} race */
 export const raceLink = (race) => new URL(racePath(race), location.href).href;
+/** The visitor's own racer in `race`, if any. @param {Race | null} race @returns {Racer | null} */
 export const myRacer = (race) => (race && me() ? race.racers.find((r) => r.player === me()) || null : null);
+/** The visitor races in `race` (and has not left it). @param {Race | null} race */
 export const isRacer = (race) => {
   const r = myRacer(race);
   return !!r && r.state !== "left";
 };
+/** The racers still in the room (the count against `max_players`). @param {Race} race */
+export const inRoom = (race) => race.racers.filter((r) => r.state !== "left");
 
+/** @param {string} state */
 export function racerStateText(state) {
   switch (state) {
     case "waiting": return gettext("waiting");
@@ -47,6 +96,7 @@ export function racerStateText(state) {
   }
 }
 
+/** @param {string} state */
 export function raceStateText(state) {
   switch (state) {
     case "open": return gettext("Waiting for racers");
@@ -58,29 +108,28 @@ export function raceStateText(state) {
   }
 }
 
-/** "Beginner · 9 × 9, 10 mines" */
+/** "Beginner · 9 × 9, 10 mines" @param {Race} race */
 export function raceSize(race) {
   return `${levelLabel(race.level)} · ${race.width} × ${race.height}, ${race.mines} ` + gettext("mines");
 }
 
-/** The room's list of racers: the host, who is ready. */
+/** The room's list of racers: the host, who is ready. @param {Race} race */
 export function roomRacers(race) {
-  return race.racers
-    .filter((r) => r.state !== "left")
-    .map((r) =>
-      el(
-        "li",
-        { "data-player": r.player, "data-ready": String(r.ready), class: r.player === me() ? "me" : null },
-        el("span", { class: "ready-mark " + (r.ready ? "is-ready" : ""), "aria-hidden": "true", text: r.ready ? "✓" : "…" }),
-        el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }),
-        r.player_kind === "bot" ? el("span", { class: "badge badge-bot", text: gettext("Bot") }) : null,
-        r.player === race.host ? el("span", { class: "badge badge-host", text: gettext("Host") }) : null,
-        el("span", { class: "muted ready-text", text: r.ready ? gettext("Ready") : gettext("Not ready") }),
-      ),
-    );
+  return inRoom(race).map((r) =>
+    el(
+      "li",
+      { "data-player": r.player, "data-ready": String(r.ready), class: r.player === me() ? "me" : null },
+      el("span", { class: "ready-mark " + (r.ready ? "is-ready" : ""), "aria-hidden": "true", text: r.ready ? "✓" : "…" }),
+      el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }),
+      r.player_kind === "bot" ? el("span", { class: "badge badge-bot", text: gettext("Bot") }) : null,
+      r.player === race.host ? el("span", { class: "badge badge-host", text: gettext("Host") }) : null,
+      el("span", { class: "muted ready-text", text: r.ready ? gettext("Ready") : gettext("Not ready") }),
+    ),
+  );
 }
 
-/** Copy the race's link; `done` says it (or shows the link when the clipboard is refused). */
+/** Copy the race's link; `done` says it (or shows the link when the clipboard is refused).
+ * @param {Race} race  @param {HTMLElement} done */
 export async function copyLink(race, done) {
   const link = raceLink(race);
   try {
@@ -91,49 +140,7 @@ export async function copyLink(race, done) {
   }
 }
 
-/**
- * Follow a race's socket (/ws/races/{id}): `onMessage(msg)` for each message; while the
- * socket is down, `onDown()` is called every 2 s (the page re-reads the race over REST).
- * Returns { close() }.
- */
-export function followRace(raceId, onMessage, onDown) {
-  let ws = null;
-  let retry = 0;
-  let poll = null;
-  let closed = false;
-  function startPoll() {
-    if (!poll) poll = setInterval(onDown, 2000);
-  }
-  function connect() {
-    if (closed) return;
-    ws = openSocket(`/ws/races/${raceId}`, (msg) => {
-      if (msg.type === "state") {
-        retry = 0;
-        clearInterval(poll);
-        poll = null;
-      }
-      onMessage(msg);
-    });
-    if (!ws) return startPoll();
-    ws.addEventListener("close", () => {
-      ws = null;
-      if (closed) return;
-      startPoll();
-      retry = Math.min(retry + 1, 6);
-      setTimeout(connect, 1000 * retry);
-    });
-  }
-  connect();
-  return {
-    close() {
-      closed = true;
-      clearInterval(poll);
-      if (ws) ws.close();
-    },
-  };
-}
-
-/** "1st", "2nd"... in English; other languages say "place %(n)s". */
+/** "1st", "2nd"... in English; other languages say "place %(n)s". @param {number} n */
 export function placeText(n) {
   return fmt(gettext("place %(n)s"), { n });
 }

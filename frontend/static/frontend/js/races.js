@@ -1,13 +1,19 @@
+// @ts-check
 // The race lobby (API.md, Races): create a race, join one by its code or from the list of
 // open races, quick match per level (the queue, polled every second until matched), and the
 // visitor's own race with its code, link, ready toggle and the host's Start.
-import { api, ApiError, gettext, fmt, el, me, levelLabel, signInUrl } from "./api.js";
-import { raceMessage, raceCall, racePath, myRacer, isRacer, raceSize, raceStateText, roomRacers, copyLink } from "./race_common.js";
+import { api, ApiError, gettext, fmt, me, signInUrl } from "./api.js";
+import { $, $$, el } from "./dom.js";
+import { levelLabel } from "./constants.js";
+import { SITE } from "./constants.js";
+import { raceMessage, raceCall, racePath, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink } from "./race_common.js";
 
-const $ = (id) => document.getElementById(id);
+/** @typedef {import("./race_common.js").Race} Race */
+
 const QUEUE_POLL_MS = 1000;
 const LIST_MS = 5000;
 
+/** @param {string} [text] */
 function say(text) {
   $("races-error").textContent = text || "";
 }
@@ -20,23 +26,25 @@ const needSignIn = () => {
 
 // --- create, join by code ------------------------------------------------------------------
 
-$("create-race").addEventListener("submit", async (e) => {
+const createForm = $("create-race", HTMLFormElement);
+createForm.addEventListener("submit", async (e) => {
   e.preventDefault();
   if (needSignIn()) return;
-  const f = e.target;
+  const f = new FormData(createForm);
   say("");
   try {
-    const race = await raceCall("POST", "/api/races", { level: f.level.value, max_players: Number(f.max_players.value) });
+    const race = await raceCall("POST", "/api/races", { level: f.get("level"), max_players: Number(f.get("max_players")) });
     location.href = racePath(race);
   } catch (err) {
     say(raceMessage(err));
   }
 });
 
-$("join-code").addEventListener("submit", async (e) => {
+const joinForm = $("join-code", HTMLFormElement);
+joinForm.addEventListener("submit", async (e) => {
   e.preventDefault();
   if (needSignIn()) return;
-  const code = e.target.code.value.trim().toUpperCase();
+  const code = String(new FormData(joinForm).get("code") || "").trim().toUpperCase();
   if (!code) return;
   say("");
   try {
@@ -49,6 +57,7 @@ $("join-code").addEventListener("submit", async (e) => {
   }
 });
 
+/** @param {Race} race */
 async function join(race) {
   if (!isRacer(race)) await raceCall("POST", `/api/races/${race.id}/join`);
   location.href = racePath(race);
@@ -56,23 +65,29 @@ async function join(race) {
 
 // --- quick match -----------------------------------------------------------------------------
 
+/** A place in the quick-match queue (API.md, Races: GET /api/races/queue).
+ * @typedef {{ level: string, state: string, waited_ms?: number, race?: Race | null }} QueueEntry */
+
+/** @type {ReturnType<typeof setInterval> | null} */
 let queueTimer = null;
 
+/** @param {QueueEntry} q */
 function showWaiting(q) {
   const box = $("queue-wait");
   box.hidden = false;
   box.dataset.level = q.level;
   $("queue-text").textContent = fmt(gettext("Looking for rivals on %(level)s… %(s)s s"), { level: levelLabel(q.level), s: Math.floor((q.waited_ms || 0) / 1000) });
-  for (const b of document.querySelectorAll("[data-quick]")) b.setAttribute("aria-pressed", String(b.dataset.quick === q.level));
+  for (const b of $$("[data-quick]")) b.setAttribute("aria-pressed", String(b.dataset.quick === q.level));
 }
 
 function stopWaiting() {
-  clearInterval(queueTimer);
+  if (queueTimer) clearInterval(queueTimer);
   queueTimer = null;
   $("queue-wait").hidden = true;
-  for (const b of document.querySelectorAll("[data-quick]")) b.setAttribute("aria-pressed", "false");
+  for (const b of $$("[data-quick]")) b.setAttribute("aria-pressed", "false");
 }
 
+/** @param {QueueEntry} q */
 function onQueue(q) {
   if (q.state === "matched" && q.race) {
     stopWaiting();
@@ -91,7 +106,7 @@ async function pollQueue() {
   }
 }
 
-for (const b of document.querySelectorAll("[data-quick]")) {
+for (const b of $$("[data-quick]")) {
   b.setAttribute("aria-pressed", "false");
   b.addEventListener("click", async () => {
     if (needSignIn()) return;
@@ -115,8 +130,9 @@ $("queue-cancel").addEventListener("click", async () => {
 
 // --- open races and my race -----------------------------------------------------------------
 
+/** @param {Race} race */
 function openRow(race) {
-  const n = race.racers.filter((r) => r.state !== "left").length;
+  const n = inRoom(race).length;
   const inside = isRacer(race);
   const full = n >= race.max_players;
   const action = inside
@@ -137,11 +153,13 @@ function openRow(race) {
   );
 }
 
+/** @param {Race | null} race */
 async function drawMine(race) {
   const card = $("my-race");
   card.hidden = !race;
   if (!race) return;
   const you = myRacer(race);
+  if (!you) return; // only the visitor's own race is shown here
   const body = $("my-race-body");
   const copied = el("span", { class: "muted", role: "status" });
   const buttons = [];
@@ -157,8 +175,8 @@ async function drawMine(race) {
       }),
     );
     if (race.host === me()) {
-      const n = race.racers.filter((r) => r.state !== "left").length;
-      buttons.push(el("button", { type: "button", class: "btn btn-primary", id: "my-race-start", disabled: n < 2, text: gettext("Start"), onclick: () => roomAction(race, "start") }));
+      const n = inRoom(race).length;
+      buttons.push(el("button", { type: "button", class: "btn btn-primary", id: "my-race-start", disabled: n < SITE.race.min_racers, text: gettext("Start"), onclick: () => roomAction(race, "start") }));
     }
   }
   body.replaceChildren(
@@ -176,6 +194,7 @@ async function drawMine(race) {
   if (race.state === "countdown" || race.state === "running") location.href = racePath(race);
 }
 
+/** @param {Race} race  @param {string} action  @param {unknown} [body] */
 async function roomAction(race, action, body) {
   try {
     await raceCall("POST", `/api/races/${race.id}/${action}`, body);
@@ -194,7 +213,7 @@ async function loadLists() {
     let mineRace = rows.find(isRacer) || null;
     if (!mineRace && me()) {
       const active = await api("GET", "/api/races?state=countdown,running");
-      mineRace = (active.results || []).find((r) => isRacer(r) && ["racing", "waiting"].includes(myRacer(r).state)) || null;
+      mineRace = (active.results || []).find((/** @type {Race} */ r) => isRacer(r) && ["racing", "waiting"].includes(myRacer(r)?.state || "")) || null;
     }
     drawMine(mineRace);
   } catch (err) {

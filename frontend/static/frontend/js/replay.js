@@ -1,21 +1,36 @@
+// @ts-check
 // Replay a finished game move by move. The layout is public once the game has ended, so the
 // page rebuilds every step locally from the final board and GET /api/games/{id}/moves.
-import { api, ApiError, gettext, fmt, el, fmtTime, levelLabel } from "./api.js";
+import { api, ApiError, gettext, fmt, fmtTime, messageOf } from "./api.js";
+import { $, $$, el } from "./dom.js";
+import { levelLabel, SITE } from "./constants.js";
 import { BoardView } from "./board.js";
 import { LocalBoard, minesFromFinalBoard } from "./engine.js";
 
-const $ = (id) => document.getElementById(id);
 const gameId = $("replay").dataset.gameId;
+/** @returns {Record<string, string>} */
 const ACTION_NAMES = () => ({
   reveal: gettext("open"), flag: gettext("flag"), chord: gettext("chord"), pause: gettext("pause"),
   resume: gettext("resume"), resign: gettext("give up"), abandon: gettext("abandoned"),
 });
 
-let game, moves, frames, view, step = 0, timer = null;
+/** @type {any} the finished Game */
+let game;
+/** @type {any[]} its moves (API.md, GET /api/games/{id}/moves), pauses left out */
+let moves = [];
+/** @type {string[][]} the board after each move: frames[k] after k moves */
+let frames = [];
+/** @type {BoardView} */
+let view;
+let step = 0;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let timer = null;
+const scrub = $("scrub", HTMLInputElement);
 
 async function allMoves() {
   const out = [];
-  let url = `/api/games/${gameId}/moves?page_size=200`;
+  /** @type {string | null} the largest page the API gives (API.md, Lists) */
+  let url = `/api/games/${gameId}/moves?page_size=${SITE.max_page_size}`;
   while (url) {
     const page = await api("GET", url);
     out.push(...page.results);
@@ -41,10 +56,11 @@ function simulate() {
   frames[frames.length - 1] = game.board; // the server's own end picture: mines, wrong flags
 }
 
+/** @param {number} k */
 function show(k) {
   step = Math.max(0, Math.min(frames.length - 1, k));
   view.setRows(frames[step]);
-  $("scrub").value = String(step);
+  scrub.value = String(step);
   const m = moves[step - 1];
   const names = ACTION_NAMES();
   // The cell of the move just shown is framed, so each step is easy to follow.
@@ -63,7 +79,7 @@ function show(k) {
 }
 
 function stop() {
-  clearTimeout(timer);
+  if (timer) clearTimeout(timer);
   timer = null;
   $("play").textContent = gettext("Play");
 }
@@ -75,7 +91,7 @@ function play() {
   const tick = () => {
     if (step >= frames.length - 1) return stop();
     const here = step === 0 ? 0 : moves[step - 1].at_ms;
-    const wait = Math.min(1500, Math.max(60, (moves[step].at_ms - here) / Number($("speed").value)));
+    const wait = Math.min(1500, Math.max(60, (moves[step].at_ms - here) / Number($("speed", HTMLSelectElement).value)));
     timer = setTimeout(() => {
       show(step + 1);
       tick();
@@ -88,7 +104,7 @@ function play() {
   try {
     game = await api("GET", `/api/games/${gameId}`);
   } catch (err) {
-    $("replay-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("This game does not exist.") : err.message;
+    $("replay-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("This game does not exist.") : messageOf(err);
     return;
   }
   $("replay-title").textContent = fmt(gettext("Replay: %(player)s · %(level)s"), { player: game.player, level: levelLabel(game.level) });
@@ -101,7 +117,7 @@ function play() {
     (game.result_stats ? " · 3BV " + game.result_stats.bbbv : "");
   moves = (await allMoves()).filter((m) => m.action !== "pause" && m.action !== "resume");
   // The controls and the board appear only for a game that can be replayed.
-  for (const node of [document.querySelector(".replay-controls"), $("scrub"), $("board-wrap")]) node.hidden = false;
+  for (const node of [...$$(".replay-controls"), scrub, $("board-wrap")]) node.hidden = false;
   simulate();
   view = new BoardView($("board"), {
     width: game.width,
@@ -111,8 +127,8 @@ function play() {
   });
   const cell = Math.max(18, Math.min(34, Math.floor(($("board-wrap").clientWidth - 16) / game.width)));
   $("board-wrap").style.setProperty("--cell", cell + "px");
-  $("scrub").max = String(frames.length - 1);
-  $("scrub").addEventListener("input", (e) => (stop(), show(Number(e.target.value))));
+  scrub.max = String(frames.length - 1);
+  scrub.addEventListener("input", () => (stop(), show(Number(scrub.value))));
   $("first").addEventListener("click", () => (stop(), show(0)));
   $("back").addEventListener("click", () => (stop(), show(step - 1)));
   $("forward").addEventListener("click", () => (stop(), show(step + 1)));
@@ -120,7 +136,7 @@ function play() {
   $("play").addEventListener("click", play);
   // Arrow keys step through the moves when the focus is not on a control that uses them.
   document.addEventListener("keydown", (e) => {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest("select, input, [role=grid]")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey || (e.target instanceof Element && e.target.closest("select, input, [role=grid]"))) return;
     if (e.key === "ArrowLeft") (stop(), show(step - 1));
     else if (e.key === "ArrowRight") (stop(), show(step + 1));
     else return;
@@ -128,7 +144,9 @@ function play() {
   });
   if (!moves.length) {
     // Games imported without their moves (demo data) can still show how they ended.
-    for (const id of ["first", "back", "play", "forward", "last", "scrub", "speed"]) $(id).disabled = true;
+    for (const id of ["first", "back", "play", "forward", "last"]) $(id, HTMLButtonElement).disabled = true;
+    scrub.disabled = true;
+    $("speed", HTMLSelectElement).disabled = true;
     view.setRows(game.board);
     $("step-info").textContent = gettext("No moves were recorded for this game: here is how it ended.");
     return;

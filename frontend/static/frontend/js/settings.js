@@ -1,30 +1,38 @@
+// @ts-check
 // The player's settings (docs/FRONTEND.md, "Settings"): long-press delay, click on a number
 // chords, animations, sounds, theme. A signed-in player's live on the account
 // (GET/PATCH /api/me/settings; the page carries them in #account-settings, so they apply
 // before the first paint); a visitor's in this browser's localStorage, which is also the
 // cache of the signed-in player's. theme.js applies the theme and animations before the
-// first paint; this module keeps them applied and answers the game page.
+// first paint; this module keeps them applied and answers the game page. The defaults, the
+// long press's range and the themes are the server's (constants.js), as the account has them.
 import { api, me } from "./api.js";
+import { SITE } from "./constants.js";
+import { byId } from "./dom.js";
 
-export const DEFAULTS = Object.freeze({
-  long_press_ms: 450, // as accounts.services.SETTINGS_DEFAULTS
-  click_chords: true,
-  animations: true,
-  sounds: false,
-  theme: "system",
-});
-export const LONG_PRESS_RANGE = [200, 1500];
+/** @typedef {import("./constants.js").PlayerSettings} PlayerSettings */
+
+/** What a player gets for a setting never set (accounts.services.SETTINGS_DEFAULTS). */
+export const DEFAULTS = Object.freeze({ ...SITE.settings.defaults });
+const RANGE = SITE.settings.long_press_ms;
+const THEMES = SITE.settings.themes;
 const KEY = "demineur:settings";
-const THEMES = ["light", "dark", "system"];
 
-/** Only the known keys with values of the right kind. */
-function clean(values) {
+/** Only the known keys with values of the right kind.
+ * @param {unknown} raw
+ * @returns {Partial<PlayerSettings>} */
+function clean(raw) {
+  /** @type {Partial<PlayerSettings>} */
   const out = {};
-  if (!values || typeof values !== "object") return out;
+  if (!raw || typeof raw !== "object") return out;
+  const values = /** @type {Record<string, unknown>} */ (raw);
   const n = values.long_press_ms;
-  if (Number.isInteger(n) && n >= LONG_PRESS_RANGE[0] && n <= LONG_PRESS_RANGE[1]) out.long_press_ms = n;
-  for (const k of ["click_chords", "animations", "sounds"]) if (typeof values[k] === "boolean") out[k] = values[k];
-  if (THEMES.includes(values.theme)) out.theme = values.theme;
+  if (typeof n === "number" && Number.isInteger(n) && n >= RANGE.min && n <= RANGE.max) out.long_press_ms = n;
+  for (const k of /** @type {const} */ (["click_chords", "animations", "sounds"])) {
+    const v = values[k];
+    if (typeof v === "boolean") out[k] = v;
+  }
+  if (typeof values.theme === "string" && THEMES.includes(values.theme)) out.theme = values.theme;
   return out;
 }
 
@@ -38,6 +46,7 @@ function readLocal() {
   }
 }
 
+/** @param {Partial<PlayerSettings>} values */
 function writeLocal(values) {
   try {
     localStorage.setItem(KEY, JSON.stringify({ values, player: me() }));
@@ -46,17 +55,19 @@ function writeLocal(values) {
   }
 }
 
+/** @returns {Partial<PlayerSettings> | null} */
 function readAccount() {
-  const node = document.getElementById("account-settings");
+  const node = byId("account-settings");
   if (!node) return null;
   try {
-    return clean(JSON.parse(node.textContent));
+    return clean(JSON.parse(node.textContent || "null"));
   } catch (err) {
     return {};
   }
 }
 
-let saved = {}; // what the player set (defaults left out)
+/** @type {Partial<PlayerSettings>} what the player set (defaults left out) */
+let saved = {};
 
 function init() {
   const account = me() ? readAccount() : null;
@@ -74,7 +85,8 @@ function init() {
   writeLocal(saved);
 }
 
-/** The settings in effect: what was set over the defaults. */
+/** The settings in effect: what was set over the defaults.
+ * @returns {PlayerSettings} */
 export function getSettings() {
   return { ...DEFAULTS, ...saved };
 }
@@ -91,6 +103,8 @@ export function applySettings() {
  * Change some settings: at once on the page and in this browser, then on the account for a
  * signed-in player. Resolves to where they were kept: "account" or "browser"; rejects with
  * the ApiError when the account refused them (they stay in this browser).
+ * @param {Partial<PlayerSettings>} changes
+ * @returns {Promise<"account" | "browser">}
  */
 export async function saveSettings(changes) {
   const values = clean(changes);

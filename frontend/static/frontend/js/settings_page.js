@@ -1,26 +1,33 @@
+// @ts-check
 // The settings page (/settings): every change is saved at once (settings.js), on the account
 // for a signed-in player, in this browser for a visitor.
-import { gettext, fmt } from "./api.js";
+import { gettext, fmt, messageOf } from "./api.js";
+import { $, $$ } from "./dom.js";
 import { getSettings, saveSettings } from "./settings.js";
 import { playSound } from "./sounds.js";
 
-const $ = (id) => document.getElementById(id);
-const form = $("settings-form");
+const form = $("settings-form", HTMLFormElement);
+const longPress = $("long-press-ms", HTMLInputElement);
+/** @param {string} id */
+const box = (id) => $(id, HTMLInputElement); // a checkbox
+const themes = $$("input[name=theme]", HTMLInputElement, form);
 
+/** @param {number} ms */
 function msText(ms) {
   return fmt(gettext("%(n)s ms"), { n: ms });
 }
 
 function draw() {
   const s = getSettings();
-  $("long-press-ms").value = String(s.long_press_ms);
+  longPress.value = String(s.long_press_ms);
   $("long-press-out").textContent = msText(s.long_press_ms);
-  $("click-chords").checked = s.click_chords;
-  $("animations").checked = s.animations;
-  $("sounds").checked = s.sounds;
-  for (const radio of form.elements.theme) radio.checked = radio.value === s.theme;
+  box("click-chords").checked = s.click_chords;
+  box("animations").checked = s.animations;
+  box("sounds").checked = s.sounds;
+  for (const radio of themes) radio.checked = radio.value === s.theme;
 }
 
+/** @param {Partial<import("./constants.js").PlayerSettings>} changes */
 async function save(changes) {
   const status = $("settings-status");
   try {
@@ -28,21 +35,22 @@ async function save(changes) {
     status.textContent = where === "account" ? gettext("Saved on your account.") : gettext("Saved in this browser.");
     form.dataset.saved = String(Date.now());
   } catch (err) {
-    status.textContent = fmt(gettext("Not saved on your account: %(why)s"), { why: err.message });
+    status.textContent = fmt(gettext("Not saved on your account: %(why)s"), { why: messageOf(err) });
   }
 }
 
-$("long-press-ms").addEventListener("input", (e) => {
-  $("long-press-out").textContent = msText(Number(e.target.value));
+longPress.addEventListener("input", () => {
+  $("long-press-out").textContent = msText(Number(longPress.value));
 });
-$("long-press-ms").addEventListener("change", (e) => save({ long_press_ms: Number(e.target.value) }));
-$("click-chords").addEventListener("change", (e) => save({ click_chords: e.target.checked }));
-$("animations").addEventListener("change", (e) => save({ animations: e.target.checked }));
-$("sounds").addEventListener("change", (e) => {
-  save({ sounds: e.target.checked });
-  if (e.target.checked) playSound("flag", true); // what it sounds like (and the browser lets sound start on a click)
+longPress.addEventListener("change", () => save({ long_press_ms: Number(longPress.value) }));
+box("click-chords").addEventListener("change", () => save({ click_chords: box("click-chords").checked }));
+box("animations").addEventListener("change", () => save({ animations: box("animations").checked }));
+box("sounds").addEventListener("change", () => {
+  const on = box("sounds").checked;
+  save({ sounds: on });
+  if (on) playSound("flag", true); // what it sounds like (and the browser lets sound start on a click)
 });
-for (const radio of form.elements.theme) radio.addEventListener("change", (e) => e.target.checked && save({ theme: e.target.value }));
+for (const radio of themes) radio.addEventListener("change", () => radio.checked && save({ theme: radio.value }));
 form.addEventListener("submit", (e) => e.preventDefault());
 
 draw();

@@ -1,8 +1,9 @@
+// @ts-check
 // Short sounds for the game (settings: sounds, off by default), made with the Web Audio API:
 // no audio files. Each is a few tones with a quick fade, quiet.
 import { getSettings } from "./settings.js";
 
-// [frequency Hz, start s, length s, wave]
+/** [frequency Hz, start s, length s, wave] @type {Record<string, [number, number, number, OscillatorType][]>} */
 const TONES = {
   open: [[620, 0, 0.05, "triangle"]],
   flag: [[880, 0, 0.05, "square"], [1320, 0.05, 0.06, "square"]],
@@ -10,12 +11,14 @@ const TONES = {
   loss: [[330, 0, 0.18, "sawtooth"], [247, 0.16, 0.2, "sawtooth"], [165, 0.34, 0.4, "sawtooth"]],
 };
 
+/** @type {AudioContext | null} */
 let context = null;
 
-/** Play `name` (open, flag, win, loss) if the player turned sounds on; true when played. */
+/** Play `name` (open, flag, win, loss) if the player turned sounds on; true when played.
+ * @param {string} name  @param {boolean} [force]  play even with sounds off (the settings' try) */
 export function playSound(name, force = false) {
   if (!force && !getSettings().sounds) return false;
-  const Context = window.AudioContext || window.webkitAudioContext;
+  const Context = window.AudioContext || /** @type {{ webkitAudioContext?: typeof AudioContext }} */ (window).webkitAudioContext;
   if (!Context || !TONES[name]) return false;
   try {
     if (!context) context = new Context();

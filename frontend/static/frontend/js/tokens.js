@@ -1,8 +1,12 @@
+// @ts-check
 // API tokens: list, create (the key is shown once), revoke.
-import { api, gettext, el, fmtDate } from "./api.js";
+import { api, gettext, fmtDate, messageOf } from "./api.js";
+import { $, el } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
-let shownKeyId = null; // the token whose key is on screen, once, right after its creation
+/** @type {number | null} the token whose key is on screen, once, right after its creation */
+let shownKeyId = null;
+
+/** An API token as listed (API.md, Tokens). @typedef {{ id: number, name: string, prefix: string, created_at: string, last_used_at: string | null }} Token */
 
 function hideNewKey() {
   $("new-key").textContent = "";
@@ -14,8 +18,8 @@ async function load() {
   try {
     const data = await api("GET", "/api/tokens");
     const rows = data.results || [];
-    $("tokens").tBodies[0].replaceChildren(
-      ...rows.map((tok) =>
+    $("tokens", HTMLTableElement).tBodies[0].replaceChildren(
+      ...rows.map((/** @type {Token} */ tok) =>
         el(
           "tr",
           { "data-token-id": String(tok.id) },
@@ -30,10 +34,11 @@ async function load() {
     $("no-tokens").hidden = rows.length > 0;
     $("tokens").hidden = rows.length === 0; // no headers over an empty table
   } catch (err) {
-    $("token-error").textContent = err.message;
+    $("token-error").textContent = messageOf(err);
   }
 }
 
+/** @param {Token} tok */
 async function revoke(tok) {
   if (!confirm(gettext("Revoke this token? Programs using it will stop working."))) return;
   try {
@@ -41,30 +46,31 @@ async function revoke(tok) {
     if (shownKeyId === tok.id) hideNewKey(); // a revoked key is nobody's "new key"
     load();
   } catch (err) {
-    $("token-error").textContent = err.message;
+    $("token-error").textContent = messageOf(err);
   }
 }
 
-$("token-form").addEventListener("submit", async (e) => {
+const tokenForm = $("token-form", HTMLFormElement);
+tokenForm.addEventListener("submit", async (e) => {
   e.preventDefault();
   $("token-error").textContent = "";
-  const name = new FormData(e.target).get("name").trim();
+  const name = String(new FormData(tokenForm).get("name") || "").trim();
   if (!name) return;
   try {
     const created = await api("POST", "/api/tokens", { name });
     $("new-key").textContent = created.token;
     $("new-token").hidden = false;
     shownKeyId = created.id;
-    e.target.reset();
+    tokenForm.reset();
     load();
   } catch (err) {
-    $("token-error").textContent = err.message;
+    $("token-error").textContent = messageOf(err);
   }
 });
 
 $("copy-key").addEventListener("click", async () => {
   try {
-    await navigator.clipboard.writeText($("new-key").textContent);
+    await navigator.clipboard.writeText($("new-key").textContent || "");
     $("copy-key").textContent = gettext("Copied");
   } catch (err) {
     /* the key stays on screen to copy by hand */

@@ -1,0 +1,45 @@
+// @ts-check
+// What the server decides and the scripts need to know: the levels and their sizes, the
+// custom board's bounds, the race countdown and the number of racers, the settings' defaults
+// and ranges, the largest page of a list. The server renders them into every page
+// (frontend/views.py site_constants, base.html: the JSON of <html data-site-constants>) and
+// this module reads them once, so no script keeps a copy of a server constant
+// (docs/FRONTEND.md, Constants).
+
+/** @typedef {{ name: string, label: string, width: number, height: number, mines: number }} Level */
+
+/**
+ * @typedef {object} PlayerSettings
+ * @property {number} long_press_ms  how long a touch is held to flag
+ * @property {boolean} click_chords  a click or tap on an opened number chords
+ * @property {boolean} animations
+ * @property {boolean} sounds
+ * @property {string} theme  one of `settings.themes`
+ */
+
+/**
+ * @typedef {object} SiteConstants
+ * @property {Level[]} levels  the ranked levels, easiest first (games.engine.LEVELS)
+ * @property {{ label: string, min_side: number, max_side: number, kept_free: number }} custom
+ *   a custom board's sides, and the cells kept free of mines (at most width × height − kept_free)
+ * @property {{ countdown_ms: number, min_racers: number, max_racers: number }} race
+ * @property {{ defaults: PlayerSettings, long_press_ms: { min: number, max: number }, themes: string[] }} settings
+ * @property {number} max_page_size  the most rows a list gives in one page (API.md, Lists)
+ */
+
+/** @returns {SiteConstants} */
+function read() {
+  const raw = document.documentElement.dataset.siteConstants;
+  if (!raw) throw new Error("<html data-site-constants> is not on this page (base.html renders it)");
+  return JSON.parse(raw);
+}
+
+/** The server's constants for this page. */
+export const SITE = read();
+
+/** The label of a level (or "custom") in the page's language, as the server says it. */
+export function levelLabel(/** @type {string} */ level) {
+  if (level === "custom") return SITE.custom.label;
+  const found = SITE.levels.find((l) => l.name === level);
+  return found ? found.label : level;
+}
