@@ -155,6 +155,12 @@ class PlayerStats(models.Model):
     # The five best winning times, fastest first: [{time_ms, game_id, achieved_at}, ...].
     # Kept here so a profile is one indexed read.
     best_times = models.JSONField(default=list, blank=True)
+    # Luck (RULES.md, No-guess boards, Analysis): losses on a forced guess, forced guesses
+    # survived, and the skill streak (a run of wins that an unlucky loss neither counts nor breaks).
+    unlucky_losses = models.PositiveIntegerField(default=0, db_default=0)
+    guesses_survived = models.PositiveIntegerField(default=0, db_default=0)
+    skill_streak = models.PositiveIntegerField(default=0, db_default=0)
+    best_skill_streak = models.PositiveIntegerField(default=0, db_default=0)
     updated_at = models.DateTimeField(null=True, blank=True)
     # Sort keys of the streak boards (see Meta.indexes), kept by PostgreSQL itself.
     best_streak_key = models.GeneratedField(

@@ -88,6 +88,9 @@ class Game(models.Model):
         "Race", on_delete=models.SET_NULL, null=True, blank=True, related_name="games"
     )
     sealed = models.BooleanField(default=False, db_default=False)  # raw inserts (seed_demo) too
+    # A no-guess game (RULES.md, No-guess boards): its layout, placed at the first tap (or
+    # around a race's start cell), is cleared by deduction alone. Its own statistics and boards.
+    no_guess = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         indexes = [
@@ -232,6 +235,7 @@ class Race(models.Model):
     deadline = models.DateTimeField(null=True, blank=True)
     start_x = models.PositiveSmallIntegerField(null=True, blank=True)
     start_y = models.PositiveSmallIntegerField(null=True, blank=True)
+    no_guess = models.BooleanField(default=False, db_default=False)  # every racer's board is
 
     class Meta:
         indexes = [
