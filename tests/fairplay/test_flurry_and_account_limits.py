@@ -7,38 +7,22 @@ import random
 
 from games.play.fairplay import (
     AccountLimits,
-    Limits,
     Win,
     account_findings,
     pace_correlation,
     pace_limit,
     superhuman_findings,
 )
+from tests.support.fairplay import hand_limits, move_times
 
-LIMITS = Limits(
-    max_bbbv_per_s=15.0,
-    min_bbbv=10,
-    max_moves_per_second=25,
-    max_median_rhythm_ms=70,
-    min_rhythm_variation=0.1,
-    rhythm_min_moves=30,
-    flurry_gap_ms=40,
-    flurry_run=8,
-)
+LIMITS = hand_limits(max_bbbv_per_s=15.0, flurry_gap_ms=40, flurry_run=8)
 ACCOUNT = AccountLimits(
     pace_wins=100, pace_min_intervals=500, min_pace_correlation=0.09, perfect_wins=20
 )
 
 
-def _times(intervals: list[int]) -> list[int]:
-    out = [0]
-    for gap in intervals:
-        out.append(out[-1] + gap)
-    return out
-
-
 def checks(intervals: list[int], bbbv: int = 9) -> list[str]:
-    times = _times(intervals)
+    times = move_times(intervals)
     speed = bbbv / (times[-1] / 1000) if times[-1] else None
     return [
         f.check

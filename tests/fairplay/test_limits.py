@@ -5,23 +5,10 @@ from __future__ import annotations
 
 import random
 
-from games.play.fairplay import Limits, most_in_window, superhuman_findings
+from games.play.fairplay import most_in_window, superhuman_findings
+from tests.support.fairplay import hand_limits, move_times
 
-LIMITS = Limits(
-    max_bbbv_per_s=10.0,
-    min_bbbv=10,
-    max_moves_per_second=25,
-    max_median_rhythm_ms=70,
-    min_rhythm_variation=0.1,
-    rhythm_min_moves=30,
-)
-
-
-def _times(intervals: list[int]) -> list[int]:
-    out = [0]
-    for gap in intervals:
-        out.append(out[-1] + gap)
-    return out
+LIMITS = hand_limits()
 
 
 def checks(**kwargs: object) -> list[str]:
@@ -32,22 +19,22 @@ def test_a_human_rhythm_passes() -> None:
     rng = random.Random(7)
     # A fast human: 120 to 900 ms between clicks, thinking pauses now and then.
     gaps = [rng.randint(120, 900) + (2000 if rng.random() < 0.1 else 0) for _ in range(80)]
-    assert checks(bbbv=60, bbbv_per_s=3.2, times_ms=_times(gaps)) == []
+    assert checks(bbbv=60, bbbv_per_s=3.2, times_ms=move_times(gaps)) == []
 
 
 def test_a_solver_rhythm_is_caught_by_burst_and_rhythm() -> None:
-    found = checks(bbbv=60, bbbv_per_s=4.0, times_ms=_times([8] * 60))
+    found = checks(bbbv=60, bbbv_per_s=4.0, times_ms=move_times([8] * 60))
     assert "burst" in found and "rhythm" in found
 
 
 def test_a_metronome_is_caught_even_at_human_speed() -> None:
     rng = random.Random(3)
     gaps = [200 + rng.randint(-3, 3) for _ in range(40)]
-    assert checks(bbbv=60, bbbv_per_s=4.0, times_ms=_times(gaps)) == ["metronome"]
+    assert checks(bbbv=60, bbbv_per_s=4.0, times_ms=move_times(gaps)) == ["metronome"]
 
 
 def test_the_rhythm_checks_need_enough_moves() -> None:
-    assert checks(bbbv=5, bbbv_per_s=4.0, times_ms=_times([200] * 20)) == []
+    assert checks(bbbv=5, bbbv_per_s=4.0, times_ms=move_times([200] * 20)) == []
 
 
 def test_3bv_per_s_above_the_limit_is_caught_from_the_minimum_3bv_on() -> None:

@@ -7,6 +7,30 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
+from games.play.fairplay import Limits
+
+
+def hand_limits(**overrides: Any) -> Limits:
+    """The pure checks' limits as the fair play tests use them: a human hand's, with
+    `overrides` (the 3BV/s limit, the flurry) per test module."""
+    values: dict[str, Any] = {
+        "max_bbbv_per_s": 10.0,
+        "min_bbbv": 10,
+        "max_moves_per_second": 25,
+        "max_median_rhythm_ms": 70,
+        "min_rhythm_variation": 0.1,
+        "rhythm_min_moves": 30,
+    }
+    return Limits(**(values | overrides))
+
+
+def move_times(intervals: list[int]) -> list[int]:
+    """The game clock at each move, from the intervals between moves (the first move at 0)."""
+    out = [0]
+    for gap in intervals:
+        out.append(out[-1] + gap)
+    return out
+
 
 def ship_limits(settings: Any) -> None:
     defaults = settings.FAIRPLAY_DEFAULTS
