@@ -1,0 +1,86 @@
+"""games.play.analysis against a brute force: on small boards, every closed cell's chance of
+being a mine is the share of the layouts, among all that agree with the open numbers and
+the count of mines, that put a mine there; and a chord's chance is the share that put a mine
+under any cell it opens."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import Board
+from games.play.analysis import Position, _neighbours, probabilities
+
+
+def agreeing_layouts(w: int, h: int, mines: int, view: str) -> list[frozenset[int]]:
+    """Every placement of `mines` mines on the closed cells that gives the open numbers."""
+    nbrs = _neighbours(w, h)
+    closed = [i for i, c in enumerate(view) if c in "#F"]
+    numbers = [(i, int(c)) for i, c in enumerate(view) if c.isdigit()]
+    out = []
+    for combo in itertools.combinations(closed, mines):
+        placed = frozenset(combo)
+        if all(sum(1 for j in nbrs[i] if j in placed) == n for i, n in numbers):
+            out.append(placed)
+    return out
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[int, int, int, str]:
+    """A small board with its mines and some of its safe cells opened (never all)."""
+    w = draw(st.integers(2, 5))
+    h = draw(st.integers(2, 4))
+    n = w * h
+    count = draw(st.integers(1, max(1, n // 3)))
+    mine_cells = draw(st.sets(st.integers(0, n - 1), min_size=count, max_size=count))
+    safe = [i for i in range(n) if i not in mine_cells]
+    opened = draw(st.lists(st.sampled_from(safe), max_size=len(safe)))
+    rows = ["".join("*" if y * w + x in mine_cells else "." for x in range(w)) for y in range(h)]
+    board = Board.from_ascii(rows)
+    for i in opened:
+        if board.ended:
+            break
+        board.reveal(i % w, i // w)
+    flags = draw(st.lists(st.integers(0, n - 1), max_size=2))
+    for i in flags:
+        if not board.ended and board.render(layout=False)[i // w][i % w] == "#":
+            board.flag(i % w, i // w)
+    return w, h, count, "".join(board.render(layout=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions())
+def test_each_cells_chance_is_its_share_of_the_agreeing_layouts(pos):
+    w, h, mines, view = pos
+    if "#" not in view and "F" not in view:
+        return  # the board was cleared by the reveals
+    layouts = agreeing_layouts(w, h, mines, view)
+    assert layouts, "the true layout always agrees"
+    found = probabilities(Position(w, h, mines, view, _neighbours(w, h)))
+    assert found.exact
+    closed = [i for i, c in enumerate(view) if c in "#F"]
+    assert set(found.p) == set(closed)
+    for i in closed:
+        share = sum(1 for lay in layouts if i in lay) / len(layouts)
+        assert abs(found.p[i] - share) < 1e-9, (view, i)
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.data())
+def test_a_set_of_cells_is_mine_free_as_often_as_the_layouts_say(pos, data):
+    w, h, mines, view = pos
+    closed = [i for i, c in enumerate(view) if c in "#F"]
+    if not closed:
+        return
+    nbrs = _neighbours(w, h)
+    numbers = [i for i, c in enumerate(view) if c.isdigit() and any(j in closed for j in nbrs[i])]
+    # the cells a chord opens: the closed neighbours of one number
+    cells = [j for j in nbrs[data.draw(st.sampled_from(numbers))] if j in closed] if numbers else []
+    if not cells:
+        cells = [data.draw(st.sampled_from(closed))]
+    layouts = agreeing_layouts(w, h, mines, view)
+    share = sum(1 for lay in layouts if not lay & set(cells)) / len(layouts)
+    found = probabilities(Position(w, h, mines, view, nbrs))
+    assert abs(found.none_mined(cells) - share) < 1e-9
