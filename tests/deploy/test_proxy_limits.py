@@ -21,19 +21,13 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import secrets
-import signal
 import socket
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 import websockets.sync.client
@@ -41,18 +35,8 @@ import websockets.sync.client
 from deploy.processes import RAISED_THROTTLES
 from deploy.serve_prod import caddy_version
 from tests.deploy.compose_proxy import compose_proxy, installed_caddy
-from tests.deploy.test_serve_prod import (
-    DATABASE_URL,
-    LAUNCHER,
-    REDIS_URL,
-    ROOT,
-    START_TIMEOUT,
-    admin_connect,
-    free_port,
-    layout_pids,
-    needs_proxy_and_services,
-)
 from tests.support.personas import PASSWORD
+from tests.support.serve_prod import needs_proxy_and_services, serve_prod_layout
 
 pytestmark = needs_proxy_and_services
 
@@ -73,72 +57,22 @@ MAX_URI_BYTES = 4096
 @pytest.fixture(scope="module")
 def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """`serve_prod.py` in the foreground on a database of its own, with short proxy timeouts;
-    stopped by `serve_prod.py stop` (as tests/deploy/test_serve_prod.py's fixture)."""
+    stopped by `serve_prod.py stop` (tests/support/serve_prod.py)."""
     tmp = tmp_path_factory.mktemp("proxy-limits")
-    name = f"demineur_proxylimits_{os.getpid()}"
-    with admin_connect() as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    run = tmp / "run"
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": urlparse(DATABASE_URL)._replace(path=f"/{name}").geturl(),
-        "REDIS_URL": REDIS_URL,
-        "CHANNELS_PREFIX": f"proxylimits{os.getpid()}",
-        "SECRET_KEY": secrets.token_urlsafe(60),
-        "SERVE_PROD_RUN_DIR": str(run),
-        "PORT": str(port),
-        "WEB_WORKERS": "2",
-        "LIVE_WORKERS": "2",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "LOG_LEVEL": "WARNING",
-        "PROXY_READ_HEADER_TIMEOUT": f"{READ_HEADER_TIMEOUT}s",
-        "PROXY_READ_BODY_TIMEOUT": f"{READ_BODY_TIMEOUT}s",
+    with serve_prod_layout(
+        tmp,
+        "proxylimits",
+        PROXY_READ_HEADER_TIMEOUT=f"{READ_HEADER_TIMEOUT}s",
+        PROXY_READ_BODY_TIMEOUT=f"{READ_BODY_TIMEOUT}s",
         # The sign-ups here must not meet a throttle or a cap on new accounts.
         **RAISED_THROTTLES,
-    }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    launcher = subprocess.Popen(
-        [sys.executable, str(LAUNCHER)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not (run / "layout.json").exists():
-            if launcher.poll() is not None:
-                output = launcher.stdout.read().decode() if launcher.stdout else ""
-                pytest.fail(f"serve_prod.py exited with {launcher.returncode}:\n{output}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"serve_prod.py did not start within {START_TIMEOUT:.0f} s")
-            time.sleep(0.2)
+    ) as running:
         yield {
-            "port": port,
-            "run": run,
+            "port": running["port"],
+            "run": running["run"],
             "tmp": tmp,
-            "layout": json.loads((run / "layout.json").read_text()),
+            "layout": running["layout"],
         }
-    finally:
-        subprocess.run(
-            [sys.executable, str(LAUNCHER), "stop"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            timeout=60,
-        )
-        try:
-            launcher.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(launcher.pid, signal.SIGKILL)
-            launcher.wait()
-        with admin_connect() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        left = [pid for pid in layout_pids(run) if Path(f"/proc/{pid}").exists()]
-        assert not left, f"still running after stop: {left}"
 
 
 @pytest.fixture(scope="module")
