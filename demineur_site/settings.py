@@ -452,6 +452,12 @@ FAIRPLAY_MIN_PACE_CORRELATION = env_float(
 LANGUAGE_CODE = "en"
 LANGUAGES = [
     ("en", _("English")),
+    ("fr", _("French")),
+    ("es", _("Spanish")),
+    ("de", _("German")),
+    ("pt-br", _("Brazilian Portuguese")),
+    ("zh-hans", _("Simplified Chinese")),
+    ("ja", _("Japanese")),
     ("pl", _("Polish")),
     ("ms", _("Malay")),
     ("ca", _("Catalan")),

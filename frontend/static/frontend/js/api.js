@@ -11,6 +11,15 @@ export const gettext = (s) => {
 };
 export const t = gettext;
 /**
+ * The form of a counted string that suits `n` in the page's language (its plural rules come
+ * with the catalog). Calls are written ngettext("…", "…", n) for makemessages.
+ * @type {(singular: string, plural: string, n: number) => string}
+ */
+export const ngettext = (singular, plural, n) => {
+  const catalog = /** @type {{ ngettext?: (s: string, p: string, n: number) => string }} */ (globalThis).ngettext;
+  return catalog ? catalog(singular, plural, n) : n === 1 ? singular : plural;
+};
+/**
  * Fill %(name)s placeholders of an already translated string.
  * @param {string} s
  * @param {Record<string, unknown>} obj

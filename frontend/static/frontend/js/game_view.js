@@ -1,7 +1,7 @@
 // @ts-check
 // What a game page shows: the board, the counters, the clock ticking, the notes, the result
 // box. It draws the state (game_state.js) it is given and never talks to the server.
-import { api, gettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
+import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel } from "./constants.js";
 import { BoardView } from "./board.js";
@@ -43,7 +43,7 @@ function fairText(s, g) {
 
 /** @param {GameState} s  @param {Game} g */
 function titleFor(s, g) {
-  const size = `${g.width} × ${g.height}, ${g.mines} ` + gettext("mines");
+  const size = `${g.width} × ${g.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", g.mines), { n: g.mines });
   const level = levelLabel(g.level);
   if (isPlayer(s)) return [level, size];
   return [fmt(gettext("%(player)s · %(level)s"), { player: g.player, level }), size];
@@ -250,7 +250,10 @@ export function createView(s) {
     s.board = new BoardView($("board"), {
       width: g.width,
       height: g.height,
-      label: fmt(gettext("Minefield, %(w)s columns by %(h)s rows"), { w: g.width, h: g.height }),
+      label: fmt(gettext("Minefield, %(columns)s by %(rows)s"), {
+        columns: fmt(ngettext("%(n)s column", "%(n)s columns", g.width), { n: g.width }),
+        rows: fmt(ngettext("%(n)s row", "%(n)s rows", g.height), { n: g.height }),
+      }),
       interactive: true,
       onTap: controls().tap,
       onFlag: controls().flag,

@@ -1,7 +1,7 @@
 // @ts-check
 // A player's profile (API.md, profiles): stats per level, a chart of recent winning times
 // (inline SVG, no library) and the newest ended games with links to their replays.
-import { api, ApiError, gettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
 import { levelLabel, SITE } from "./constants.js";
 
@@ -150,7 +150,12 @@ function raceRow(h) {
 /** @param {any} races  GET /api/users/{name}/races, or null when it could not be read */
 function drawRaces(races) {
   const r = races || { levels: {}, races: 0, wins: 0, podiums: 0, history: [] };
-  $("race-totals").textContent = fmt(gettext("%(races)s races, %(wins)s wins, %(podiums)s podiums"), { races: r.races || 0, wins: r.wins || 0, podiums: r.podiums || 0 });
+  const nRaces = r.races || 0, nWins = r.wins || 0, nPodiums = r.podiums || 0;
+  $("race-totals").textContent = fmt(gettext("%(races)s, %(wins)s, %(podiums)s"), {
+    races: fmt(ngettext("%(n)s race", "%(n)s races", nRaces), { n: nRaces }),
+    wins: fmt(ngettext("%(n)s win", "%(n)s wins", nWins), { n: nWins }),
+    podiums: fmt(ngettext("%(n)s podium", "%(n)s podiums", nPodiums), { n: nPodiums }),
+  });
   const rows = raceStatsRows(r.levels || {});
   const table = $("race-stats", HTMLTableElement);
   table.hidden = !rows.length;

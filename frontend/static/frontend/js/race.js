@@ -5,7 +5,7 @@
 // the results and every board. No rival cell ever reaches this page before the end: the
 // race socket carries counts only, and a rival's Game has `board: null` until then.
 // The socket, its reconnection and the seq order are live.js's, as on the game page.
-import { api, gettext, fmt, me, fmtTime, fmtClock } from "./api.js";
+import { api, gettext, ngettext, fmt, me, fmtTime, fmtClock } from "./api.js";
 import { $, el } from "./dom.js";
 import { SITE } from "./constants.js";
 import { followSocket, SeqOrder } from "./live.js";
@@ -95,7 +95,7 @@ function drawRoom() {
   $("race-leave").hidden = !inside;
   let hint = "";
   if (open) {
-    hint = fmt(gettext("%(n)s of %(max)s racers. The race starts when everyone is ready, or when the host starts it."), { n: count, max: r.max_players });
+    hint = fmt(ngettext("%(n)s of %(max)s racer. The race starts when everyone is ready, or when the host starts it.", "%(n)s of %(max)s racers. The race starts when everyone is ready, or when the host starts it.", r.max_players), { n: count, max: r.max_players });
     if (!me()) hint += " " + gettext("Sign in to join.");
   }
   $("room-hint").textContent = hint;

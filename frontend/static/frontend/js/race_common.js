@@ -2,7 +2,7 @@
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
 // words for a racer's state and the race errors, the room's racer list and the "copy the
 // link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
-import { api, ApiError, gettext, fmt, me, signInUrl } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
 import { el } from "./dom.js";
 import { levelLabel } from "./constants.js";
 
@@ -110,7 +110,7 @@ export function raceStateText(state) {
 
 /** "Beginner · 9 × 9, 10 mines" @param {Race} race */
 export function raceSize(race) {
-  return `${levelLabel(race.level)} · ${race.width} × ${race.height}, ${race.mines} ` + gettext("mines");
+  return `${levelLabel(race.level)} · ${race.width} × ${race.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", race.mines), { n: race.mines });
 }
 
 /** The room's list of racers: the host, who is ready. @param {Race} race */

@@ -2,7 +2,7 @@
 // The race lobby (API.md, Races): create a race, join one by its code or from the list of
 // open races, quick match per level (the queue, polled every second until matched), and the
 // visitor's own race with its code, link, ready toggle and the host's Start.
-import { api, ApiError, gettext, fmt, me, signInUrl } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel } from "./constants.js";
 import { SITE } from "./constants.js";
@@ -146,7 +146,7 @@ function openRow(race) {
       "span",
       { class: "grow" },
       raceSize(race),
-      el("small", { class: "muted when", text: fmt(gettext("host %(host)s · %(n)s of %(max)s racers"), { host: race.host || "—", n, max: race.max_players }) + (race.rated ? " · " + gettext("rated") : "") }),
+      el("small", { class: "muted when", text: fmt(ngettext("host %(host)s · %(n)s of %(max)s racer", "host %(host)s · %(n)s of %(max)s racers", race.max_players), { host: race.host || "—", n, max: race.max_players }) + (race.rated ? " · " + gettext("rated") : "") }),
     ),
     el("a", { class: "btn", href: racePath(race), text: gettext("Watch") }),
     action,
