@@ -25,7 +25,10 @@ from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
-RANKED_NOTE = "Ranked game: pausing, or leaving this page, unranks it."
+RANKED_NOTE = (
+    "Ranked game: pausing unranks it, and so does leaving this page for more than 5 s"
+    " (a reload does not)."
+)
 PAUSED_REASON = "Not ranked: the game was paused after its first tap."
 
 

@@ -27,20 +27,21 @@ def test_the_home_page_asks_before_a_new_game_ends_a_started_one_as_a_loss(deskt
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     page.goto("/")
     expect(page.locator("#current-list li")).to_have_count(1)
-    questions: list[str] = []
-
-    def answer_no(dialog: Any) -> None:
-        questions.append(dialog.message)
-        dialog.dismiss()
-
-    page.once("dialog", answer_no)
+    native: list[str] = []  # the browser's own confirm() is never used (issue 28, item 6)
+    page.on("dialog", lambda d: (native.append(d.message), d.dismiss()))
     page.click('.level-card[data-level="beginner"]')
+    ask = page.get_by_role("dialog", name="Start a new game?")
+    expect(ask).to_be_visible()
+    expect(ask).to_contain_text("The current one will count as a loss.")
+    expect(page.locator("#ask-no")).to_be_focused()  # the safe answer has the focus
+    page.keyboard.press("Escape")
+    expect(ask).to_be_hidden()
     expect(page.locator("#current-list li")).to_have_count(1)
-    assert questions == ["Start a new game? The current one will count as a loss."]
     assert page.url.endswith("/")  # dismissed: the started game goes on
-    page.once("dialog", lambda d: d.accept())
     page.click('.level-card[data-level="beginner"]')
+    page.click("#ask-yes")
     page.wait_for_url(lambda url: "/games/" in url and url != first)
+    assert native == []
 
 
 def test_my_own_running_game_is_not_among_the_games_to_watch(desktop: Any) -> None:

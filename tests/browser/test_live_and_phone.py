@@ -60,7 +60,8 @@ def test_a_second_browser_watching_the_game_sees_each_move_live(
         expect(watcher.locator("#board")).to_be_visible()
         expect(cell(watcher, *mine)).to_have_attribute("data-v", "F")
 
-        player.click("#resign")  # confirm() is accepted by the fixture below
+        player.click("#resign")
+        player.click("#ask-yes")  # "Give up this game?" in the site's dialog
         expect(watcher.locator("#status")).to_contain_text("alice gave up")
     finally:
         watcher_context.close()
@@ -168,17 +169,3 @@ def test_how_to_play_boards_open_nine_cells_four_cells_and_one_cell_by_chord(des
     expect(chord.locator(".demo-out")).to_contain_text("1")
     chord.locator(".legend").scroll_into_view_if_needed()
     screenshot(page, "how-to-play")
-
-
-def test_leaving_the_page_pauses_the_game_by_itself(desktop: Any) -> None:
-    page, game_id = new_player_game(desktop, "heidi", "beginner")
-    cell(page, 4, 4).click()
-    expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    # What a browser does when the tab is hidden (RULES.md, Time: a client pauses on its own).
-    page.evaluate(
-        "Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});"
-        "document.dispatchEvent(new Event('visibilitychange'));"
-    )
-    expect(page.locator("#board")).to_be_hidden()
-    state = desktop.request.get(f"/api/games/{game_id}").json()
-    assert state["state"] == "paused" and state["board"] is None

@@ -2,10 +2,11 @@
 // What the player does on a game page: the board's intentions (RULES.md: tap, flag, chord),
 // the keys, the buttons, the pause dialog, new game and resign. Each becomes a request of the
 // feed (game_feed.js); nothing here draws the game.
-import { api, gettext, messageOf, playAsGuest } from "./api.js";
+import { api, fmt, gettext, messageOf, playAsGuest } from "./api.js";
 import { $ } from "./dom.js";
-import { canPlay, isPlayer } from "./game_state.js";
+import { AWAY_GRACE_MS, canPlay, isPlayer } from "./game_state.js";
 import { getSettings } from "./settings.js";
+import { ask, askNewGame, askWith } from "./dialog.js";
 
 
 /** @typedef {import("./game_state.js").GameState} GameState */
@@ -75,26 +76,27 @@ export function createControls(s, view, feed) {
   // --- pause, resign, new game ---------------------------------------------------------------
 
   // Pausing a ranked game unranks it (RULES.md, Fair play), so the Pause button and the P key
-  // ask first, in the page's own dialog. The automatic pause cannot ask: the note says it.
+  // ask first, in the site's dialog (dialog.js; its words are in the template). The automatic
+  // pause cannot ask: the note says it.
   const pauseAsk = $("pause-ask", HTMLDialogElement);
 
-  function askBeforePause() {
+  async function askBeforePause() {
     if (pauseAsk.open) return;
-    pauseAsk.returnValue = "";
-    pauseAsk.showModal(); // focus goes to "Keep playing"; Escape keeps playing too
+    const answer = await askWith(pauseAsk); // focus on "Keep playing"; Escape keeps playing too
+    if (answer === "pause") pause(false, true);
+    else if (answer !== "auto" && canPlay(s) && game().state === "playing") say(gettext("The game goes on, still ranked."));
   }
 
-  pauseAsk.addEventListener("close", () => {
-    if (pauseAsk.returnValue === "pause") pause(false, true);
-    else if (pauseAsk.returnValue !== "auto" && canPlay(s) && game().state === "playing") say(gettext("The game goes on, still ranked."));
-  });
-
+  /** `auto`: the page pauses by itself ("away": hidden past the grace period; "menu": a
+   * menu opened); otherwise the player asked, and a ranked game asks first.
+   * @param {false | "away" | "menu"} [auto]  @param {boolean} [confirmed] */
   async function pause(auto = false, confirmed = false) {
     if (!canPlay(s) || game().state !== "playing" || game().race) return; // a race game never pauses
     if (!auto && !confirmed && game().ranked) return askBeforePause();
     if (pauseAsk.open) pauseAsk.close("auto"); // the page is being hidden: pause at once
-    if (!(await feed.act("pause", { keepalive: auto }))) return;
-    say(auto ? gettext("The game paused itself.") : gettext("Paused."));
+    if (!(await feed.act("pause", { keepalive: !!auto }))) return;
+    if (auto === "away") say(fmt(gettext("The game paused itself: the page was hidden for more than %(s)s s."), { s: AWAY_GRACE_MS / 1000 }));
+    else say(auto ? gettext("The game paused itself.") : gettext("Paused."));
     if (!auto) $("resume").focus(); // the board is hidden: the next thing to do is Resume
   }
 
@@ -106,8 +108,14 @@ export function createControls(s, view, feed) {
   }
 
   async function resign() {
-    if (!canPlay(s) || !confirm(gettext("Give up this game? It counts as a loss."))) return;
-    await feed.act("resign");
+    if (!canPlay(s)) return;
+    const sure = await ask({
+      title: gettext("Give up this game?"),
+      text: gettext("It counts as a loss."),
+      yes: gettext("Give up"),
+      no: gettext("Keep playing"),
+    });
+    if (sure && canPlay(s)) await feed.act("resign");
   }
 
   async function newGame() {
@@ -118,9 +126,7 @@ export function createControls(s, view, feed) {
     }
     const g = s.game;
     if (!g || g.race) return; // a race game is not replaced: the race page offers what comes next
-    if (g && isPlayer(s) && ["playing", "paused"].includes(g.state)) {
-      if (!confirm(gettext("Start a new game? The current one will count as a loss."))) return;
-    }
+    if (g && isPlayer(s) && ["playing", "paused"].includes(g.state) && !(await askNewGame())) return;
     const body = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
     try {
       const created = await api("POST", "/api/games", body);
@@ -141,16 +147,23 @@ export function createControls(s, view, feed) {
   $("resign").addEventListener("click", resign);
   $("new-game").addEventListener("click", newGame);
 
-  // The game pauses itself when the page is hidden or a menu opens (RULES.md, Time).
+  // The game pauses itself when a menu opens, or when the page has been hidden for longer
+  // than the grace period (RULES.md, Time). Never when the page unloads: a reload hides the
+  // page, and this timer dies with it, so the game goes on ranked; the clock ran meanwhile.
+  // A hidden page's timers are slowed to about one a second, enough for a few seconds' grace.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let awayTimer;
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") pause(true);
+    clearTimeout(awayTimer);
+    if (document.visibilityState !== "hidden") return;
+    awayTimer = setTimeout(() => document.visibilityState === "hidden" && pause("away"), AWAY_GRACE_MS);
   });
-  window.addEventListener("menuopen", () => pause(true));
+  window.addEventListener("menuopen", () => pause("menu"));
   const keysHelp = $("keys-help", HTMLDetailsElement);
-  keysHelp.addEventListener("toggle", () => keysHelp.open && pause(true));
+  keysHelp.addEventListener("toggle", () => keysHelp.open && pause("menu"));
 
   document.addEventListener("keydown", (e) => {
-    if (e.altKey || e.ctrlKey || e.metaKey || pauseAsk.open) return; // the dialog has its own keys
+    if (e.altKey || e.ctrlKey || e.metaKey || document.querySelector("dialog.ask[open]")) return; // a dialog has its own keys
     const tag = e.target instanceof Element ? e.target.tagName.toLowerCase() : "";
     if (["input", "select", "textarea"].includes(tag)) return;
     const key = e.key.toLowerCase();

@@ -62,6 +62,12 @@ import { SeqOrder } from "./live.js";
 
 export const ENDED = new Set(["won", "lost"]);
 
+/** How long the page may be hidden before its game pauses itself (RULES.md, Time; the
+ * choice is explained in docs/FAIRPLAY.md, "Away from the page"). A reload, a look at
+ * another tab or a phone that drops the page for a moment stays under it: the game goes on,
+ * still ranked, and the clock never stopped, so nothing was gained. */
+export const AWAY_GRACE_MS = 5000;
+
 /** @param {HTMLElement} root  @returns {GameState} */
 export function createState(root) {
   return {

@@ -5,7 +5,7 @@ import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js
 import { $, $$, el } from "./dom.js";
 import { levelLabel } from "./constants.js";
 import { BoardView } from "./board.js";
-import { ENDED, isPlayer, canPlay } from "./game_state.js";
+import { AWAY_GRACE_MS, ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
 
 /** @typedef {import("./game_state.js").GameState} GameState */
@@ -36,8 +36,9 @@ function unrankedText(reason) {
 function fairText(s, g) {
   if (!g.ranked) return unrankedText(g.unranked_reason);
   if (ENDED.has(g.state)) return g.state === "won" ? gettext("Ranked: this win counts on the leaderboards.") : gettext("This game was ranked.");
-  // The automatic pause (page hidden, a menu opened) cannot ask first: the player is told now.
-  if (isPlayer(s)) return gettext("Ranked game: pausing, or leaving this page, unranks it.");
+  // The automatic pause (page hidden past the grace period, a menu opened) cannot ask first:
+  // the player is told now.
+  if (isPlayer(s)) return fmt(gettext("Ranked game: pausing unranks it, and so does leaving this page for more than %(s)s s (a reload does not)."), { s: AWAY_GRACE_MS / 1000 });
   return gettext("Ranked game.");
 }
 

@@ -6,6 +6,7 @@ import { api, ApiError, gettext, me, playAsGuest, messageOf } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel, SITE } from "./constants.js";
 import { followSocket } from "./live.js";
+import { askNewGame } from "./dialog.js";
 
 /** A game of the lobby (`/ws/live`) or of GET /api/games.
  * @typedef {{ id: string, player: string, player_kind?: string, level: string, width: number, height: number, state: string, unranked_reason?: string | null }} LiveGame */
@@ -38,7 +39,7 @@ async function start(body) {
   // as the game page does, instead of losing a streak to a click on the wrong card.
   const level = body.level || "custom";
   const started = (await current).find((g) => g.level === level && ["playing", "paused"].includes(g.state));
-  if (started && !confirm(gettext("Start a new game? The current one will count as a loss."))) return;
+  if (started && !(await askNewGame())) return;
   $("home-error").textContent = "";
   try {
     const g = await api("POST", "/api/games", body);

@@ -2,6 +2,7 @@
 // API tokens: list, create (the key is shown once), revoke.
 import { api, gettext, fmtDate, messageOf } from "./api.js";
 import { $, el } from "./dom.js";
+import { ask } from "./dialog.js";
 
 /** @type {number | null} the token whose key is on screen, once, right after its creation */
 let shownKeyId = null;
@@ -40,7 +41,13 @@ async function load() {
 
 /** @param {Token} tok */
 async function revoke(tok) {
-  if (!confirm(gettext("Revoke this token? Programs using it will stop working."))) return;
+  const sure = await ask({
+    title: gettext("Revoke this token?"),
+    text: gettext("Programs using it will stop working."),
+    yes: gettext("Revoke"),
+    no: gettext("Keep it"),
+  });
+  if (!sure) return;
   try {
     await api("DELETE", `/api/tokens/${tok.id}`);
     if (shownKeyId === tok.id) hideNewKey(); // a revoked key is nobody's "new key"
