@@ -98,6 +98,18 @@ class Game(models.Model):
             models.Index(fields=["state", "last_action_at"], name="game_state_idle"),
             models.Index(fields=["state", "level", "-created_at"], name="game_list"),
             models.Index(fields=["player", "-ended_at"], name="game_player_recent"),
+            # The analysis worker's queue (games.play.analysis_jobs): ended games by end, solo
+            # and race apart. Partial, so a game enters them only at its end (moves stay HOT).
+            models.Index(
+                fields=["ended_at"],
+                name="game_ended_solo",
+                condition=models.Q(ended_at__isnull=False, race__isnull=True),
+            ),
+            models.Index(
+                fields=["ended_at"],
+                name="game_ended_race",
+                condition=models.Q(ended_at__isnull=False, race__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -140,6 +152,38 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_id}#{self.seq} {self.action}"
+
+
+class GameAnalysis(models.Model):
+    """The analysis of an ended game (games.play.analysis, docs/ANALYSIS.md), written off the
+    request path by games.play.analysis_jobs; shown (`analysis` of API.md's Game) only where the
+    layout may be shown. `folded`: counted into its player's skill streak (in end order)."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="analysis"
+    )
+    # API.md's `moves`: [{seq, label, p_mine, safest_p_mine, safest}, ...]
+    moves = models.JSONField(default=list)
+    forced_guesses = models.PositiveIntegerField(default=0)
+    avoidable_guesses = models.PositiveIntegerField(default=0)
+    guesses_survived = models.PositiveIntegerField(default=0)
+    unlucky_loss = models.BooleanField(default=False)
+    exact = models.BooleanField(default=True)  # False: ms-toollib's routine answered a position
+    compute_ms = models.PositiveIntegerField(default=0)
+    folded = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"analysis of {self.game_id}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "moves": self.moves,
+            "forced_guesses": self.forced_guesses,
+            "avoidable_guesses": self.avoidable_guesses,
+            "unlucky_loss": self.unlucky_loss,
+            "exact": self.exact,
+        }
 
 
 class ReviewStatus(models.TextChoices):

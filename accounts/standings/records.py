@@ -10,7 +10,7 @@ use `chain_filter` below: the chain rule and its SQL live side by side.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -241,3 +241,20 @@ def chain_filter(alias: str, cutoff: datetime | None) -> tuple[str, list[Any]]:
     if cutoff is None:
         return f"{alias}.prev_at = %s", [CHAIN_START]
     return f"{alias}.achieved_at >= %s AND {alias}.prev_at < %s", [cutoff, cutoff]
+
+
+def skill_after(current: int, best: int, outcomes: Iterable[str]) -> tuple[int, int]:
+    """The skill streak (RULES.md, No-guess boards, Analysis) after more games, in end order:
+    a `win` extends it, an `unlucky` loss (lost on a forced guess) neither counts nor breaks
+    it, any other `loss` (a mine opened by an avoidable guess, a resign, an abandon) ends it.
+
+    >>> skill_after(0, 0, ["win", "unlucky", "win", "loss", "win"])
+    (1, 2)
+    """
+    for outcome in outcomes:
+        if outcome == "win":
+            current += 1
+            best = max(best, current)
+        elif outcome != "unlucky":
+            current = 0
+    return current, best

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,7 @@ from accounts.standings.records import (
     bests_after,
     bucket_for,
     chain_after,
+    skill_after,
     stats_after,
 )
 
@@ -299,3 +301,34 @@ def remove_from_boards(*, user_id: int) -> None:
     nowhere. Its statistics stay as they are (RULES.md, Fair play)."""
     PersonalRecord.objects.filter(user_id=user_id).delete()
     PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+
+
+def record_analysis(
+    *,
+    user_id: int,
+    level: str,
+    no_guess: bool,
+    unlucky_loss: bool,
+    guesses_survived: int,
+    outcomes: Callable[[], tuple[bool, list[str]]],
+) -> None:
+    """A solo game's analysis was stored (games.play.analysis_jobs, in its transaction): its
+    luck joins the player's statistics of its bucket. `outcomes` is called under the row
+    lock and says what the skill streak folds, in end order (records.skill_after), and
+    whether it starts again from nothing (an analysis that arrived behind the others)."""
+    bucket = bucket_for(level) + (":ng" if no_guess else "")  # records.bucket_for's modes
+    with transaction.atomic():
+        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        restart, folded = outcomes()
+        current, best = (0, 0) if restart else (row.skill_streak, row.best_skill_streak)
+        row.skill_streak, row.best_skill_streak = skill_after(current, best, folded)
+        row.unlucky_losses += int(unlucky_loss)
+        row.guesses_survived += guesses_survived
+        row.save(
+            update_fields=[
+                "skill_streak",
+                "best_skill_streak",
+                "unlucky_losses",
+                "guesses_survived",
+            ]
+        )

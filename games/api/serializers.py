@@ -122,6 +122,31 @@ class BoardOut(serializers.Serializer[Any]):
     mines = serializers.IntegerField()
 
 
+class AnalysedMoveOut(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    # DRF pops declared fields off the class, so `label` (a Field attribute) may name one.
+    label = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["deduced", "forced_guess", "avoidable_guess"]
+    )
+    p_mine = serializers.FloatField(help_text="The chance the move opened a mine (a chord: any).")
+    safest_p_mine = serializers.FloatField(help_text="The least likely closed cell's chance then.")
+    safest = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="[x, y] of that safest cell (null: the move was it, or it opened nothing).",
+    )
+
+
+class AnalysisOut(serializers.Serializer[Any]):
+    """API.md, No-guess games and analysis (docs/ANALYSIS.md)."""
+
+    moves = AnalysedMoveOut(many=True)
+    forced_guesses = serializers.IntegerField()
+    avoidable_guesses = serializers.IntegerField()
+    unlucky_loss = serializers.BooleanField()
+    exact = serializers.BooleanField(help_text="False: a position was too big to enumerate.")
+
+
 class GameOut(BoardOut):
     player = serializers.CharField()
     state = serializers.ChoiceField(choices=["new", "playing", "paused", "won", "lost"])
@@ -137,6 +162,10 @@ class GameOut(BoardOut):
     result_stats = ResultStatsOut(allow_null=True)
     seq = serializers.IntegerField()
     board = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    analysis = AnalysisOut(
+        allow_null=True,
+        help_text="Null until the game has ended and been analysed (a race game: its race).",
+    )
 
 
 class ChangeOut(serializers.Serializer[Any]):

@@ -14,7 +14,7 @@ from django.utils import timezone
 from demineur_site.formats import iso
 from games import clock
 from games.engine import Board
-from games.models import ENDED_STATES, Game, GameState
+from games.models import ENDED_STATES, Game, GameAnalysis, GameState
 
 
 def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:
@@ -42,6 +42,18 @@ def result_stats(game: Game) -> dict[str, Any] | None:
         "bbbv_per_s": round(game.bbbv_per_s, 3) if game.bbbv_per_s is not None else None,
         "efficiency": round(solved / game.clicks, 3) if game.clicks else None,
     }
+
+
+def analysis_dict(game: Game) -> dict[str, Any] | None:
+    """API.md's `analysis`: null until the game has ended and been analysed, and for a race
+    game until its race has ended (sealed), like the layout it comes from."""
+    if game.state not in ENDED_STATES or game.sealed:
+        return None
+    try:
+        row = game.analysis  # one read by key, unless the caller select_related it
+    except GameAnalysis.DoesNotExist:
+        return None
+    return row.as_dict()
 
 
 def game_dict(
@@ -89,6 +101,9 @@ def game_dict(
         "result_stats": result_stats(game),
         "seq": game.seq,
         "board": rows,
+        # The caller that passes the board it just played is the move path: a game that
+        # ends in this request cannot have its analysis yet (it is made after the commit).
+        "analysis": None if board is not None else analysis_dict(game),
     }
 
 

@@ -37,7 +37,7 @@ def parse_states(raw: str, allowed: set[str]) -> list[str]:
 
 def game_get(*, game_id: Any) -> Game:
     try:
-        return Game.objects.select_related("player").get(pk=parse_game_id(game_id))
+        return Game.objects.select_related("player", "analysis").get(pk=parse_game_id(game_id))
     except Game.DoesNotExist:
         raise GameError("not_found", "No such game.") from None
 
@@ -47,7 +47,11 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
 
     # A list may lag: the replica when there is one (demineur_site.db_router). The alias is
     # chosen now, as the queryset is evaluated later by the view.
-    qs = Game.objects.using(read_alias()).select_related("player").order_by("-created_at", "-id")
+    qs = (
+        Game.objects.using(read_alias())
+        .select_related("player", "analysis")
+        .order_by("-created_at", "-id")
+    )
     if state is not None:
         qs = qs.filter(state__in=parse_states(state, LIST_STATES))
     if level is not None:

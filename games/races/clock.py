@@ -19,6 +19,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import close_old_connections, connection
 
+from games.play.analysis_jobs import AnalysisWorker
+
 log = logging.getLogger(__name__)
 
 
@@ -69,13 +71,16 @@ class RaceClock:
 
 
 _clock: RaceClock | None = None
+_analysis: AnalysisWorker | None = None  # started and stopped with the clock (docs/ANALYSIS.md)
 _clock_lock = threading.Lock()
 started = False  # start_in_process() was called in this process (whatever RACE_CLOCK says)
 
 
 def start_in_process() -> RaceClock | None:
-    """Start this process's clock thread when RACE_CLOCK is `thread` (once per process)."""
-    global _clock, started
+    """Start this process's clock thread when RACE_CLOCK is `thread` (once per process), and
+    beside it the analysis worker's thread (games.play.analysis_jobs): its own thread, since
+    one Marathon analysis can take longer than a tick of the clock."""
+    global _clock, _analysis, started
     started = True
     if settings.RACE_CLOCK != "thread":
         return None
@@ -83,6 +88,9 @@ def start_in_process() -> RaceClock | None:
         if _clock is None:
             _clock = RaceClock(interval_s=settings.RACE_CLOCK_INTERVAL_MS / 1000)
         _clock.start()
+        if _analysis is None:
+            _analysis = AnalysisWorker()
+        _analysis.start()
         return _clock
 
 
@@ -90,3 +98,5 @@ def stop_in_process() -> None:
     with _clock_lock:
         if _clock is not None:
             _clock.stop()
+        if _analysis is not None:
+            _analysis.stop()

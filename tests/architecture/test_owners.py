@@ -22,6 +22,7 @@ WRITERS = {
         "games.management.commands.remove_stale_guests",  # hands a removed guest's games over
     },
     "Move": {"games.play.services", "games.play.move_store"},
+    "GameAnalysis": {"games.play.analysis_jobs"},
     "Review": {"games.play.fairplay", "games.play.services"},
     "Race": {"games.races.services", "games.races.progress"},
     "Racer": {

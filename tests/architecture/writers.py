@@ -13,6 +13,7 @@ from tests.architecture.imports import ROOT, modules
 
 MODELS = {
     "Game": "games_game",
+    "GameAnalysis": "games_gameanalysis",
     "Move": "games_move",
     "Review": "games_review",
     "Race": "games_race",

@@ -10,6 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from games.play.analysis_jobs import AnalysisWorker
 from games.races.clock import RaceClock
 
 
@@ -26,5 +27,8 @@ class Command(BaseCommand):
             self.stdout.write(f"race clock: one tick, {acted} race(s) acted on")
             return
         sys.stderr.write(f"race clock: ticking every {clock.interval_s * 1000:.0f} ms\n")
+        worker = AnalysisWorker()  # and the analysis of ended games (docs/ANALYSIS.md)
+        worker.start()
         with contextlib.suppress(KeyboardInterrupt):
             clock.run()
+        worker.stop()

@@ -1,0 +1,41 @@
+"""`manage.py analyse_games`: analyse every ended game that has no analysis yet (the games
+that ended before the analysis existed, or while no worker ran), oldest first, then recompute
+the skill streak of every bucket it touched (docs/ANALYSIS.md, The worker)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from games.models import Game
+from games.play.analysis_jobs import analyse_game, backlog, refold
+
+
+class Command(BaseCommand):
+    help = "Analyse every ended game without an analysis, then refold the skill streaks."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--limit", type=int, default=0, help="Stop after this many games.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        ids = list(backlog())
+        if options["limit"]:
+            ids = ids[: options["limit"]]
+        started = time.monotonic()
+        done = 0
+        for n, game_id in enumerate(ids, 1):
+            done += analyse_game(game_id, fold=False)
+            if n % 100 == 0 or n == len(ids):
+                rate = n / max(time.monotonic() - started, 1e-9)
+                sys.stderr.write(f"analyse_games: {n}/{len(ids)} ({rate:.0f} games/s)\n")
+        buckets = set(
+            Game.objects.filter(pk__in=ids, race__isnull=True).values_list(
+                "player_id", "level", "no_guess"
+            )
+        )
+        for player_id, level, no_guess in buckets:
+            refold(player_id=player_id, level=level, no_guess=no_guess)
+        self.stdout.write(f"analyse_games: {done} analysed, {len(buckets)} skill streaks refolded")

@@ -1,0 +1,273 @@
+"""Analysing ended games off the request path (docs/ANALYSIS.md, The worker).
+
+A game's end commits first; then the analysis worker of some process (a daemon thread started
+beside the race clock, :func:`start_in_process`; or `manage.py analyse_games`) picks it up:
+it claims the game's row with SKIP LOCKED (so two processes never analyse one game twice),
+replays it with games.play.analysis, stores a :class:`GameAnalysis`, and for a solo game
+updates its player's luck statistics in the same transaction (accounts.standings.stats
+.record_analysis: unlucky losses, forced guesses survived, the skill streak in end order).
+
+The queue is two partial indexes of games by end (games 0007): solo games from a watermark
+that trails the oldest game still waiting, race games from the longest race time limit ago
+(a race game waits, sealed, until its race ends). Games older than LOOKBACK when a process
+starts (before this feature, or ended while no worker ran) are analysed by
+`manage.py analyse_games`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.standings import stats
+from games.models import ENDED_STATES, EndReason, Game, GameAnalysis, GameState, Move
+from games.play import analysis
+
+log = logging.getLogger(__name__)
+
+LOOKBACK = timedelta(hours=24)  # how far back a starting worker looks
+SETTLE = timedelta(seconds=60)  # the solo watermark trails now by this much (slow commits)
+BATCH = 20
+IDLE_S = 1.0  # the wait between polls of an empty queue
+BUSY_PAUSE_S = 0.02  # the pause between two analyses (lets request threads have the GIL)
+
+
+def compute(game: Game) -> analysis.Analysis:
+    """The analysis of an ended game, from its stored layout and moves."""
+    from games.engine import Board
+
+    layout = Board.decode(bytes(game.board)).to_ascii()
+    moves = [
+        analysis.MoveIn(seq, action, x, y, flagged)
+        for seq, action, x, y, flagged in Move.objects.filter(game_id=game.pk)
+        .order_by("seq")
+        .values_list("seq", "action", "x", "y", "flagged")
+    ]
+    # A race game's Move 1 is the server's opening, not the player's (RULES.md, Races).
+    server_moves = 1 if game.race_id is not None else 0
+    return analysis.analyse(
+        width=game.width,
+        height=game.height,
+        layout=layout,
+        moves=moves,
+        server_moves=server_moves,
+    )
+
+
+def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
+    """Analyse one ended, unsealed game and store it, once. True when this call stored it
+    (False: not ended, sealed, already analysed, or being analysed by another worker).
+    `fold` False leaves the skill streak to a later `refold` (the backfill)."""
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(pk=game_id, state__in=ENDED_STATES, sealed=False, analysis__isnull=True)
+            .first()
+        )
+        if game is None:
+            return False
+        started = time.perf_counter()
+        result = compute(game)
+        GameAnalysis.objects.create(
+            game=game,
+            moves=[m.as_dict() for m in result.moves],
+            forced_guesses=result.forced_guesses,
+            avoidable_guesses=result.avoidable_guesses,
+            guesses_survived=result.guesses_survived,
+            unlucky_loss=result.unlucky_loss,
+            exact=result.exact,
+            compute_ms=round((time.perf_counter() - started) * 1000),
+            folded=False,
+        )
+        if game.race_id is None:  # race games count in race statistics only
+            stats.record_analysis(
+                user_id=game.player_id,
+                level=game.level,
+                no_guess=game.no_guess,
+                unlucky_loss=result.unlucky_loss,
+                guesses_survived=result.guesses_survived,
+                outcomes=(lambda: skill_outcomes(game)) if fold else (lambda: (False, [])),
+            )
+    return True
+
+
+# --------------------------------------------------------------------------- the skill streak
+
+
+def _bucket_games(game: Game) -> Any:
+    """The solo games of `game`'s statistics bucket (its player, level or custom, mode)."""
+    from accounts.models import RANKED_LEVELS
+
+    games = Game.objects.filter(
+        player_id=game.player_id, race__isnull=True, no_guess=game.no_guess, ended_at__isnull=False
+    )
+    if game.level in RANKED_LEVELS:
+        return games.filter(level=game.level)
+    return games.exclude(level__in=list(RANKED_LEVELS))
+
+
+def _outcome(state: str, end_reason: str | None, unlucky: bool | None) -> str:
+    if state == GameState.WON:
+        return "win"
+    return "unlucky" if unlucky and end_reason == EndReason.MINE else "loss"
+
+
+def skill_outcomes(game: Game) -> tuple[bool, list[str]]:
+    """What the skill streak of `game`'s bucket has to fold, under its PlayerStats row lock
+    (accounts.standings.stats.record_analysis calls it): (restart, outcomes in end order).
+
+    End order is (ended_at, id). The streak folds analysed games in that order, from the
+    player's first analysed game of the bucket, up to the first game not analysed yet (it
+    waits there). An analysis that lands behind the last folded game (an end that committed
+    late, or the backfill) restarts the fold from the beginning."""
+    games = _bucket_games(game)
+    last = (
+        games.filter(analysis__folded=True)
+        .order_by("-ended_at", "-id")
+        .values_list("ended_at", "id")
+        .first()
+    )
+    restart = last is not None and (game.ended_at, game.id) < last
+    tail = games
+    if restart:
+        GameAnalysis.objects.filter(game__in=games, folded=True).update(folded=False)
+    elif last is not None:
+        at, gid = last
+        tail = games.filter(Q(ended_at__gt=at) | Q(ended_at=at, id__gt=gid))
+    rows = tail.order_by("ended_at", "id").values_list(
+        "id", "state", "end_reason", "analysis__unlucky_loss", "analysis__game"
+    )
+    outcomes: list[str] = []
+    folded: list[Any] = []
+    started = last is not None and not restart
+    for gid, state, reason, unlucky, analysed in rows.iterator(chunk_size=500):
+        if analysed is None:
+            if started:
+                break  # wait for this game's analysis
+            continue  # before the first analysed game: not counted
+        started = True
+        outcomes.append(_outcome(state, reason, unlucky))
+        folded.append(gid)
+    if folded:
+        GameAnalysis.objects.filter(game_id__in=folded).update(folded=True)
+    return restart or last is None, outcomes
+
+
+def refold(*, player_id: int, level: str, no_guess: bool) -> None:
+    """Recompute one bucket's skill streak from every analysed game (after a backfill)."""
+    game = _bucket_games(Game(player_id=player_id, level=level, no_guess=no_guess)).first()
+    if game is None:
+        return
+    with transaction.atomic():
+        GameAnalysis.objects.filter(game__in=_bucket_games(game)).update(folded=False)
+
+        def everything() -> tuple[bool, list[str]]:
+            return skill_outcomes(game)
+
+        stats.record_analysis(
+            user_id=player_id,
+            level=level,
+            no_guess=no_guess,
+            unlucky_loss=False,
+            guesses_survived=0,
+            outcomes=everything,
+        )
+
+
+# --------------------------------------------------------------------------- the queue
+
+
+def _race_window() -> timedelta:
+    limits = getattr(settings, "RACE_TIME_LIMITS_S", {}) or {}
+    longest = max(limits.values(), default=3600)
+    return timedelta(seconds=int(longest)) + timedelta(minutes=10)
+
+
+class AnalysisWorker:
+    """Polls the queue and analyses what it finds, one game at a time."""
+
+    def __init__(self, *, now: datetime | None = None) -> None:
+        self.solo_mark = (now or timezone.now()) - LOOKBACK
+        self.failed: set[Any] = set()
+        self.analysed = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def pending(self, *, now: datetime | None = None, limit: int = BATCH) -> list[Any]:
+        """The ids of ended games waiting for their analysis, oldest end first."""
+        now = now or timezone.now()
+        waiting = Game.objects.filter(analysis__isnull=True).exclude(pk__in=list(self.failed))
+        solo = list(
+            waiting.filter(race__isnull=True, ended_at__gte=self.solo_mark)
+            .order_by("ended_at", "id")
+            .values_list("id", "ended_at")[:limit]
+        )
+        oldest = min([at for _, at in solo if at is not None] + [now - SETTLE])
+        self.solo_mark = max(self.solo_mark, oldest)
+        race = list(
+            waiting.filter(race__isnull=False, sealed=False, ended_at__gte=now - _race_window())
+            .order_by("ended_at", "id")
+            .values_list("id", flat=True)[:limit]
+        )
+        return [gid for gid, _ in solo] + race
+
+    def run_once(self, *, now: datetime | None = None) -> int:
+        """Analyse what is waiting now; how many this worker stored."""
+        done = 0
+        for game_id in self.pending(now=now):
+            if self._stop.is_set():
+                break
+            try:
+                if analyse_game(game_id):
+                    done += 1
+            except Exception:
+                self.failed.add(game_id)
+                log.exception("analysis of game %s failed", game_id)
+            time.sleep(BUSY_PAUSE_S)
+        self.analysed += done
+        return done
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self.run_once()
+            except Exception:
+                log.exception("analysis worker poll failed")
+                close_old_connections()
+                connection.close()
+                busy = 0
+            self._stop.wait(BUSY_PAUSE_S if busy else IDLE_S)
+        connection.close()
+
+    def start(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run, name="game-analysis", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+def backlog() -> Any:
+    """Every ended, unsealed game without an analysis, oldest end first (the backfill)."""
+    return (
+        Game.objects.filter(state__in=ENDED_STATES, sealed=False, analysis__isnull=True)
+        .order_by("ended_at", "id")
+        .values_list("id", flat=True)
+    )
+
+
+__all__ = ["AnalysisWorker", "analyse_game", "backlog", "compute", "refold", "skill_outcomes"]
