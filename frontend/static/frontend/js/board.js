@@ -14,6 +14,16 @@ const DEFAULT_LONG_PRESS_MS = SITE.settings.defaults.long_press_ms; // when the 
 const MOVE_TOLERANCE_PX = 10;
 const TOUCH_MOUSE_GAP_MS = 800; // mouse events this soon after a touch are the touch's own
 
+/** The end of a won game as every Minesweeper shows it: each mine flagged and the mine
+ * counter at 0. (API.md's final board marks a mine the player left unflagged `*`; a won game
+ * has no mine hit and no wrong flag.)
+ * @param {string[]} rows */
+export const flagAllMines = (rows) => rows.map((r) => r.replaceAll("*", "F"));
+
+/** Where a cell is, said the way the board's cells are labelled (from 1, as people count).
+ * @param {number} x  @param {number} y  from 0, as the API counts */
+export const cellPlace = (x, y) => fmt(gettext("column %(x)s, row %(y)s"), { x: x + 1, y: y + 1 });
+
 /** @param {string} v */
 function cellLabel(v) {
   switch (v) {

@@ -4,7 +4,7 @@
 import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel } from "./constants.js";
-import { BoardView } from "./board.js";
+import { BoardView, flagAllMines } from "./board.js";
 import { AWAY_GRACE_MS, ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
 
@@ -125,7 +125,8 @@ export function createView(s) {
     const g = game();
     drawFairNote();
     if (saidUntil === "until-start" && g.state !== "new") say("");
-    $("mines-left").textContent = String(g.mines_left); // may go below zero (RULES.md, Flags)
+    // The counter may go below zero (RULES.md, Flags); a won game has flagged every mine.
+    $("mines-left").textContent = g.state === "won" ? "0" : String(g.mines_left);
     s.root.dataset.state = g.state;
     const paused = g.state === "paused";
     $("paused-cover").hidden = !paused;
@@ -279,7 +280,7 @@ export function createView(s) {
     if (first || !s.board || board().width !== g.width || board().height !== g.height) buildBoard();
     if (first && ENDED.has(g.state)) endHeard = g.id; // an old end is not sounded
     if (!first) sound([]);
-    if (g.board) board().setRows(g.board);
+    if (g.board) board().setRows(g.state === "won" ? flagAllMines(g.board) : g.board);
     const [title, sub] = titleFor(s, g);
     $("game-title").textContent = title;
     $("game-sub").textContent = sub;

@@ -9,7 +9,7 @@ import { api, gettext, ngettext, fmt, me, fmtTime, fmtClock } from "./api.js";
 import { $, el } from "./dom.js";
 import { SITE } from "./constants.js";
 import { followSocket, SeqOrder } from "./live.js";
-import { BoardView } from "./board.js";
+import { BoardView, flagAllMines } from "./board.js";
 import { mountGame } from "./game.js";
 import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText } from "./race_common.js";
 
@@ -320,7 +320,7 @@ async function drawFinalBoards() {
     wrap.append(holder);
     fig.append(el("figcaption", {}, el("a", { href: `/games/${x.game}`, text: x.player }), " · ", racerStateText(x.state)), wrap);
     const view = new BoardView(holder, { width: g.width, height: g.height, label: fmt(gettext("%(player)s's board"), { player: x.player }), interactive: false });
-    view.setRows(g.board);
+    view.setRows(g.state === "won" ? flagAllMines(g.board) : g.board);
   }
   if (!others.length) box.append(el("p", { class: "muted", text: gettext("Your board is above.") }));
 }

@@ -4,7 +4,7 @@
 import { api, ApiError, gettext, fmt, fmtTime, messageOf } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel, SITE } from "./constants.js";
-import { BoardView } from "./board.js";
+import { BoardView, cellPlace, flagAllMines } from "./board.js";
 import { LocalBoard, minesFromFinalBoard } from "./engine.js";
 
 const gameId = $("replay").dataset.gameId;
@@ -39,6 +39,9 @@ async function allMoves() {
   return out;
 }
 
+/** The last picture: the server's final board; a won one with every mine flagged. */
+const endPicture = () => (game.state === "won" ? flagAllMines(game.board) : game.board);
+
 function simulate() {
   const local = new LocalBoard(game.width, game.height, minesFromFinalBoard(game.board));
   frames = [local.rows()];
@@ -53,7 +56,7 @@ function simulate() {
     }
     frames.push(local.rows());
   }
-  frames[frames.length - 1] = game.board; // the server's own end picture: mines, wrong flags
+  frames[frames.length - 1] = endPicture(); // the server's own end picture: mines, wrong flags
 }
 
 /** @param {number} k */
@@ -72,7 +75,7 @@ function show(k) {
           k: step,
           n: moves.length,
           action: m.unflag ? gettext("remove the flag") : names[m.action] || m.action,
-          cell: m.x === null ? "" : `(${m.x + 1}, ${m.y + 1})`,
+          cell: m.x === null ? "" : cellPlace(m.x, m.y), // as the board's cells are labelled
           time: fmtTime(m.at_ms),
         });
   if (m && m.x !== null) view.setFocus(m.y * game.width + m.x, false);
@@ -147,7 +150,7 @@ function play() {
     for (const id of ["first", "back", "play", "forward", "last"]) $(id, HTMLButtonElement).disabled = true;
     scrub.disabled = true;
     $("speed", HTMLSelectElement).disabled = true;
-    view.setRows(game.board);
+    view.setRows(endPicture());
     $("step-info").textContent = gettext("No moves were recorded for this game: here is how it ended.");
     return;
   }
