@@ -1,16 +1,25 @@
-# syntax=docker/dockerfile:1
 # Démineur's image (docs/deploy/SERVING.md). One image runs every app service of
-# docker-compose.yml: migrate, web (gunicorn), live (uvicorn), scheduler.
+# docker-compose.yml: migrate, web (gunicorn), live (uvicorn), scheduler. Built by BuildKit's
+# own Dockerfile frontend (Docker 20.10 or later; no `# syntax=` line, which would pull a
+# frontend image from Docker Hub).
+#
+# PYTHON_IMAGE is the base of both stages: python:3.12-slim for everyone; a machine that cannot
+# reach Docker Hub builds a stand-in from Debian's packages (deploy/standin/, make compose-test).
+ARG PYTHON_IMAGE=python:3.12-slim
 
 # --- builder: wheels of the locked runtime dependencies, every download checked by its hash.
-FROM python:3.12-slim AS builder
+FROM ${PYTHON_IMAGE} AS builder
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /build
 COPY requirements/prod.txt requirements.txt
-RUN pip wheel --require-hashes --wheel-dir /wheels -r requirements.txt
+# Behind a TLS-inspecting proxy, pip needs that proxy's CA: `--secret id=pip_ca,src=BUNDLE`
+# mounts it for this one step (never in a layer); without the secret pip uses its own CAs.
+RUN --mount=type=secret,id=pip_ca,required=false \
+    if [ -s /run/secrets/pip_ca ]; then export PIP_CERT=/run/secrets/pip_ca; fi \
+    && pip wheel --require-hashes --wheel-dir /wheels -r requirements.txt
 
 # --- runtime: the interpreter, the wheels installed, the code; no compiler, no pip cache.
-FROM python:3.12-slim AS runtime
+FROM ${PYTHON_IMAGE} AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \

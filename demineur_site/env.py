@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -12,7 +13,26 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    """`NAME`, or the content of the file `NAME_FILE` names when that is set (Docker and Swarm
+    secrets are files under /run/secrets/: SECRET_KEY_FILE, docs/DEPLOYMENT.md). One trailing
+    newline is dropped. The file wins over the variable, so a deployment may leave a
+    placeholder in `NAME`; a `NAME_FILE` that cannot be read, or is empty, fails at start-up."""
+    path = os.environ.get(f"{name}_FILE", "").strip()
+    if not path:
+        return os.environ.get(name, default)
+    try:
+        value = Path(path).read_text(encoding="utf-8").removesuffix("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImproperlyConfigured(f"{name}_FILE={path!r} cannot be read: {exc}") from exc
+    if not value:
+        raise ImproperlyConfigured(f"{name}_FILE={path!r} is empty")
+    return value
+
+
+def database_password() -> str:
+    """DATABASE_PASSWORD (or DATABASE_PASSWORD_FILE, a secret): the password of a database
+    URL that has none of its own."""
+    return env_str("DATABASE_PASSWORD")
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -120,7 +140,9 @@ def database_from_url(
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parsed.path.lstrip("/")) or "postgres",
         "USER": unquote(parsed.username or ""),
-        "PASSWORD": unquote(parsed.password or ""),
+        # A URL without a password (postgres://demineur@db/demineur) takes DATABASE_PASSWORD
+        # or the secret DATABASE_PASSWORD_FILE names.
+        "PASSWORD": unquote(parsed.password) if parsed.password else database_password(),
         "HOST": parsed.hostname or "",
         "PORT": str(parsed.port or ""),
     }

@@ -214,7 +214,15 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 
 def test_the_dockerfile_is_multi_stage_non_root_locked_and_bakes_no_secret():
     steps = dockerfile_instructions()
-    stages = [rest for keyword, rest in steps if keyword == "FROM"]
+    # Both stages start from PYTHON_IMAGE, python:3.12-slim unless a build argument says
+    # otherwise (the stand-in of make compose-test, deploy/standin/).
+    args = dict(rest.partition("=")[::2] for keyword, rest in steps if keyword == "ARG")
+    assert args.get("PYTHON_IMAGE") == "python:3.12-slim"
+    stages = [
+        rest.replace("${PYTHON_IMAGE}", args["PYTHON_IMAGE"])
+        for keyword, rest in steps
+        if keyword == "FROM"
+    ]
     assert stages == ["python:3.12-slim AS builder", "python:3.12-slim AS runtime"]
     runtime = steps[[i for i, (k, _) in enumerate(steps) if k == "FROM"][1] :]
     runs = " ".join(rest for keyword, rest in steps if keyword == "RUN")
