@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -20,6 +20,8 @@ help:
 	@echo "make bench     every benchmark under bench/"
 	@echo "make soak      30 min soak (SOAK_MINUTES=N), crash test, long fuzzing (docs/RELIABILITY.md)"
 	@echo "make scale-demo  replica + 3 Redis + 2 nodes on this machine, backup/restore (docs/DEPLOYMENT.md)"
+	@echo "make compose-test  build the image, run docker-compose.yml for real, outages included (docs/DEPLOYMENT.md)"
+	@echo "make swarm-test    the same compose file on a one-node Docker Swarm: rolling update, secrets"
 	@echo "make serve-prod  production layout here: Caddy + gunicorn + uvicorn on PORT (8080) (docs/deploy/SERVING.md)"
 	@echo "make serve-prod-stop  stop what serve-prod started"
 	@echo "make lock      regenerate requirements/prod.txt (hashed runtime lock) from pyproject.toml"
@@ -107,6 +109,16 @@ soak: venv
 # streaming replica, three private Redis, two server processes; not part of `make test`.
 scale-demo: venv
 	$(PY) deploy/scale_demo.py
+
+# docker-compose.yml built and run for real on this machine's Docker engine (docs/DEPLOYMENT.md,
+# "The compose test"); stand-in base images from Debian when Docker Hub cannot be reached.
+# Minutes, not part of `make test` (which skips these modules); each is bounded by a timeout.
+COMPOSE_TEST_TIMEOUT ?= 1800
+compose-test: venv
+	COMPOSE_TEST=1 timeout $(COMPOSE_TEST_TIMEOUT) $(PY) -m pytest -q -s -p no:cacheprovider tests/deploy/test_compose_stack.py
+
+swarm-test: venv
+	SWARM_TEST=1 timeout $(COMPOSE_TEST_TIMEOUT) $(PY) -m pytest -q -s -p no:cacheprovider tests/deploy/test_swarm_stack.py
 
 # The image's runtime lock (docs/deploy/SERVING.md): every runtime dependency pinned, with
 # the hashes of its files, from pyproject.toml's [project] dependencies (no dev tools).
