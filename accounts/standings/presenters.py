@@ -28,6 +28,11 @@ def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
         "win_rate": round(row.won / row.played, 4) if row.played else 0.0,
         "current_streak": row.current_streak,
         "best_streak": row.best_streak,
+        # Luck (API.md, No-guess games and analysis; docs/ANALYSIS.md)
+        "skill_streak": row.skill_streak,
+        "best_skill_streak": row.best_skill_streak,
+        "unlucky_losses": row.unlucky_losses,
+        "guesses_survived": row.guesses_survived,
         "best_time_ms": row.best_time_ms,
         "best_time_game_id": _str(row.best_time_game),
         "best_bbbv_per_s": round(row.best_bbbv_per_s, 3)

@@ -236,6 +236,12 @@ class LevelStatsOut(serializers.Serializer[Any]):
     win_rate = serializers.FloatField(help_text="A fraction from 0 to 1; 0 at 0 games.")
     current_streak = serializers.IntegerField()
     best_streak = serializers.IntegerField()
+    skill_streak = serializers.IntegerField(
+        help_text="The run of wins that a loss on a forced guess neither counts nor breaks."
+    )
+    best_skill_streak = serializers.IntegerField()
+    unlucky_losses = serializers.IntegerField(help_text="Losses on a forced guess.")
+    guesses_survived = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
     best_time_ms = serializers.IntegerField(allow_null=True)
     best_time_game_id = serializers.UUIDField(allow_null=True)
     best_bbbv_per_s = serializers.FloatField(allow_null=True)

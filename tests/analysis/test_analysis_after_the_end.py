@@ -57,6 +57,13 @@ def test_a_game_lost_on_the_coin_is_analysed_after_its_end_as_an_unlucky_loss(al
     assert analysis["moves"][1]["p_mine"] == 0.5
     row = stats_of(alice)
     assert (row.unlucky_losses, row.guesses_survived, row.skill_streak) == (1, 0, 0)
+    for path in ("/api/users/alice", "/api/me"):
+        custom = alice_api.get(path).json()["stats"]["custom"]
+        assert (custom["unlucky_losses"], custom["skill_streak"], custom["best_skill_streak"]) == (
+            1,
+            0,
+            0,
+        )
 
 
 @pytest.mark.django_db
@@ -85,6 +92,8 @@ def test_the_skill_streak_skips_the_unlucky_loss_and_breaks_on_the_other(alice, 
     assert (row.skill_streak, row.best_skill_streak) == (1, 2)
     assert (row.current_streak, row.best_streak) == (1, 1)  # the plain streak: broken twice
     assert (row.unlucky_losses, row.guesses_survived) == (1, 3)
+    shown = alice_api.get("/api/users/alice").json()["stats"]["custom"]
+    assert (shown["skill_streak"], shown["best_skill_streak"], shown["unlucky_losses"]) == (1, 2, 1)
     assert GameAnalysis.objects.filter(folded=True).count() == len(ids)
 
 
