@@ -27,6 +27,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_period": 400,
     "invalid_sort": 400,
     "invalid_players": 400,
+    "invalid_mode": 400,
+    "no_guess_unavailable": 400,
     "not_authenticated": 401,
     "not_your_game": 403,
     "not_found": 404,

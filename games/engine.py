@@ -654,9 +654,29 @@ class Board:
 
     # ----------------------------------------------------------------------- moves
 
-    def reveal(self, x: int, y: int, rng: random.Random | None = None) -> Outcome:
+    def reveal(
+        self,
+        x: int,
+        y: int,
+        rng: random.Random | None = None,
+        *,
+        layout: list[int] | None = None,
+    ) -> Outcome:
         """Open a cell. The first reveal places the mines with ``rng`` (required then),
-        outside the 3x3 square centred on the cell, so that cell is a zero.
+        outside the 3x3 square centred on the cell, so that cell is a zero; or, when
+        ``layout`` is given, on exactly those flat cell indexes (``y * width + x``), which
+        must be ``mines`` distinct cells of the board outside that square (a layout chosen
+        elsewhere, e.g. a no-guess generator's).
+
+        >>> board = Board.new(5, 3, 2)
+        >>> board.reveal(0, 1, layout=[4, 14]).status
+        'playing'
+        >>> board.render(layout=False)
+        ['0001#', '0002#', '0001#']
+        >>> Board.new(4, 3, 1).reveal(0, 0, layout=[5])
+        Traceback (most recent call last):
+        ...
+        games.engine.EngineError: the layout must be 1 distinct cells outside the first tap's 3x3
 
         A zero opens its neighbours, and so on (a cascade); flagged cells are never opened
         by a cascade. Revealing a flagged or an opened cell is an accepted no-op. Opening a
@@ -672,13 +692,28 @@ class Board:
         if self.ended:
             raise EngineError("game_over", "the game is over")
         if self.status == NEW:
-            if rng is None:
-                raise EngineError("invalid_board", "the first reveal needs a random source")
             excluded = sorted((i, *self._nbrs[i]), reverse=True)
-            population = list(range(self.width * self.height))
-            for cell in excluded:
-                del population[cell]
-            self._place(sorted(rng.sample(population, self.mines)))
+            if layout is not None:
+                cells = sorted(set(layout))
+                if (
+                    len(cells) != self.mines
+                    or len(layout) != self.mines
+                    or any(not 0 <= c < self.width * self.height for c in cells)
+                    or any(c in excluded for c in cells)
+                ):
+                    raise EngineError(
+                        "invalid_board",
+                        f"the layout must be {self.mines} distinct cells outside the first"
+                        " tap's 3x3",
+                    )
+                self._place(cells)
+            else:
+                if rng is None:
+                    raise EngineError("invalid_board", "the first reveal needs a random source")
+                population = list(range(self.width * self.height))
+                for cell in excluded:
+                    del population[cell]
+                self._place(sorted(rng.sample(population, self.mines)))
             self.status = PLAYING
         if self._view[i] != _CLOSED:
             return Outcome((), self.status)

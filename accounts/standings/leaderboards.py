@@ -33,7 +33,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind, User
-from accounts.standings.records import chain_filter
+from accounts.standings.records import MODES, bucket_for, chain_filter
 from demineur_site.db_router import lagging_reads
 from demineur_site.errors import DomainError
 from demineur_site.formats import iso
@@ -68,12 +68,31 @@ class BoardSpec:
 
 
 def board_spec(
-    *, level: str, board: str, period: str | None, sort: str | None, players: str | None = None
+    *,
+    level: str,
+    board: str,
+    period: str | None,
+    sort: str | None,
+    players: str | None = None,
+    mode: str | None = None,
 ) -> BoardSpec:
-    """Validate a board address: unknown level or board 404, unknown period, sort or players
-    400. Custom boards are never ranked, so `custom` is not a leaderboard level."""
+    """Validate a board address: unknown level or board 404, unknown period, sort, players or
+    mode 400. Custom boards are never ranked, so `custom` is not a leaderboard level. A
+    no-guess board is its level's no-guess bucket (records.bucket_for): `level` is then e.g.
+    `expert:ng` in every query."""
     spec = _board_spec(level=level, board=board, period=period, sort=sort)
+    spec = replace(spec, level=bucket_for(level, no_guess_mode(mode)))
     return spec if players is None else replace(spec, pool=pool_of(players))
+
+
+def no_guess_mode(mode: str | None) -> bool:
+    """`?mode=` (API.md, No-guess games) on every board, solo and race: `classic` by default,
+    or `no_guess`."""
+    if mode is None:
+        return False
+    if mode not in MODES:
+        raise DomainError("invalid_mode", f"Unknown mode {mode!r}.", {"modes": list(MODES)})
+    return mode == "no_guess"
 
 
 def pool_of(players: str | None) -> str:

@@ -10,16 +10,20 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from accounts.models import RaceRating, User
-from accounts.standings.leaderboards import BoardPage, pool_of
+from accounts.standings.leaderboards import BoardPage, no_guess_mode, pool_of
+from accounts.standings.records import bucket_for
 from demineur_site.errors import DomainError
 from games.engine import LEVELS
 
 
-def race_board(*, level: str, players: str | None) -> QuerySet[RaceRating]:
+def race_board(*, level: str, players: str | None, mode: str | None = None) -> QuerySet[RaceRating]:
+    """The rated players of a level's race board, classic (`mode` None or `classic`) or
+    no-guess (the ratings of the level's no-guess bucket, `expert:ng`)."""
     if level not in LEVELS:
         raise DomainError("not_found", f"No race board for {level!r}.", {"levels": list(LEVELS)})
+    key = bucket_for(level, no_guess_mode(mode))
     return (
-        RaceRating.objects.filter(level=level, pool=pool_of(players), rated_races__gt=0)
+        RaceRating.objects.filter(level=key, pool=pool_of(players), rated_races__gt=0)
         .select_related("player")
         .order_by("-rating", "updated_at", "player_id")
     )
@@ -61,11 +65,12 @@ def race_board_page(
     page_size: int,
     viewer: User | None,
     around_me: bool = False,
+    mode: str | None = None,
 ) -> BoardPage:
     """One page of a race board with `me`, by the solo boards' paging rules (leaderboard_page):
     with `around_me` the page holding the viewer's row (the first page when they have none), a
     page past the last 404, page 1 of an empty board an empty page."""
-    board = race_board(level=level, players=players)
+    board = race_board(level=level, players=players, mode=mode)
     me = race_board_me(board, viewer)
     count = board.count()
     if around_me:

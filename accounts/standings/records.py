@@ -25,9 +25,36 @@ BEST_TIMES_KEPT = 5
 CHAIN_HORIZON = timedelta(days=366)
 
 
-def bucket_for(level: str) -> str:
-    """The statistics bucket of a game's level: the level itself, or `custom`."""
-    return level if level in RANKED_LEVELS else "custom"
+# The suffix of a no-guess bucket (docs/NOGUESS.md, "Buckets"): `expert` holds classic Expert
+# games, `expert:ng` no-guess ones, in every table keyed by a level (PlayerStats,
+# PersonalRecord, RaceRating, the board counts, the race queue), so the two never mix.
+NO_GUESS_SUFFIX = ":ng"
+MODES = ("classic", "no_guess")
+
+
+def bucket_for(level: str, no_guess: bool = False) -> str:
+    """The statistics bucket of a game's level and mode: the level itself, or `custom`, with
+    NO_GUESS_SUFFIX for a no-guess game.
+
+    >>> bucket_for("expert"), bucket_for("expert", no_guess=True), bucket_for("custom", True)
+    ('expert', 'expert:ng', 'custom:ng')
+    """
+    base = level if level in RANKED_LEVELS else "custom"
+    return base + NO_GUESS_SUFFIX if no_guess else base
+
+
+def base_level(bucket: str) -> str:
+    """The level of a bucket, without its mode.
+
+    >>> base_level("expert:ng"), base_level("hard")
+    ('expert', 'hard')
+    """
+    return bucket.removesuffix(NO_GUESS_SUFFIX)
+
+
+def is_custom(bucket: str) -> bool:
+    """Whether a bucket is custom boards' (classic or no-guess): never ranked."""
+    return base_level(bucket) == "custom"
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connections, transaction
 
-from accounts.models import BoardPool, PersonalRecord, PlayerStats, RecordKind
-from accounts.standings.leaderboards import maintain_boards
+from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind
+from accounts.standings.leaderboards import PERIODS, STREAK_SORTS, maintain_boards
 from accounts.standings.records import (
     GameEnd,
     GameEndResult,
@@ -30,6 +30,7 @@ from accounts.standings.records import (
     bests_after,
     bucket_for,
     chain_after,
+    is_custom,
     skill_after,
     stats_after,
 )
@@ -210,10 +211,46 @@ def _save_summary(row: PlayerStats, after: Summary, *, pool: str, at: datetime) 
     row.save()
 
 
+# The buckets whose anchors this process has seen committed (ensure_boards).
+_ensured: set[str] = set(RANKED_LEVELS)
+
+
+def ensure_boards(*, level: str) -> None:
+    """The anchors of a no-guess bucket's boards (`expert:ng`), inserted if missing, inside the
+    caller's transaction and before the bucket's first record link: the classic levels' come
+    from accounts migration 0006, and a link inserted while its period boards had no anchor
+    would be missing from their counts. ON CONFLICT DO NOTHING makes concurrent first wins
+    wait on one another; a bucket is remembered once its anchors are committed."""
+    if level in _ensured:
+        return
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        return
+    rows: list[str] = []
+    params: list[Any] = []
+    for pool in (BoardPool.HUMAN, BoardPool.BOT):
+        for kind in (RecordKind.TIME, RecordKind.SPEED):
+            for period, span in PERIODS.items():
+                rows.append("(%s, %s, %s, %s, %s::interval, now() - %s::interval)")
+                params += [level, pool, f"{kind}:{period}", kind, span, span]
+        for sort in STREAK_SORTS:
+            rows.append("(%s, %s, %s, %s, NULL, NULL)")
+            params += [level, pool, f"streak:{sort}", sort]
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO accounts_board_anchor (level, pool, board, source, span, cutoff) VALUES "
+            + ", ".join(rows)
+            + " ON CONFLICT DO NOTHING",
+            params,
+        )
+    transaction.on_commit(lambda: _ensured.add(level))
+
+
 def _enter_boards(*, user_id: int, bucket: str, pool: str, end: GameEnd) -> None:
     """A ranked win joins the player's record chains of its pool (time, and 3BV/s if any)."""
-    if bucket == "custom" or pool == BoardPool.NONE:  # custom boards are never ranked
+    if is_custom(bucket) or pool == BoardPool.NONE:  # custom boards are never ranked
         return
+    ensure_boards(level=bucket)  # a no-guess bucket's board anchors, before its first link
     link = Link(
         score=float(end.elapsed_ms),
         achieved_at=end.ended_at,
@@ -239,13 +276,15 @@ def record_game_end(
     ranked: bool = True,
     pool: str = BoardPool.HUMAN,
     bests: bool | None = None,
+    no_guess: bool = False,
 ) -> GameEndResult | None:
-    """Called by the games service inside the transaction that ends a game. `pool` is the
+    """Called by the games service inside the transaction that ends a game. A no-guess game
+    counts in its own bucket (records.bucket_for), never in the classic one. `pool` is the
     player's BoardPool; `ranked` whether the game may enter the boards; `bests` whether a
     win sets the bucket's bests (records.sets_bests: every win but a paused, held or flagged
     one; None: as `ranked`). A custom or guest win sets its bests and enters no board.
     Returns what personal bests the game set, or None when it set none."""
-    bucket = bucket_for(level)
+    bucket = bucket_for(level, no_guess)
     end = _game_end(
         won=won,
         game_id=game_id,
@@ -258,10 +297,13 @@ def record_game_end(
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         after, result = stats_after(_summary(row), end)
-        _save_summary(row, after, pool=pool, at=ended_at)
+        # Custom no-guess rows rank nowhere: pool `none` keeps them off the board counts,
+        # whose triggers skip only the level `custom` (accounts migration 0006).
+        row_pool = BoardPool.NONE if bucket != "custom" and is_custom(bucket) else pool
+        _save_summary(row, after, pool=row_pool, at=ended_at)
         if won and end.ranked:
             _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
-    if bucket != "custom" and pool != BoardPool.NONE:
+    if not is_custom(bucket) and pool != BoardPool.NONE:
         _maintain_boards_soon(level=bucket, pool=pool)
     return result or None
 
@@ -275,11 +317,12 @@ def record_ranked_win(
     elapsed_ms: int,
     bbbv_per_s: float | None,
     ended_at: datetime,
+    no_guess: bool = False,
 ) -> GameEndResult | None:
     """A won game held for review and then cleared by staff: it sets the bests it would have
     set at its end, and joins the boards at the time it was won. Played, won and streaks
     already counted it at the end."""
-    bucket = bucket_for(level)
+    bucket = bucket_for(level, no_guess)
     end = _game_end(
         won=True,
         game_id=game_id,
@@ -316,7 +359,7 @@ def record_analysis(
     luck joins the player's statistics of its bucket. `outcomes` is called under the row
     lock and says what the skill streak folds, in end order (records.skill_after), and
     whether it starts again from nothing (an analysis that arrived behind the others)."""
-    bucket = bucket_for(level) + (":ng" if no_guess else "")  # records.bucket_for's modes
+    bucket = bucket_for(level, no_guess)
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         restart, folded = outcomes()

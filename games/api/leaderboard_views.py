@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from accounts.models import RANKED_LEVELS, User
 from accounts.standings import leaderboards
 from accounts.standings.leaderboards import BoardPage
+from accounts.standings.records import MODES
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_link, page_number
 from games.api.serializers import ErrorOut, LeaderboardPageOut, PageQuery
@@ -42,6 +43,7 @@ class LeaderboardView(APIView):
             PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
             OpenApiParameter("players", str, enum=list(leaderboards.PLAYERS)),
+            OpenApiParameter("mode", str, enum=list(MODES)),
         ],
         responses={200: LeaderboardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         tags=["leaderboards"],
@@ -54,6 +56,7 @@ class LeaderboardView(APIView):
             period=params.get("period"),
             sort=params.get("sort"),
             players=params.get("players"),
+            mode=params.get("mode"),
         )
         centred, viewer = around_me(request)
         page_size = Pagination().get_page_size(request)

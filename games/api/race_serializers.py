@@ -19,6 +19,7 @@ from games.races.rules import MAX_RACERS, MIN_RACERS
 class RaceCreateIn(serializers.Serializer[Any]):
     level = LevelNameField()
     max_players = StrictIntegerField(min_value=MIN_RACERS, max_value=MAX_RACERS, required=False)
+    no_guess = StrictBooleanField(required=False, default=False)
 
 
 class ReadyIn(serializers.Serializer[Any]):
@@ -27,6 +28,7 @@ class ReadyIn(serializers.Serializer[Any]):
 
 class QueueIn(serializers.Serializer[Any]):
     level = LevelNameField()
+    no_guess = StrictBooleanField(required=False, default=False)
 
 
 RACER_STATES = ["waiting", "racing", "won", "lost", "left"]
@@ -59,6 +61,7 @@ class RaceOut(BoardOut):
     host = serializers.CharField(allow_null=True)
     max_players = serializers.IntegerField()
     quick = serializers.BooleanField()
+    no_guess = serializers.BooleanField()
     rated = serializers.BooleanField()
     time_limit_ms = serializers.IntegerField()
     seq = serializers.IntegerField()
@@ -77,6 +80,7 @@ class RacePageOut(_PageOut):
 class QueueOut(serializers.Serializer[Any]):
     state = serializers.ChoiceField(choices=["waiting", "matched"])
     level = serializers.CharField()
+    no_guess = serializers.BooleanField()
     race = RaceOut(allow_null=True)
     waited_ms = serializers.IntegerField()
 
@@ -106,6 +110,7 @@ class RaceHistoryOut(serializers.Serializer[Any]):
     race = serializers.UUIDField()
     code = serializers.CharField()
     level = serializers.CharField()
+    no_guess = serializers.BooleanField()
     ended_at = serializers.DateTimeField()
     racers = serializers.IntegerField()
     place = serializers.IntegerField(allow_null=True)

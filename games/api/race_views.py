@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.standings import race_board
 from accounts.standings.leaderboards import PLAYERS
+from accounts.standings.records import MODES
 from demineur_site.pagination import Pagination, page_number
 from games.api.leaderboard_views import around_me, board_response
 from games.api.race_serializers import (
@@ -103,7 +104,11 @@ class QueueView(APIView):
     def post(self, request: Request) -> Response:
         player = _signed_in(request)
         body = _valid(QueueIn, request)
-        return Response(races.queue_join(player=player, level=body["level"]))
+        return Response(
+            races.queue_join(
+                player=player, level=body["level"], no_guess=body.get("no_guess", False)
+            )
+        )
 
     @extend_schema(responses={200: QueueOut, 401: ErrorOut, 404: ErrorOut}, tags=["races"])
     def get(self, request: Request) -> Response:
@@ -132,6 +137,7 @@ class RaceBoardView(APIView):
             PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
             OpenApiParameter("players", str, enum=list(PLAYERS)),
+            OpenApiParameter("mode", str, enum=list(MODES)),
         ],
         responses={200: RaceBoardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         operation_id="leaderboards_races",
@@ -141,7 +147,8 @@ class RaceBoardView(APIView):
         """Ratings by level, with `me`; `around=me` is the page holding the viewer's row (the
         solo boards' paging rules: accounts.standings.race_board)."""
         players = request.query_params.get("players")
-        race_board.race_board(level=level, players=players)  # 404/400 before 401, as before
+        mode = request.query_params.get("mode")
+        race_board.race_board(level=level, players=players, mode=mode)  # 404/400 before 401
         centred, viewer = around_me(request)
         page = race_board.race_board_page(
             level=level,
@@ -150,5 +157,6 @@ class RaceBoardView(APIView):
             page_size=Pagination().get_page_size(request),
             viewer=viewer,
             around_me=centred,
+            mode=mode,
         )
         return board_response(request, page)

@@ -76,6 +76,12 @@ class GameCreateIn(serializers.Serializer[Any]):
     width = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
     height = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
     mines = CustomMinesField(required=False, min_value=-(2**31), max_value=2**31)
+    no_guess = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="A no-guess board (RULES.md): cleared by deduction from the first tap's"
+        " opening. Custom boards denser than the stated bound: 400 no_guess_unavailable.",
+    )
 
 
 class PageQuery(serializers.Serializer[Any]):
@@ -149,6 +155,7 @@ class AnalysisOut(serializers.Serializer[Any]):
 
 class GameOut(BoardOut):
     player = serializers.CharField()
+    no_guess = serializers.BooleanField()
     state = serializers.ChoiceField(choices=["new", "playing", "paused", "won", "lost"])
     mines_left = serializers.IntegerField()
     elapsed_ms = serializers.IntegerField()
@@ -263,6 +270,7 @@ class ProfileStatsOut(serializers.Serializer[Any]):
 class RecentGameOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     level = serializers.CharField()
+    no_guess = serializers.BooleanField()
     state = serializers.ChoiceField(choices=["won", "lost"])
     end_reason = serializers.ChoiceField(choices=END_REASONS)
     elapsed_ms = serializers.IntegerField()
@@ -275,6 +283,7 @@ class ProfileOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
     date_joined = serializers.DateTimeField()
     stats = ProfileStatsOut()
+    stats_no_guess = ProfileStatsOut()  # the same seven buckets, for no-guess games
     recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
 
 

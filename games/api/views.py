@@ -157,6 +157,7 @@ class GameListView(APIView):
             width=body.get("width"),
             height=body.get("height"),
             mines=body.get("mines"),
+            no_guess=body.get("no_guess", False),
         )
         return _game_response(
             game, player_name=player.username, viewer_id=player.pk, code=status.HTTP_201_CREATED

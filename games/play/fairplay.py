@@ -444,6 +444,7 @@ def review_clear(*, review_id: int, staff: User) -> Review:
         stats.record_ranked_win(
             user_id=game.player_id,
             level=game.level,
+            no_guess=game.no_guess,
             pool=game.player.board_pool,
             game_id=game.id,
             elapsed_ms=int(game.elapsed_ms),

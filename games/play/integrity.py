@@ -190,8 +190,9 @@ def check_stats(user_ids: Iterable[int]) -> list[Mismatch]:
             "ended_at",
             "ranked",
             "unranked_reason",
+            "no_guess",
         ):
-            bucket = bucket_for(game.level)
+            bucket = bucket_for(game.level, game.no_guess)
             end = GameEnd(
                 won=game.state == GameState.WON,
                 game_id=game.id,

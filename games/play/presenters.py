@@ -84,6 +84,7 @@ def game_dict(
         "id": str(game.id),
         "player": player_name,
         "level": game.level,
+        "no_guess": game.no_guess,
         "width": game.width,
         "height": game.height,
         "mines": game.mines,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import User
-from accounts.standings.selectors import stats_for_user
+from accounts.standings.selectors import stats_by_mode
 from demineur_site.formats import iso
 from games.play import selectors
 from games.play.presenters import result_stats
@@ -14,15 +14,18 @@ from games.play.presenters import result_stats
 def profile_dict(user: User) -> dict[str, Any]:
     """The same for everyone, the player included (/api/me): a flagged account is not named
     anywhere; its games say `unranked_reason: "flagged"` (docs/FAIRPLAY.md)."""
+    stats = stats_by_mode(user_id=user.pk)
     return {
         "username": user.username,
         "kind": user.kind,
         "date_joined": iso(user.date_joined),
-        "stats": stats_for_user(user_id=user.pk),
+        "stats": stats[False],
+        "stats_no_guess": stats[True],
         "recent_games": [
             {
                 "id": str(g.id),
                 "level": g.level,
+                "no_guess": g.no_guess,
                 "state": g.state,
                 "end_reason": g.end_reason,
                 "elapsed_ms": g.elapsed_ms,

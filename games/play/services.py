@@ -27,7 +27,7 @@ from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
 from games.models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
-from games.play import events, fairplay, move_store
+from games.play import events, fairplay, move_store, noguess
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
@@ -90,6 +90,36 @@ def _rng_for(game: Game) -> random.Random:
     return _SYSTEM_RANDOM
 
 
+def no_guess_seed(seed: str, width: int, height: int, mines: int, x: int, y: int) -> str:
+    """The seed of a no-guess search while GAME_TEST_SEED is `seed` (test-only), per size and
+    first tap: tests regenerate a no-guess layout from it (games.play.noguess.search)."""
+    return f"{seed}:ng:{width}x{height}:{mines}:{x},{y}"
+
+
+def check_no_guess(*, level: str, width: int, height: int, mines: int) -> None:
+    """Refuse up front a no-guess board the generator cannot serve in time: custom boards
+    denser than games.play.noguess's bounds (docs/NOGUESS.md). The six levels always pass."""
+    if level == "custom" and noguess.refuses(width, height, mines):
+        raise GameError(
+            "no_guess_unavailable",
+            "No no-guess board of this density can be dealt in time: use fewer mines.",
+            {
+                "max_density": noguess.MAX_DENSITY,
+                "big_board_cells": noguess.BIG_BOARD_CELLS,
+                "big_board_max_density": noguess.BIG_BOARD_DENSITY,
+            },
+        )
+
+
+def no_guess_layout(*, width: int, height: int, mines: int, x: int, y: int) -> list[int] | None:
+    """A no-guess layout around a first tap at (x, y) (games.play.noguess), or None when the
+    generator found none within its budget (the caller deals a classic layout instead)."""
+    seed = None
+    if settings.GAME_TEST_SEED:
+        seed = no_guess_seed(settings.GAME_TEST_SEED, width, height, mines, x, y)
+    return noguess.layout_for(width, height, mines, x, y, seed=seed)
+
+
 def _engine_error(exc: EngineError) -> GameError:
     code = exc.code if exc.code != "invalid_board" else "invalid"
     return GameError(code, str(exc))
@@ -136,10 +166,14 @@ def game_create(
     width: int | None = None,
     height: int | None = None,
     mines: int | None = None,
+    no_guess: bool = False,
 ) -> Game:
     """A new game, state `new`, no mines yet. A started unfinished game of the same level is
-    ended as abandoned (a loss); an untapped one is discarded (RULES.md, Statistics)."""
+    ended as abandoned (a loss); an untapped one is discarded (RULES.md, Statistics). Classic
+    and no-guess games of one level are separate slots, as they are separate statistics."""
     level_name, w, h, m = resolve_board_spec(level=level, width=width, height=height, mines=mines)
+    if no_guess:
+        check_no_guess(level=level_name, width=w, height=h, mines=m)
     now = timezone.now()
     with transaction.atomic():
         # Two creations by one player at once (two tabs, a retry) would each miss the other's
@@ -150,6 +184,7 @@ def game_create(
         previous = Game.objects.select_for_update().filter(
             player=player,
             level=level_name,
+            no_guess=no_guess,
             state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
             race__isnull=True,  # a race game is the race's to end (games.races.services)
         )
@@ -164,6 +199,7 @@ def game_create(
             width=w,
             height=h,
             mines=m,
+            no_guess=no_guess,
             ranked=unranked_reason is None,
             unranked_reason=unranked_reason,
             board=board.encode(),
@@ -288,9 +324,16 @@ def game_move(
         _check_playable(game)
         board = Board.decode(bytes(game.board))
         first_tap = game.state == GameState.NEW and action == Action.REVEAL
+        layout = None
+        if first_tap and game.no_guess:
+            layout = no_guess_layout(
+                width=game.width, height=game.height, mines=game.mines, x=x, y=y
+            )
+            if layout is None:  # docs/NOGUESS.md, "When no board is found": a classic game
+                game.no_guess = False
         try:
             if action == Action.REVEAL:
-                outcome = board.reveal(x, y, _rng_for(game) if first_tap else None)
+                outcome = board.reveal(x, y, _rng_for(game) if first_tap else None, layout=layout)
             elif action == Action.FLAG:
                 outcome = board.flag(x, y, flagged)
             else:
@@ -412,6 +455,7 @@ def _finish(
     record = stats.record_game_end(
         user_id=game.player_id,
         level=game.level,
+        no_guess=game.no_guess,
         won=won,
         game_id=game.id,
         elapsed_ms=at_ms,
@@ -608,14 +652,21 @@ def deal_opened_games(
     rng: random.Random,
     now: datetime,
     race: Any,
+    no_guess: bool = False,
 ) -> Dealt:
     """One layout for several players, opened by the server at a cell it chooses (RULES.md,
     Races: the start): each player's Game is the same but for its player, with the opening
     as Move 1 at 0 ms, the clock started `now`, unranked (race) and sealed until the race
-    unseals it. Inside the caller's transaction (games.races.services.race_begin)."""
+    unseals it. Inside the caller's transaction (games.races.services.race_begin). A no-guess
+    race's layout is a no-guess one around the opening; when none is found in time the games
+    are classic (`no_guess` false on each, docs/NOGUESS.md)."""
     x, y = rng.randrange(width), rng.randrange(height)
     board = Board.new(width, height, mines)
-    won_at_once = board.reveal(x, y, rng).ended
+    layout = None
+    if no_guess:
+        seed = str(rng.getrandbits(64)) if settings.GAME_TEST_SEED else None
+        layout = noguess.layout_for(width, height, mines, x, y, seed=seed)
+    won_at_once = board.reveal(x, y, rng, layout=layout).ended
     bbbv, encoded, opened = board.bbbv(), board.encode(), board.opened_count()
     copy: dict[str, Any] = {
         "level": level,
@@ -640,6 +691,7 @@ def deal_opened_games(
         "elapsed_ms": 0 if won_at_once else None,
         "race": race,
         "sealed": True,
+        "no_guess": layout is not None,
     }
     games = [Game(player=player, **copy) for player in players]
     Game.objects.bulk_create(games)

@@ -78,6 +78,7 @@ def race_dict(
         "host": race.host.username if race.host is not None else None,
         "max_players": race.max_players,
         "quick": race.quick,
+        "no_guess": race.no_guess,
         "rated": rated,
         "time_limit_ms": race.time_limit_ms,
         "seq": race.seq,

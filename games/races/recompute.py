@@ -17,7 +17,7 @@ from accounts.models import RaceRating
 from accounts.standings import ratings
 from games.models import Race, Racer, RaceState
 from games.races import rules as race_rules
-from games.races.services import rate_race
+from games.races.services import rate_race, rating_level
 
 
 @dataclass
@@ -53,18 +53,20 @@ def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None
             racers = list(Racer.objects.filter(race=race).order_by("joined_at", "id"))
             places = [r.place or len(racers) for r in racers]
 
-            def skill_of(racer: Racer, level: str = race.level) -> ratings.Skill:
+            bucket = rating_level(race)  # the level, or its no-guess bucket
+
+            def skill_of(racer: Racer, level: str = bucket) -> ratings.Skill:
                 return rows.setdefault((racer.player_id, level), _Row()).skill
 
             assert race.ended_at is not None
-            today = pairs.setdefault((race_rules.utc_day(race.ended_at), race.level), Counter())
+            today = pairs.setdefault((race_rules.utc_day(race.ended_at), bucket), Counter())
 
             def rated_together(a: int, b: int, seen: Counter[frozenset[int]] = today) -> int:
                 return seen[frozenset((a, b))]
 
             changes = rate_race(racers, places, skill_of, rated_together)
             for racer, place in zip(racers, places, strict=True):
-                row = rows.setdefault((racer.player_id, race.level), _Row())
+                row = rows.setdefault((racer.player_id, bucket), _Row())
                 row.races += 1
                 row.wins += place == 1
                 row.podiums += place <= 3

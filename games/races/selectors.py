@@ -97,6 +97,7 @@ def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
                 "race": str(r.race_id),
                 "code": r.race.code,
                 "level": r.race.level,
+                "no_guess": r.race.no_guess,
                 "ended_at": iso(r.race.ended_at),
                 "racers": counts.get(r.race_id, 0),
                 "place": r.place,

@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from accounts.models import RaceRating, User
 from accounts.standings import ratings
+from accounts.standings.records import base_level, bucket_for
 from games import engine
 from games.errors import GameError
 from games.models import (
@@ -127,7 +128,21 @@ def _level_spec(level: Any) -> engine.Level:
 # --- rooms -------------------------------------------------------------------------------------
 
 
-def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick: bool) -> Race:
+def rating_level(race: Race) -> str:
+    """The key of a race's ratings, rating pairs and quick-match queue: its level, or its
+    level's no-guess bucket (accounts.standings.records.bucket_for; docs/NOGUESS.md)."""
+    return bucket_for(race.level, race.no_guess)
+
+
+def _new_race(
+    *,
+    level: str,
+    host: User,
+    max_players: int,
+    now: datetime,
+    quick: bool,
+    no_guess: bool = False,
+) -> Race:
     spec = _level_spec(level)
     created_by = None if quick else host
     for _ in range(10):
@@ -143,6 +158,7 @@ def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick:
                     created_by=created_by,
                     max_players=max_players,
                     quick=quick,
+                    no_guess=no_guess,
                     time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
                     created_at=now,
                     deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
@@ -152,8 +168,15 @@ def _new_race(*, level: str, host: User, max_players: int, now: datetime, quick:
     raise RuntimeError("could not draw a free race code")
 
 
-def race_create(*, player: User, level: Any, max_players: int = race_rules.MAX_RACERS) -> Race:
-    """A new open race; its creator is its host and first racer."""
+def race_create(
+    *,
+    player: User,
+    level: Any,
+    max_players: int = race_rules.MAX_RACERS,
+    no_guess: bool = False,
+) -> Race:
+    """A new open race; its creator is its host and first racer. A no-guess race deals a
+    no-guess layout and rates in its level's no-guess ratings."""
     _level_spec(level)
     if not race_rules.MIN_RACERS <= max_players <= race_rules.MAX_RACERS:
         raise GameError("invalid", "max_players must be between 2 and 8.")
@@ -162,7 +185,14 @@ def race_create(*, player: User, level: Any, max_players: int = race_rules.MAX_R
         _lock_player(player)
         _check_free(player)
         _check_open_rooms(player)
-        race = _new_race(level=level, host=player, max_players=max_players, now=now, quick=False)
+        race = _new_race(
+            level=level,
+            host=player,
+            max_players=max_players,
+            now=now,
+            quick=False,
+            no_guess=no_guess,
+        )
         Racer.objects.create(race=race, player=player, joined_at=now)
         _bump(race, "joined")
     return race
@@ -348,6 +378,7 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
             rng=_race_rng(race),
             now=now,
             race=race,
+            no_guess=race.no_guess,
         )
         games, won_at_once, (x, y) = dealt.games, dealt.won_at_once, dealt.opening
         for racer, game, pool in zip(racers, games, pools, strict=True):
@@ -437,6 +468,7 @@ def _pairs_today(race: Race, racers: list[Racer], now: datetime) -> PairCount:
             took_part=True,
             rating_after__isnull=False,
             race__level=race.level,
+            race__no_guess=race.no_guess,
             race__state=RaceState.FINISHED,
             race__ended_at__gte=race_rules.utc_day(now),
         )
@@ -515,7 +547,8 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
     racers = racers_of(race)
     places = _places(racers)
     _took_part(racers)
-    rows = {r.player_id: _rating_row(r.player_id, race.level, r.pool, now) for r in racers}
+    key = rating_level(race)
+    rows = {r.player_id: _rating_row(r.player_id, key, r.pool, now) for r in racers}
     rated = rate_race(
         racers,
         places,
@@ -559,21 +592,23 @@ def _rating_for(player: User, level: str) -> float:
     return row.mu if row is not None else ratings.MU
 
 
-def queue_join(*, player: User, level: Any) -> dict[str, Any]:
-    """Wait for a quick match on `level` (docs/RACES.md, Quick match)."""
+def queue_join(*, player: User, level: Any, no_guess: bool = False) -> dict[str, Any]:
+    """Wait for a quick match on `level` (docs/RACES.md, Quick match); a no-guess quick match
+    has its own queue per level (the entry's `level` is the no-guess bucket, `expert:ng`)."""
     spec = _level_spec(level)
+    key = bucket_for(spec.name, no_guess)
     now = timezone.now()
     with transaction.atomic():
         _lock_player(player)
         entry = RaceQueueEntry.objects.filter(player=player).first()
-        if entry is not None and entry.race_id is None and entry.level == spec.name:
-            return queue_status(player=player)  # already waiting for this level
+        if entry is not None and entry.race_id is None and entry.level == key:
+            return queue_status(player=player)  # already waiting for this level and mode
         _check_free(player)
         RaceQueueEntry.objects.filter(player=player).delete()  # an old, matched place
         RaceQueueEntry.objects.create(
-            player=player, level=spec.name, rating=_rating_for(player, spec.name), joined_at=now
+            player=player, level=key, rating=_rating_for(player, key), joined_at=now
         )
-    _match_level(spec.name, now=now)  # eight waiting: a race at once
+    _match_level(key, now=now)  # eight waiting: a race at once
     return queue_status(player=player)
 
 
@@ -593,14 +628,16 @@ def queue_status(*, player: User) -> dict[str, Any]:
     waited = max(0, int((timezone.now() - entry.joined_at).total_seconds() * 1000))
     return {
         "state": "waiting" if entry.race is None else "matched",
-        "level": entry.level,
+        "level": base_level(entry.level),
+        "no_guess": entry.level != base_level(entry.level),
         "race": race_json(entry.race) if entry.race is not None else None,
         "waited_ms": waited,
     }
 
 
 def _match_level(level: str, *, now: datetime) -> int:
-    """Form as many races as the queue of `level` allows now. Returns how many."""
+    """Form as many races as the queue of `level` (a level or its no-guess bucket) allows now.
+    Returns how many."""
     formed = 0
     while True:
         with transaction.atomic():
@@ -616,7 +653,12 @@ def _match_level(level: str, *, now: datetime) -> int:
             chosen = {e.player_id: e for e in entries if e.player_id in set(picked)}
             host = User.objects.get(pk=picked[0])
             race = _new_race(
-                level=level, host=host, max_players=race_rules.MAX_RACERS, now=now, quick=True
+                level=base_level(level),
+                host=host,
+                max_players=race_rules.MAX_RACERS,
+                now=now,
+                quick=True,
+                no_guess=level != base_level(level),
             )
             Racer.objects.bulk_create(
                 Racer(race=race, player_id=pid, joined_at=chosen[pid].joined_at, ready=True)
@@ -658,3 +700,9 @@ def race_clock_tick(*, now: datetime | None = None) -> int:
     for level in list(levels):
         acted += _match_level(level, now=now)
     return acted
+
+
+def ratings_set_pool(*, player_id: int, pool: str) -> None:
+    """The race boards of a closed account (pool `none`) or a reopened one (its board pool):
+    the ratings themselves stay as they are (docs/ACCOUNTS.md, Closing)."""
+    RaceRating.objects.filter(player_id=player_id).update(pool=pool)

@@ -52,14 +52,19 @@ def test_the_schema_describes_the_game_and_the_profile(schema):
         "kind",
         "date_joined",
         "stats",
+        "stats_no_guess",
         "recent_games",
     }
     stats = _component(schema, profile["properties"]["stats"])
     assert list(stats["properties"]) == BUCKETS
+    stats_no_guess = _component(schema, profile["properties"]["stats_no_guess"])
+    assert list(stats_no_guess["properties"]) == BUCKETS
+    assert game["properties"]["no_guess"]["type"] == "boolean"
     recent = _component(schema, profile["properties"]["recent_games"]["items"])
     assert set(recent["properties"]) == {
         "id",
         "level",
+        "no_guess",
         "state",
         "end_reason",
         "elapsed_ms",

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 
 def test_a_new_players_profile_lists_every_bucket_with_zeros_and_nulls(alice, anon_api):
     profile = anon_api.get("/api/users/alice").json()
-    assert set(profile) == {"username", "kind", "date_joined", "stats", "recent_games"}
+    assert set(profile) == {
+        "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games",
+    }  # fmt: skip
     assert profile["username"] == "alice" and profile["date_joined"].endswith("Z")
     assert list(profile["stats"]) == BUCKETS
     for bucket in profile["stats"].values():

@@ -26,10 +26,12 @@ def start_now(race_id: str) -> None:
     tick(now)
 
 
-def racing(api: APIClient, others: list[APIClient], level: str = "beginner") -> dict[str, Any]:
-    """`api` creates a race on `level`, every other client joins, all are ready; the countdown
-    ends. Returns the Race as it is once started."""
-    body = api.post("/api/races", {"level": level}, format="json").json()
+def racing(
+    api: APIClient, others: list[APIClient], level: str = "beginner", no_guess: bool = False
+) -> dict[str, Any]:
+    """`api` creates a race on `level` (a no-guess one with `no_guess`), every other client
+    joins, all are ready; the countdown ends. Returns the Race as it is once started."""
+    body = api.post("/api/races", {"level": level, "no_guess": no_guess}, format="json").json()
     for other in others:
         assert other.post(f"/api/races/{body['id']}/join").status_code == 200
     for client in [api, *others]:

@@ -14,4 +14,6 @@ STATS_KEYS = {
     "average_win_ms",
     "best_times",
 }
-RECENT_KEYS = {"id", "level", "state", "end_reason", "elapsed_ms", "result_stats", "ended_at"}
+RECENT_KEYS = {
+    "id", "level", "no_guess", "state", "end_reason", "elapsed_ms", "result_stats", "ended_at",
+}  # fmt: skip

@@ -1,0 +1,179 @@
+"""No-guess layouts (RULES.md, No-guess boards; docs/NOGUESS.md): mines placed around a first
+tap so that, from the protected 3x3 opening, every safe cell can be proven safe from the numbers
+alone (never from the count of mines left).
+
+Reject and retry: draw a uniform layout outside the opening (Python's generator: SystemRandom,
+or the seeded one while GAME_TEST_SEED is set), keep it if ms-toollib's ``is_solvable`` clears
+it from the opening, else draw again. Every no-guess layout is then equally likely. That is
+ms-toollib's own ``laymine_solvable`` loop, run here so that the draws are seeded in tests and
+bounded in tries and time (``laymine_solvable`` cannot be seeded, and at a density it cannot
+serve it spins for its whole ``max_times``).
+
+``is_solvable`` is Rust holding the GIL for the whole check (3.5 ms median on Marathon, up to
+~80 ms). So the search runs in a small process pool (spawned once, lazily, or by ``warm()``), and
+the request's thread only waits on the answer; when the pool is broken the search runs in the
+calling thread instead. The worker function and what it imports are free of Django.
+
+``layout_for`` answers the mines (flat indexes ``y * width + x``) or None when no no-guess
+layout was found within the budget: the caller falls back to a classic layout and marks the
+game classic (docs/NOGUESS.md, "When no board is found").
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import random
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+# Custom boards: the densest no-guess board served, in mines per cell outside the opening.
+# Above it the chance that a uniform layout is solvable falls fast (docs/NOGUESS.md has the
+# acceptance rates measured per size and density), so creation refuses: 400
+# no_guess_unavailable. A board of more than BIG_BOARD_CELLS cells gets the lower bound: on
+# a big board the chance that some corner of it needs a guess grows with its area.
+MAX_DENSITY = 0.20
+BIG_BOARD_CELLS = 2500
+BIG_BOARD_DENSITY = 0.15
+# The budget of one search: this many draws or this much time, whichever ends first. The
+# ranked levels accept at least half of the draws (Hard, the least), so 2,000 draws failing
+# has a chance below 2^-2000; the time bound is what stops a hopeless custom search.
+MAX_TRIES = 2000
+TIME_BUDGET_S = 0.5
+# How long the request waits on the pool before it gives up on it (the search's own budget
+# and a margin for a cold start of the pool).
+WAIT_S = 5.0
+POOL_WORKERS = 1
+
+_log = logging.getLogger(__name__)
+
+
+def refuses(width: int, height: int, mines: int) -> bool:
+    """Whether a no-guess board of this size is refused at creation (custom boards only: the
+    six levels are always served)."""
+    free = width * height - 9
+    density = mines / free if free > 0 else 1.0
+    return density > (BIG_BOARD_DENSITY if width * height > BIG_BOARD_CELLS else MAX_DENSITY)
+
+
+def opening(width: int, height: int, x: int, y: int) -> set[int]:
+    """The protected 3x3 around (x, y) that never holds a mine, as flat indexes."""
+    return {
+        (y + dy) * width + (x + dx)
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if 0 <= x + dx < width and 0 <= y + dy < height
+    }
+
+
+def _numbers(width: int, height: int, mines: list[int]) -> list[list[int]]:
+    """ms-toollib's board: one list per row, -1 for a mine, else the count of mines around."""
+    import ms_toollib
+
+    board = [[0] * width for _ in range(height)]
+    for m in mines:
+        board[m // width][m % width] = -1
+    numbered: list[list[int]] = ms_toollib.cal_board_numbers(board)
+    return numbered
+
+
+def solvable(width: int, height: int, mines: list[int], x: int, y: int) -> bool:
+    """ms-toollib's verdict: cleared from (x, y) by deduction, numbers only."""
+    import ms_toollib
+
+    # ms-toollib counts rows first: its (x0, y0) is our (y, x).
+    return bool(ms_toollib.is_solvable(_numbers(width, height, mines), y, x))
+
+
+def search(
+    width: int,
+    height: int,
+    mines: int,
+    x: int,
+    y: int,
+    seed: str | None = None,
+    max_tries: int = MAX_TRIES,
+    budget_s: float = TIME_BUDGET_S,
+) -> tuple[list[int] | None, int]:
+    """Reject and retry: (the sorted mines of the first solvable uniform draw, draws made), or
+    (None, draws made) when the budget ran out. `seed` None draws from SystemRandom."""
+    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
+    protected = opening(width, height, x, y)
+    population = [i for i in range(width * height) if i not in protected]
+    deadline = time.monotonic() + budget_s
+    for tries in range(1, max_tries + 1):
+        cells = sorted(rng.sample(population, mines))
+        if solvable(width, height, cells, x, y):
+            return cells, tries
+        if time.monotonic() > deadline:
+            return None, tries
+    return None, max_tries
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _executor() -> ProcessPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            # spawn, not fork: the server process has threads (the race clock, the pool of
+            # connections) that a fork would copy in whatever state they were in.
+            _pool = ProcessPoolExecutor(
+                max_workers=POOL_WORKERS, mp_context=multiprocessing.get_context("spawn")
+            )
+        return _pool
+
+
+def _drop_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+@atexit.register
+def _shutdown() -> None:
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+
+
+def warm() -> None:
+    """Start the pool's process now (it takes a few hundred milliseconds), not at the first
+    no-guess tap."""
+    _executor().submit(search, 9, 9, 10, 4, 4, "warm", 1).result(timeout=WAIT_S * 6)
+
+
+def layout_for(
+    width: int, height: int, mines: int, x: int, y: int, *, seed: str | None = None
+) -> list[int] | None:
+    """A no-guess layout for a first tap at (x, y), or None when none was found in time."""
+    pool = _executor()
+    try:
+        future: Future[tuple[list[int] | None, int]] = pool.submit(
+            search, width, height, mines, x, y, seed
+        )
+        found, tries = future.result(timeout=WAIT_S)
+    except (BrokenProcessPool, TimeoutError, OSError, RuntimeError):
+        _log.warning("no-guess pool unusable: searching in this thread", exc_info=True)
+        _drop_pool(pool)
+        found, tries = search(width, height, mines, x, y, seed)
+    if found is None:
+        _log.warning(
+            "no no-guess layout for %dx%d/%d at (%d, %d) after %d draws",
+            width,
+            height,
+            mines,
+            x,
+            y,
+            tries,
+        )
+    return found
+
+
+__all__ = ["MAX_DENSITY", "layout_for", "opening", "refuses", "search", "solvable", "warm"]
