@@ -403,6 +403,10 @@ def test_a_paused_redis_still_lets_moves_through_and_sockets_resync(stack: Stack
                 timeout=20,
             )
             assert status == 200, (status, body)
+            # The configured waits on a hung Redis: the cache's REDIS_SOCKET_TIMEOUT (0.25 s,
+            # connect then reply) and the publish's PUBLISH_WAIT_SECONDS (0.5 s), with room for
+            # a busy machine; redis-py's default 5 s would not fit.
+            assert elapsed < 2.5, f"a move waited {elapsed:.2f} s on the paused Redis"
             latencies.append(round(elapsed, 2))
             game = body["game"]
     finally:
