@@ -25,6 +25,8 @@ let view;
 let step = 0;
 /** @type {ReturnType<typeof setTimeout> | null} */
 let timer = null;
+/** @type {Map<number, any>} the analysis of each reveal and chord, by its seq (API.md) */
+let judged = new Map();
 const scrub = $("scrub", HTMLInputElement);
 
 async function allMoves() {
@@ -59,6 +61,48 @@ function simulate() {
   frames[frames.length - 1] = endPicture(); // the server's own end picture: mines, wrong flags
 }
 
+/** @returns {Record<string, string>} */
+const LABELS = () => ({
+  deduced: gettext("Deduced"),
+  forced_guess: gettext("Forced guess"),
+  avoidable_guess: gettext("Avoidable guess"),
+});
+
+/** A chance as a percentage, to a tenth where it matters. @param {number} p */
+const pct = (p) => (p === 0 || p === 1 ? String(p * 100) : (Math.round(p * 1000) / 10).toString()) + "%";
+
+/** The analysis of the move just shown: its badge, its odds, the safest cell there was.
+ * @param {any} m the move (undefined before the first) @returns {Record<number, string>} marks */
+function showAnalysis(m) {
+  const line = $("move-analysis");
+  const a = m && judged.get(m.seq);
+  if (!a) {
+    line.hidden = true;
+    return {};
+  }
+  line.hidden = false;
+  const badge = $("move-badge");
+  badge.className = "badge badge-" + a.label;
+  badge.textContent = LABELS()[a.label] || a.label;
+  $("move-odds").textContent =
+    a.label === "deduced"
+      ? gettext("Every cell it opened was provably safe.")
+      : fmt(gettext("Chance of a mine: %(p)s · the safest cell then: %(safest)s"), { p: pct(a.p_mine), safest: pct(a.safest_p_mine) });
+  return a.safest ? { [a.safest[1] * game.width + a.safest[0]]: "m-safest" } : {};
+}
+
+/** The page's summary of the analysis, or why it is not there yet. */
+function showSummary() {
+  const a = game.analysis;
+  const parts = [];
+  if (!a) parts.push(gettext("The analysis of this game is not ready yet."));
+  else {
+    parts.push(fmt(gettext("Forced guesses: %(n)s · avoidable guesses: %(m)s"), { n: a.forced_guesses, m: a.avoidable_guesses }));
+    if (a.unlucky_loss) parts.push(gettext("Lost on a forced guess: an unlucky loss, which does not break the skill streak."));
+  }
+  $("analysis-summary").textContent = parts.join(" · ");
+}
+
 /** @param {number} k */
 function show(k) {
   step = Math.max(0, Math.min(frames.length - 1, k));
@@ -66,8 +110,10 @@ function show(k) {
   scrub.value = String(step);
   const m = moves[step - 1];
   const names = ACTION_NAMES();
-  // The cell of the move just shown is framed, so each step is easy to follow.
-  view.setMarks(m && m.x !== null ? { [m.y * game.width + m.x]: "m-last" } : {});
+  // The cell of the move just shown is framed, so each step is easy to follow; the safest
+  // cell there was before it (its analysis) is outlined.
+  const marks = showAnalysis(m);
+  view.setMarks(m && m.x !== null ? { ...marks, [m.y * game.width + m.x]: "m-last" } : marks);
   $("step-info").textContent =
     step === 0
       ? fmt(gettext("Move 0 of %(n)s"), { n: moves.length })
@@ -119,6 +165,24 @@ function play() {
     (game.state === "won" ? fmt(gettext("Won in %(time)s"), { time: fmtTime(game.elapsed_ms) }) : gettext("Lost")) +
     (game.result_stats ? " · 3BV " + game.result_stats.bbbv : "");
   moves = (await allMoves()).filter((m) => m.action !== "pause" && m.action !== "resume");
+  const setAnalysis = () => {
+    judged = new Map((game.analysis ? game.analysis.moves : []).map((/** @type {any} */ a) => [a.seq, a]));
+    showSummary();
+  };
+  setAnalysis();
+  if (!game.analysis) {
+    // Made by the server within seconds of the end (docs/ANALYSIS.md): look again a few times.
+    let tries = 0;
+    const again = async () => {
+      const fresh = await api("GET", `/api/games/${gameId}`).catch(() => null);
+      if (fresh && fresh.analysis) {
+        game.analysis = fresh.analysis;
+        setAnalysis();
+        if (moves.length) show(step);
+      } else if (++tries < 10) setTimeout(again, 3000);
+    };
+    setTimeout(again, 2000);
+  }
   // The controls and the board appear only for a game that can be replayed.
   for (const node of [...$$(".replay-controls"), scrub, $("board-wrap")]) node.hidden = false;
   simulate();

@@ -1,0 +1,47 @@
+"""The replay page shows the analysis of a lost game move by move: a badge per move, the
+chance it took, and the safest cell there was outlined, in real Chromium."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import User
+from games.play.analysis_jobs import analyse_game
+from tests.support.boards import game_from_ascii
+from tests.support.browser import cell, screenshot, sign_up_by_api
+from tests.support.http import post
+from tests.support.personas import client_for
+
+pytestmark = pytest.mark.browser
+
+# The first tap at (0, 0) opens the top four rows; the bottom row under 1 2 2 2 1 holds
+# (2, 4) for certain and one of two mirror pairs: (0, 4) or (1, 4) is a coin.
+COIN = [".....", ".....", ".....", ".....", ".**.*"]
+
+
+def test_the_replay_of_a_game_lost_on_a_coin_marks_the_forced_guess(desktop: Any) -> None:
+    sign_up_by_api(desktop, "tycho")
+    api = client_for(User.objects.get(username="tycho"))
+    game_id = game_from_ascii(api, COIN)["id"]
+    for x, y in ((0, 0), (1, 4)):
+        assert post(api, game_id, "reveal", {"x": x, "y": y}).status_code == 200
+    page = desktop.new_page()
+    page.goto(f"/games/{game_id}/replay")
+    expect(page.locator("#analysis-summary")).to_contain_text("not ready yet")
+    assert analyse_game(game_id)  # what the worker does after the end
+
+    page.reload()
+    expect(page.locator("#analysis-summary")).to_contain_text("Forced guesses: 1")
+    expect(page.locator("#analysis-summary")).to_contain_text("unlucky loss")
+    page.click("#forward")
+    expect(page.locator("#move-badge")).to_have_text("Deduced")  # the first tap
+    page.click("#forward")
+    expect(page.locator("#move-badge")).to_have_text("Forced guess")
+    expect(page.locator("#move-badge")).to_have_class("badge badge-forced_guess")
+    expect(page.locator("#move-odds")).to_contain_text("50%")
+    expect(cell(page, 0, 4)).to_have_class("cell c-closed m-safest")  # the other coin
+    expect(cell(page, 1, 4)).to_contain_class("m-last")
+    screenshot(page, "replay-forced-guess")
