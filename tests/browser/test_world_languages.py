@@ -1,0 +1,105 @@
+"""French, Spanish, German, Brazilian Portuguese, Simplified Chinese and Japanese (issue 28,
+item 1): a browser set to one of them gets the pages and the scripts' strings in it, counted
+words follow the language's plural rule, and the menu names each language in itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.browser import screenshot, sign_up_by_api
+
+pytestmark = pytest.mark.browser
+
+
+def _context(browser: Any, live: str, locale: str) -> Any:
+    return browser.new_context(
+        base_url=live, locale=locale, viewport={"width": 1000, "height": 800}
+    )
+
+
+@pytest.mark.parametrize(
+    ("locale", "lang", "heading", "closed_cell"),
+    [
+        ("fr-FR", "fr", "Les règles du Démineur", "couverte, colonne 1, ligne 1"),
+        ("es-ES", "es", "Las reglas de Démineur", "cerrada, columna 1, fila 1"),
+        ("de-DE", "de", "Die Regeln von Démineur", "verdeckt, Spalte 1, Zeile 1"),
+        ("pt-BR", "pt-br", "As regras do Démineur", "fechada, coluna 1, linha 1"),
+        ("zh-CN", "zh-hans", "Démineur 扫雷规则", "未打开，第 1 列，第 1 行"),  # noqa: RUF001
+        ("ja-JP", "ja", "Démineur のルール", "閉じたマス、1 列目、1 行目"),
+    ],
+)
+def test_the_browser_language_chooses_the_page_and_its_scripts(
+    browser: Any, live: str, locale: str, lang: str, heading: str, closed_cell: str
+) -> None:
+    context = _context(browser, live, locale)
+    try:
+        page = context.new_page()
+        page.goto("/how-to-play")
+        expect(page.locator("h1")).to_have_text(heading)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        # A string of the JavaScript catalogue: the label of the first cell of a live demo board.
+        cell = page.locator('[data-demo="square"] .cell').first
+        expect(cell).to_have_attribute("aria-label", closed_cell)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "name", "title", "beginner", "howto"),
+    [
+        ("fr-FR", "fr", "Jouer au démineur", "9 × 9 · 10 mines", "Ouverture groupée"),  # noqa: RUF001
+        ("ja-JP", "ja", "マインスイーパで遊ぶ", "9 × 9 · 地雷 10 個", "両クリック"),  # noqa: RUF001
+    ],
+)
+def test_the_home_page_and_how_to_play_read_in_french_and_japanese(
+    browser: Any, live: str, locale: str, name: str, title: str, beginner: str, howto: str
+) -> None:
+    context = _context(browser, live, locale)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        expect(page.locator("h1")).to_have_text(title)
+        expect(page.locator('[data-level="beginner"] .muted')).to_have_text(beginner)
+        screenshot(page, f"home-{name}")
+        page.goto("/how-to-play")
+        expect(page.locator("h2", has_text=howto)).to_be_visible()
+        screenshot(page, f"how-to-play-{name}", full_page=True)
+    finally:
+        context.close()
+
+
+def test_french_says_zero_in_the_singular_where_english_says_it_in_the_plural(
+    browser: Any, live: str
+) -> None:
+    """The profile's race totals are three counted words: French counts 0 and 1 alike."""
+    context = _context(browser, live, "fr-FR")
+    try:
+        sign_up_by_api(context, "amelie")
+        page = context.new_page()
+        page.goto("/players/amelie")
+        expect(page.locator("#race-totals")).to_have_text("0 course, 0 victoire, 0 podium")
+    finally:
+        context.close()
+
+
+def test_the_menu_names_each_language_in_itself(desktop: Any) -> None:
+    page = desktop.new_page()
+    page.goto("/")
+    options = page.locator("#language-select option")
+    names = options.all_inner_texts()
+    for own in (
+        "Français",
+        "Español",
+        "Deutsch",
+        "Português Brasileiro",
+        "简体中文",
+        "日本語",
+        "Polski",
+    ):
+        assert own in names
+    page.select_option("#language-select", "ja")
+    expect(page.locator("h1")).to_have_text("マインスイーパで遊ぶ")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
