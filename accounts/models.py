@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from accounts.names import name_key
@@ -51,9 +52,24 @@ class User(AbstractUser):
     # rows written around save() (bulk inserts) and for the later of two names that already
     # shared a key when the column came (accounts/migrations/0008_username_key.py).
     username_key = models.CharField(max_length=600, unique=True, null=True, blank=True)
+    # The address (`email`, AbstractUser's) was proved by following the mailed link
+    # (docs/ACCOUNTS.md). Only a verified address receives a reset link, and an address is
+    # verified on one account at most (the `verified_email_once` index).
+    email_verified = models.BooleanField(default=False, db_default=False)
+    # Closing (docs/ACCOUNTS.md, Closing): set while the account is closed; signing in within
+    # ACCOUNT_REOPEN_DAYS reopens it, and `delete_after` (delete mode) is when it goes.
+    closed_at = models.DateTimeField(null=True, blank=True)
+    delete_after = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "accounts_user"
+        constraints = [
+            models.UniqueConstraint(
+                Lower("email"),
+                condition=models.Q(email_verified=True),
+                name="verified_email_once",
+            ),
+        ]
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.username_key = name_key(self.username)
@@ -161,6 +177,7 @@ class PlayerStats(models.Model):
     guesses_survived = models.PositiveIntegerField(default=0, db_default=0)
     skill_streak = models.PositiveIntegerField(default=0, db_default=0)
     best_skill_streak = models.PositiveIntegerField(default=0, db_default=0)
+    best_skill_streak_at = models.DateTimeField(null=True, blank=True)  # when it was reached
     updated_at = models.DateTimeField(null=True, blank=True)
     # Sort keys of the streak boards (see Meta.indexes), kept by PostgreSQL itself.
     best_streak_key = models.GeneratedField(
@@ -173,6 +190,13 @@ class PlayerStats(models.Model):
     current_streak_key = models.GeneratedField(
         expression=models.ExpressionWrapper(
             models.Value(0) - models.F("current_streak"), output_field=models.IntegerField()
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    best_skill_streak_key = models.GeneratedField(  # the `sort=skill` streak board's
+        expression=models.ExpressionWrapper(
+            models.Value(0) - models.F("best_skill_streak"), output_field=models.IntegerField()
         ),
         output_field=models.IntegerField(),
         db_persist=True,
@@ -199,6 +223,12 @@ class PlayerStats(models.Model):
                 include=["id"],
                 name="stats_current_streak_board",
                 condition=models.Q(current_streak__gt=0),
+            ),
+            models.Index(
+                fields=["level", "pool", "best_skill_streak_key", "best_skill_streak_at", "user"],
+                include=["id"],
+                name="stats_skill_streak_board",
+                condition=models.Q(best_skill_streak__gt=0),
             ),
         ]
 
@@ -303,3 +333,105 @@ class RaceRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.level} {self.rating}"
+
+
+# --- The account's lifecycle (docs/ACCOUNTS.md) ----------------------------------------------
+
+
+class SignedInSession(models.Model):
+    """One browser session signed in to the account (GET /api/me/sessions): what the player
+    sees of it, kept by accounts.sessions. `session_key` is the key of Django's session store
+    (the django_session table holds the same keys): revoking deletes both rows and closes the
+    sockets the session opened (accounts.socket_credentials)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="signed_in_sessions"
+    )
+    session_key = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    user_agent = models.CharField(max_length=256, blank=True, default="")
+    # Approximate: an IPv4 address with its last byte dropped, an IPv6 one cut to its /48.
+    address = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        db_table = "accounts_signed_in_session"
+        ordering = ["-last_seen_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.address} {self.user_agent[:30]}"
+
+
+class OutgoingMail(models.Model):
+    """The mail outbox (accounts.mail): a message is written in the transaction that decides
+    it, sent after the commit by a sender thread of the process, and retried by
+    `manage.py send_mail` (the scheduler) while the SMTP server is away. A row is deleted once
+    sent: the links it carries are credentials."""
+
+    to = models.EmailField()
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        db_table = "accounts_outgoing_mail"
+        indexes = [models.Index(fields=["next_attempt_at"], name="outgoing_mail_due")]
+
+    def __str__(self) -> str:
+        return f"{self.to}: {self.subject}"
+
+
+class TwoFactor(models.Model):
+    """Two-factor sign-in (TOTP, RFC 6238; accounts.two_factor). Made by POST /api/me/totp,
+    active once `confirmed_at` is set by a first good code. `last_step` is the time step of
+    the last code accepted: a code is accepted once (no replay within its 30 s window)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="two_factor"
+    )
+    secret = models.CharField(max_length=64)  # base32, as authenticator apps read it
+    created_at = models.DateTimeField(default=timezone.now)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    last_step = models.BigIntegerField(default=0)
+
+    class Meta:
+        db_table = "accounts_two_factor"
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {'on' if self.confirmed_at else 'pending'}"
+
+
+class RecoveryCode(models.Model):
+    """One of the ten recovery codes shown once at confirmation; stored hashed, used once."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recovery_codes"
+    )
+    code_hash = models.CharField(max_length=64)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "accounts_recovery_code"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "code_hash"], name="recovery_code_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {'used' if self.used_at else 'unused'}"
+
+
+class RetiredName(models.Model):
+    """The name key (accounts.names.name_key) of a deleted account: sign-up refuses it for
+    good, so nobody takes over a deleted player's name (docs/ACCOUNTS.md, Deleting)."""
+
+    name_key = models.CharField(max_length=600, unique=True)
+    retired_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        db_table = "accounts_retired_name"
+
+    def __str__(self) -> str:
+        return self.name_key

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from accounts.models import User
 from accounts.names import is_encodable, mixed_scripts, normalise
 from accounts.services import is_reserved_username, username_taken
+from games.api.serializers import ProfileOut
 
 
 class StrictCharField(serializers.CharField):
@@ -78,6 +79,61 @@ class RegisterSerializer(serializers.Serializer[User]):
 class CredentialsSerializer(serializers.Serializer[User]):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, trim_whitespace=False)
+    otp = StrictCharField(
+        max_length=64,
+        required=False,
+        help_text="With two-factor sign-in on: a current code or an unused recovery code.",
+    )
+
+
+# --- The account's lifecycle (API.md) --------------------------------------------------------
+
+
+class EmailSerializer(serializers.Serializer[Any]):
+    email = serializers.EmailField(max_length=254)
+
+
+class TokenBodySerializer(serializers.Serializer[Any]):
+    """A mailed link's token (the `token` query parameter of the link)."""
+
+    token = StrictCharField(max_length=512)
+
+
+class PasswordChangeSerializer(serializers.Serializer[Any]):
+    current_password = StrictCharField(max_length=128, trim_whitespace=False)
+    new_password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class PasswordResetConfirmSerializer(serializers.Serializer[Any]):
+    token = StrictCharField(max_length=512)
+    new_password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class CodeSerializer(serializers.Serializer[Any]):
+    code = StrictCharField(max_length=64)
+
+
+class CloseSerializer(serializers.Serializer[Any]):
+    mode = StrictChoiceField(choices=["close", "delete"])
+    password = StrictCharField(max_length=128, trim_whitespace=False, required=False)
+
+
+class SessionRowSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    last_seen_at = serializers.DateTimeField()
+    user_agent = serializers.CharField()
+    address = serializers.CharField(help_text="Approximate: an IPv4 /24 or an IPv6 /48.")
+    current = serializers.BooleanField(help_text="The session of this request.")
+
+
+class TotpEnrolledSerializer(serializers.Serializer[Any]):
+    secret = serializers.CharField()
+    otpauth_uri = serializers.CharField()
+
+
+class RecoveryCodesSerializer(serializers.Serializer[Any]):
+    recovery_codes = serializers.ListField(child=serializers.CharField())
 
 
 class RegisteredSerializer(serializers.Serializer[User]):
@@ -145,3 +201,12 @@ class SettingsSerializer(serializers.Serializer[Any]):
                     {k: ["This setting does not exist."] for k in unknown}, code="unknown_setting"
                 )
         return dict(super().to_internal_value(data))
+
+
+class OwnProfileSerializer(ProfileOut):
+    """GET /api/me: the public profile, and what only its owner sees."""
+
+    email = serializers.CharField(help_text="The account's address ('' for none); owner only.")
+    email_verified = serializers.BooleanField()
+    two_factor = serializers.BooleanField(help_text="Two-factor sign-in is on.")
+    closed = serializers.BooleanField(help_text="The account is closed (reopened by signing in).")

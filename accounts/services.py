@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from accounts import socket_credentials
-from accounts.models import AccountKind, ApiToken, User
+from accounts import email_links, sessions, socket_credentials
+from accounts.models import AccountKind, ApiToken, RetiredName, User
 from accounts.names import is_encodable, name_key
 from demineur_site.errors import DomainError
 
@@ -28,10 +31,12 @@ def is_reserved_username(username: str) -> bool:
 
 def username_taken(username: str) -> bool:
     """True when a player's name looks like `username` (the same key), or equals it but for
-    case (a row without a key: bulk-inserted, or a twin older than the key)."""
+    case (a row without a key: bulk-inserted, or a twin older than the key), or a deleted
+    account's name had that key (RetiredName: a deleted player's name is never reused)."""
     key = name_key(username)
     return (
-        User.objects.filter(username_key=key).exists()
+        RetiredName.objects.filter(name_key=key).exists()
+        or User.objects.filter(username_key=key).exists()
         or User.objects.filter(username__iexact=username).exists()
     )
 
@@ -50,9 +55,18 @@ def user_by_name(username: str) -> User | None:
 
 @transaction.atomic
 def user_register(
-    *, username: str, password: str, email: str = "", kind: str = AccountKind.HUMAN
+    *,
+    username: str,
+    password: str,
+    email: str = "",
+    kind: str = AccountKind.HUMAN,
+    site_url: str = "",
 ) -> User:
-    return User.objects.create_user(username=username, password=password, email=email, kind=kind)
+    """A new account; an address given is unverified until the mailed link is followed."""
+    user = User.objects.create_user(username=username, password=password, email=email, kind=kind)
+    if email:
+        email_links.send_verification(user, site_url)
+    return user
 
 
 def guest_create() -> User:
@@ -112,6 +126,7 @@ def guest_sign_up(
     has_played: HasPlayed,
     email: str = "",
     kind: str = AccountKind.HUMAN,
+    site_url: str = "",
 ) -> User:
     """Signing up from a guest session: the guest account itself becomes the player's account
     (name, password, email, kind), so its games, statistics and race entries stay attached.
@@ -121,7 +136,9 @@ def guest_sign_up(
         locked = User.objects.select_for_update().get(pk=guest.pk)
         if locked.kind != AccountKind.GUEST:
             # The same session signed up a moment ago (a second click): a new account.
-            return user_register(username=username, password=password, email=email, kind=kind)
+            return user_register(
+                username=username, password=password, email=email, kind=kind, site_url=site_url
+            )
         if kind == AccountKind.BOT and has_played(locked):
             raise DomainError(
                 "account_has_games",
@@ -130,8 +147,11 @@ def guest_sign_up(
         locked.username = username
         locked.email = email
         locked.kind = kind
+        locked.email_verified = False
         locked.set_password(password)
-        locked.save(update_fields=["username", "email", "kind", "password"])
+        locked.save(update_fields=["username", "email", "email_verified", "kind", "password"])
+        if email:
+            email_links.send_verification(locked, site_url)
     return locked
 
 
@@ -203,3 +223,227 @@ def settings_update(*, user: User, changes: dict[str, object]) -> dict[str, obje
         User.objects.filter(pk=user.pk).update(settings=merged)
     user.settings = merged
     return settings_of(user)
+
+
+# --- Email and password (docs/ACCOUNTS.md; API.md, The account's lifecycle) -----------------
+
+
+def email_set(*, user: User, email: str, site_url: str) -> User:
+    """A new address for the account, unverified until the mailed link is followed (the
+    previous address, verified or not, is replaced at once)."""
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if locked.kind == AccountKind.GUEST:
+            raise DomainError("guest_account", "A guest account has no address: sign up first.")
+        locked.email = email
+        locked.email_verified = False
+        locked.save(update_fields=["email", "email_verified"])
+        email_links.send_verification(locked, site_url)
+    return locked
+
+
+def email_verify(*, token: str) -> User:
+    """Follow a verification link: the address it names becomes the account's verified one,
+    if it still is the account's address and no other account verified it first."""
+    user_id, email = email_links.read_verification(token)
+    with transaction.atomic():
+        locked = User.objects.select_for_update().filter(pk=user_id, is_active=True).first()
+        if locked is None or locked.email.lower() != email.lower():
+            raise DomainError("token_invalid", "This link is no longer valid.")
+        if locked.email_verified:
+            return locked
+        taken = User.objects.filter(email__iexact=email, email_verified=True).exclude(pk=user_id)
+        if taken.exists():
+            raise DomainError("email_taken", "Another account has verified this address.")
+        locked.email_verified = True
+        try:
+            with transaction.atomic():
+                locked.save(update_fields=["email_verified"])
+        except IntegrityError as exc:  # verified elsewhere at the same instant
+            raise DomainError("email_taken", "Another account has verified this address.") from exc
+    return locked
+
+
+def _validated_password(user: User, password: str) -> None:
+    from django.contrib.auth import password_validation
+    from django.core.exceptions import ValidationError as DjangoValidationError
+
+    try:
+        password_validation.validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise DomainError(
+            "invalid", "The new password is refused.", {"fields": {"new_password": exc.messages}}
+        ) from exc
+
+
+def password_change(
+    *, user: User, current_password: str, new_password: str, keep_session: str | None
+) -> User:
+    """Change the password (the current one required). Every other session of the account is
+    signed out and its sockets closed; `keep_session` (the request's) stays; tokens stay."""
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if not locked.has_usable_password() or not locked.check_password(current_password):
+            raise DomainError("invalid_credentials", "The current password is wrong.")
+        _validated_password(locked, new_password)
+        locked.set_password(new_password)
+        locked.save(update_fields=["password"])
+        sessions.sessions_end(user=locked, keep=keep_session)
+    return locked
+
+
+def password_reset_request(*, email: str, site_url: str) -> None:
+    """Mail a reset link if an active account has this verified address; nothing otherwise.
+    The caller answers the same either way (202)."""
+    with transaction.atomic():
+        user = User.objects.filter(email__iexact=email, email_verified=True, is_active=True).first()
+        if user is not None and user.has_usable_password():
+            email_links.send_reset(user, site_url)
+
+
+def password_reset_confirm(*, token: str, new_password: str) -> User:
+    """Set a new password from a mailed link. The link works once (its token hashes the
+    password it replaces) and for PASSWORD_RESET_MINUTES; every session is signed out."""
+    with transaction.atomic():
+        user = email_links.read_reset(token, lock=True)
+        _validated_password(user, new_password)
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        sessions.sessions_end(user=user, keep=None)
+    return user
+
+
+def own_account(user: User) -> dict[str, object]:
+    """What GET /api/me adds to the public profile, for its owner's eyes only."""
+    from accounts import two_factor
+
+    return {
+        "email": user.email,
+        "email_verified": user.email_verified,
+        "two_factor": two_factor.is_active(user),
+        "closed": user.closed_at is not None,
+    }
+
+
+# --- Closing and deleting (docs/ACCOUNTS.md, Closing) ----------------------------------------
+
+CLOSE = "close"
+DELETE = "delete"
+
+
+def reopen_until(user: User) -> datetime | None:
+    """Until when signing in reopens a closed account (None: it is not closed, or no more)."""
+    if user.closed_at is None:
+        return None
+    if user.delete_after is not None:
+        return user.delete_after
+    return user.closed_at + timedelta(days=settings.ACCOUNT_REOPEN_DAYS)
+
+
+def can_reopen(user: User) -> bool:
+    if not user.has_usable_password():  # a guest, or an account already erased
+        return False
+    until = reopen_until(user)
+    return until is not None and timezone.now() < until
+
+
+def account_close(*, user: User, mode: str, password: str | None) -> User:
+    """Close the account (`close`: reopened by signing in within ACCOUNT_REOPEN_DAYS) or ask
+    for its deletion (`delete`: the same, then deleted after ACCOUNT_DELETE_GRACE_DAYS). At
+    once: it leaves every board, its profile answers 404, every session is signed out, every
+    socket closed, its tokens stop working (they are kept for a reopening). A guest has no
+    password to give (and no way back: it cannot sign in)."""
+    from accounts.standings import stats
+
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if locked.kind != AccountKind.GUEST and (
+            not password or not locked.check_password(password)
+        ):
+            raise DomainError("invalid_credentials", "The password is wrong.")
+        now = timezone.now()
+        locked.closed_at = now
+        locked.delete_after = (
+            now + timedelta(days=settings.ACCOUNT_DELETE_GRACE_DAYS) if mode == DELETE else None
+        )
+        locked.is_active = False
+        locked.save(update_fields=["closed_at", "delete_after", "is_active"])
+        stats.boards_hide(user_id=locked.pk)
+        sessions.sessions_end(user=locked, keep=None)
+        for token_id in ApiToken.objects.filter(user=locked).values_list("pk", flat=True):
+            socket_credentials.kick_token_sockets(token_id)
+    return locked
+
+
+def account_reopen(*, user: User) -> bool:
+    """Signing in to a closed account within its window reopens it (a deletion asked for is
+    called off); False when the window has passed (the sign-in is refused)."""
+    from accounts.standings import stats
+
+    with transaction.atomic():
+        locked = User.objects.select_for_update().get(pk=user.pk)
+        if locked.closed_at is None:
+            return True
+        if not can_reopen(locked):
+            return False
+        locked.closed_at = None
+        locked.delete_after = None
+        locked.is_active = True
+        locked.save(update_fields=["closed_at", "delete_after", "is_active"])
+        stats.boards_restore(user_id=locked.pk, pool=locked.board_pool)
+    return True
+
+
+DELETED_PREFIX = ANONYMOUS_PREFIX + "-d"  # guest-anonymous-d<id in base 36>
+
+
+def deletions_due() -> list[int]:
+    return list(
+        User.objects.filter(
+            closed_at__isnull=False, delete_after__isnull=False, delete_after__lte=timezone.now()
+        )
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def account_erase(*, user_id: int) -> bool:
+    """Delete an account whose grace period is over: its personal data goes (name, address,
+    password, settings, tokens, sessions, two-factor), its name is retired for good
+    (RetiredName), and the row stays as an anonymous player (`guest-anonymous-d…`, a guest
+    nobody can sign in as) so its games, race entries and every other player's races and
+    boards stay whole. Its record chains leave the boards. False if it is not due (reopened)."""
+    from django.utils.http import int_to_base36
+
+    from accounts.models import RecoveryCode, SignedInSession, TwoFactor
+    from accounts.standings import stats
+
+    with transaction.atomic():
+        locked = User.objects.select_for_update().filter(pk=user_id).first()
+        if locked is None or locked.delete_after is None or locked.delete_after > timezone.now():
+            return False
+        key = name_key(locked.username)
+        RetiredName.objects.get_or_create(name_key=key)
+        sessions.sessions_end(user=locked, keep=None)
+        SignedInSession.objects.filter(user=locked).delete()
+        for token in ApiToken.objects.filter(user=locked):
+            token_revoke(token=token)
+        TwoFactor.objects.filter(user=locked).delete()
+        RecoveryCode.objects.filter(user=locked).delete()
+        stats.boards_leave(user_id=locked.pk)
+        locked.username = DELETED_PREFIX + int_to_base36(locked.pk)
+        locked.email = ""
+        locked.email_verified = False
+        locked.first_name = ""
+        locked.last_name = ""
+        locked.settings = {}
+        locked.set_unusable_password()
+        locked.last_login = None
+        locked.is_staff = False
+        locked.is_superuser = False
+        locked.kind = AccountKind.GUEST
+        locked.delete_after = None
+        locked.save()
+        locked.groups.clear()
+        locked.user_permissions.clear()
+    return True

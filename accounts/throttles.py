@@ -176,3 +176,47 @@ def _alarm(*, limit: int, duration: int) -> None:
         since,
         _refusals,
     )
+
+
+# --- Password reset (docs/ACCOUNTS.md) -------------------------------------------------------
+
+
+class ResetAddressThrottle(WindowRateThrottle):
+    """Reset requests per client address (THROTTLE_RESET_ADDRESS, 20/hour)."""
+
+    scope = "reset_address"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class ResetEmailThrottle(WindowRateThrottle):
+    """Reset requests per submitted address, whatever the client (THROTTLE_RESET_EMAIL,
+    3/hour): nobody floods one inbox. Counted whether or not an account has the address, so
+    the count says nothing about it either."""
+
+    scope = "reset_email"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        data = request.data
+        email = data.get("email") if isinstance(data, dict) else None
+        if not isinstance(email, str) or not email.strip() or not is_encodable(email):
+            return None
+        digest = hashlib.sha256(email.strip().lower().encode()).hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": digest}
+
+
+class GamesExportThrottle(WindowRateThrottle):
+    """Games exports per account, else per client address (THROTTLE_GAMES_EXPORT, 10/hour):
+    an export streams a player's whole history."""
+
+    scope = "games_export"
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        user = getattr(request, "user", None)
+        ident = (
+            f"user-{user.pk}"
+            if user is not None and user.is_authenticated
+            else self.get_ident(request)
+        )
+        return self.cache_format % {"scope": self.scope, "ident": ident}

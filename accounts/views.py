@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ErrorDetail, Throttled, ValidationError
@@ -16,27 +17,40 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
+from accounts import services, sessions, two_factor
 from accounts.authentication import GuestSessionAuthentication, SessionAuthentication401
-from accounts.models import AccountKind, ApiToken, User
+from accounts.models import AccountKind, ApiToken, BoardPool, RaceRating, User
 from accounts.serializers import (
+    CloseSerializer,
+    CodeSerializer,
     CredentialsSerializer,
+    EmailSerializer,
+    OwnProfileSerializer,
+    PasswordChangeSerializer,
+    PasswordResetConfirmSerializer,
+    RecoveryCodesSerializer,
     RegisteredSerializer,
     RegisterSerializer,
+    SessionRowSerializer,
     SettingsSerializer,
+    TokenBodySerializer,
     TokenCreateSerializer,
     TokenSerializer,
+    TotpEnrolledSerializer,
 )
 from accounts.throttles import (
     AuthAddressThrottle,
     GuestsPerDayThrottle,
     NewAccountsThrottle,
+    ResetAddressThrottle,
+    ResetEmailThrottle,
     SignInUsernameThrottle,
     SignUpsPerDayThrottle,
 )
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
 from games.play.selectors import has_played
+from games.races.services import ratings_set_pool
 
 
 def _user_from_credentials(request: Request) -> User:
@@ -53,7 +67,28 @@ def _user_from_credentials(request: Request) -> User:
         if named is not None and named.kind == AccountKind.GUEST:
             raise _guest_refused()
         raise ApiError("invalid_credentials", "Wrong username or password.")
+    if two_factor.is_active(user):
+        otp = data.validated_data.get("otp")
+        if not otp:
+            raise ApiError("otp_required", "Two-factor sign-in is on: send `otp` too.")
+        if not two_factor.check(user=user, code=otp):
+            raise ApiError("otp_invalid", "The two-factor code is wrong or expired.")
+    if user.closed_at is not None:
+        with transaction.atomic():
+            if not services.account_reopen(user=user):
+                raise ApiError("account_closed", "This account was closed for good.")
+            user.refresh_from_db()
+            ratings_set_pool(player_id=user.pk, pool=user.board_pool)
     return user
+
+
+# Set in a session that signed in with a second factor: the admin asks it of staff
+# (STAFF_REQUIRE_TOTP; accounts.admin).
+OTP_SESSION_KEY = "_otp_verified"
+
+
+def _site_url(request: Request) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
 
 
 def _new_account_allowed(request: Request, view: APIView, per_address: type) -> None:
@@ -110,6 +145,7 @@ class RegisterView(APIView):
             "password": data.validated_data["password"],
             "email": data.validated_data.get("email", ""),
             "kind": data.validated_data["kind"],
+            "site_url": _site_url(request),
         }
         try:
             if _is_guest(request.user):
@@ -271,6 +307,8 @@ class SessionView(APIView):
     def post(self, request: Request) -> Response:
         user = _user_from_credentials(request)
         login(request._request, user)
+        if two_factor.is_active(user):  # it was asked for and given
+            request._request.session[OTP_SESSION_KEY] = True
         return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
@@ -314,3 +352,250 @@ class SettingsView(APIView):
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         return Response(services.settings_update(user=request.user, changes=changes))
+
+
+# --- The account's lifecycle (API.md; docs/ACCOUNTS.md) -------------------------------------
+
+
+def _signed_in(request: Request) -> User:
+    if not request.user.is_authenticated:
+        raise ApiError("not_authenticated", "Authentication credentials were not provided.")
+    return request.user
+
+
+def _own_profile(user: User) -> dict[str, Any]:
+    """GET /api/me's answer: the public profile and what only its owner sees."""
+    from games.play.profiles import profile_dict
+
+    return {**profile_dict(user), **services.own_account(user)}
+
+
+class EmailView(APIView):
+    """POST /api/me/email: a new address, unverified until the mailed link is followed."""
+
+    @extend_schema(
+        request=EmailSerializer, responses={202: None, 400: None, 401: None}, tags=["accounts"]
+    )
+    def post(self, request: Request) -> Response:
+        user = _signed_in(request)
+        data = EmailSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.email_set(
+            user=user, email=data.validated_data["email"], site_url=_site_url(request)
+        )
+        return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class EmailVerifyView(APIView):
+    """POST /api/auth/email/verify: the mailed link's token; no sign-in needed (the link may
+    be opened on another device)."""
+
+    authentication_classes: list[type] = []
+    throttle_classes = [AuthAddressThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(
+        request=TokenBodySerializer,
+        responses={200: OwnProfileSerializer, 400: None, 409: None},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenBodySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.email_verify(token=data.validated_data["token"])
+        return Response(_own_profile(user))
+
+
+class PasswordView(APIView):
+    """POST /api/me/password: every other session is signed out (sockets closed); tokens stay."""
+
+    @extend_schema(
+        request=PasswordChangeSerializer,
+        responses={204: None, 400: None, 401: None, 409: None},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        user = _signed_in(request)
+        if user.kind == AccountKind.GUEST:
+            raise _guest_refused()
+        data = PasswordChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = getattr(request._request, "session", None)
+        keep = session.session_key if session is not None and request.auth is None else None
+        user = services.password_change(
+            user=user,
+            current_password=data.validated_data["current_password"],
+            new_password=data.validated_data["new_password"],
+            keep_session=keep,
+        )
+        if keep:
+            update_session_auth_hash(request._request, user)  # this session stays signed in
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PasswordResetView(APIView):
+    """POST /api/auth/password-reset: 202 whatever the address; a link if an account has it
+    verified. Throttled per submitted address and per client address."""
+
+    authentication_classes: list[type] = []
+    throttle_classes = [ResetAddressThrottle, ResetEmailThrottle]
+
+    @extend_schema(request=EmailSerializer, responses={202: None, 400: None}, tags=["accounts"])
+    def post(self, request: Request) -> Response:
+        data = EmailSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.password_reset_request(
+            email=data.validated_data["email"], site_url=_site_url(request)
+        )
+        return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class PasswordResetConfirmView(APIView):
+    """POST /api/auth/password-reset/confirm: a new password from the mailed link's token."""
+
+    authentication_classes: list[type] = []
+    throttle_classes = [AuthAddressThrottle]
+    throttle_scope = "auth"
+
+    @extend_schema(
+        request=PasswordResetConfirmSerializer, responses={204: None, 400: None}, tags=["accounts"]
+    )
+    def post(self, request: Request) -> Response:
+        data = PasswordResetConfirmSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.password_reset_confirm(
+            token=data.validated_data["token"], new_password=data.validated_data["new_password"]
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _session_row(row: Any, current_key: str | None) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
+        "last_seen_at": row.last_seen_at.isoformat().replace("+00:00", "Z"),
+        "user_agent": row.user_agent,
+        "address": row.address,
+        "current": bool(current_key) and row.session_key == current_key,
+    }
+
+
+class SessionListView(APIView):
+    """GET /api/me/sessions: where the account is signed in (browser sessions; tokens are
+    at /api/tokens)."""
+
+    @extend_schema(responses={200: SessionRowSerializer(many=True), 401: None}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        user = _signed_in(request)
+        session = getattr(request._request, "session", None)
+        current = session.session_key if session is not None and request.auth is None else None
+        if current:
+            sessions.session_seen(request._request)  # this one is listed from its first request
+        return Response([_session_row(r, current) for r in sessions.sessions_of(user)])
+
+
+class SessionDetailView(APIView):
+    @extend_schema(request=None, responses={204: None, 401: None, 404: None}, tags=["accounts"])
+    def delete(self, request: Request, session_id: int) -> Response:
+        user = _signed_in(request)
+        if not sessions.session_revoke(user=user, session_id=session_id):
+            raise ApiError("not_found", "No such session.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TotpView(APIView):
+    """POST starts two-factor sign-in (inactive until confirmed); DELETE turns it off."""
+
+    @extend_schema(
+        request=None,
+        responses={201: TotpEnrolledSerializer, 401: None, 409: None},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        user = _signed_in(request)
+        secret, uri = two_factor.enrol(user=user)
+        return Response({"secret": secret, "otpauth_uri": uri}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=CodeSerializer,
+        responses={204: None, 400: None, 401: None, 409: None},
+        tags=["accounts"],
+    )
+    def delete(self, request: Request) -> Response:
+        user = _signed_in(request)
+        data = CodeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        two_factor.disable(user=user, code=data.validated_data["code"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TotpConfirmView(APIView):
+    @extend_schema(
+        request=CodeSerializer,
+        responses={200: RecoveryCodesSerializer, 400: None, 401: None, 409: None},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        user = _signed_in(request)
+        data = CodeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        codes = two_factor.confirm(user=user, code=data.validated_data["code"])
+        return Response({"recovery_codes": codes})
+
+
+class CloseView(APIView):
+    """POST /api/me/close: `close` (reopened by signing in within ACCOUNT_REOPEN_DAYS) or
+    `delete` (the same, then deleted after ACCOUNT_DELETE_GRACE_DAYS). Guests give no
+    password."""
+
+    @extend_schema(
+        request=CloseSerializer, responses={202: None, 400: None, 401: None}, tags=["accounts"]
+    )
+    def post(self, request: Request) -> Response:
+        user = _signed_in(request)
+        data = CloseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            services.account_close(
+                user=user,
+                mode=data.validated_data["mode"],
+                password=data.validated_data.get("password"),
+            )
+            ratings_set_pool(player_id=user.pk, pool=BoardPool.NONE)
+        if getattr(request._request, "session", None) is not None:
+            request._request.session.flush()  # this session too (its row went with the others)
+        return Response(status=status.HTTP_202_ACCEPTED)
+
+
+class ExportView(APIView):
+    """GET /api/me/export: the account's personal data as JSON (docs/ACCOUNTS.md, Your data)."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 401: None}, tags=["accounts"])
+    def get(self, request: Request) -> Response:
+        from accounts.standings.selectors import stats_for_user
+
+        user = _signed_in(request)
+        session = getattr(request._request, "session", None)
+        current = session.session_key if session is not None and request.auth is None else None
+        body = {
+            "account": {
+                "id": user.pk,
+                "username": user.username,
+                "kind": user.kind,
+                "date_joined": user.date_joined.isoformat(),
+                "last_login": user.last_login.isoformat() if user.last_login else None,
+                **services.own_account(user),
+            },
+            "settings": services.settings_of(user),
+            "tokens": TokenRowSerializer(ApiToken.objects.filter(user=user), many=True).data,
+            "sessions": [_session_row(r, current) for r in sessions.sessions_of(user)],
+            "statistics": stats_for_user(user_id=user.pk),
+            "statistics_no_guess": stats_for_user(user_id=user.pk, no_guess=True),
+            "race_ratings": [
+                {"level": r.level, "rating": r.rating, "races": r.races, "wins": r.wins}
+                for r in RaceRating.objects.filter(player=user).order_by("level")
+            ],
+        }
+        response = Response(body)
+        response["Content-Disposition"] = f'attachment; filename="demineur-{user.pk}.json"'
+        return response

@@ -50,6 +50,14 @@ STATUS_BY_CODE: dict[str, int] = {
     "race_game": 409,
     "not_in_race": 409,
     "too_many_rooms": 409,
+    # The account's lifecycle (API.md; docs/ACCOUNTS.md)
+    "token_invalid": 400,
+    "otp_required": 401,
+    "otp_invalid": 401,
+    "account_closed": 403,
+    "email_taken": 409,
+    "totp_active": 409,
+    "totp_inactive": 409,
     # The doors' own refusals (ApiError): paging, sign-in, frames, limits, outages.
     "malformed_json": 400,
     "frame_too_large": 400,

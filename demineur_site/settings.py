@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import django
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -93,6 +94,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Where the account is signed in: each session's row, last seen (accounts.sessions).
+    "accounts.sessions.SignedInSessionMiddleware",
     # With a replica: a client's reads go to the primary right after its own writes.
     "demineur_site.db_router.ReadYourWritesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -236,6 +239,54 @@ ACCOUNT_NEW_PER_HOUR = env_int("ACCOUNT_NEW_PER_HOUR", 2000)
 # the anonymous player.
 GUEST_UNPLAYED_IDLE_DAYS = env_int("GUEST_UNPLAYED_IDLE_DAYS", 7)
 GUEST_PLAYED_IDLE_DAYS = env_int("GUEST_PLAYED_IDLE_DAYS", 30)
+# --- The account's lifecycle (docs/ACCOUNTS.md) ---------------------------------------------
+# Outgoing mail (accounts.mail: an outbox sent after the commit): SMTP when EMAIL_HOST is set,
+# else Django's console backend, which writes each message to the server's standard output
+# (`make run`). EMAIL_BACKEND names any other Django backend.
+_EMAIL_HOST = env_str("EMAIL_HOST", "")
+_EMAIL_PORT = env_int("EMAIL_PORT", 587)
+_EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if _EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+_EMAIL_SMTP = {
+    "host": _EMAIL_HOST,
+    "port": _EMAIL_PORT,
+    "username": env_str("EMAIL_HOST_USER", ""),
+    "password": env_str("EMAIL_HOST_PASSWORD", ""),
+    "use_tls": env_bool("EMAIL_USE_TLS", _EMAIL_PORT == 587),
+    "use_ssl": env_bool("EMAIL_USE_SSL", _EMAIL_PORT == 465),
+    "timeout": env_int("EMAIL_TIMEOUT", 10),
+}
+if django.VERSION >= (6, 1):  # Django 6.1's MAILERS (its EMAIL_* settings are deprecated)
+    MAILERS = {
+        "default": {
+            "BACKEND": _EMAIL_BACKEND,
+            "OPTIONS": _EMAIL_SMTP if _EMAIL_BACKEND.endswith("smtp.EmailBackend") else {},
+        }
+    }
+else:  # Django 5.2 (Python 3.11)
+    EMAIL_BACKEND = _EMAIL_BACKEND
+    EMAIL_HOST, EMAIL_PORT = _EMAIL_HOST, _EMAIL_PORT
+    EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _EMAIL_SMTP["username"], _EMAIL_SMTP["password"]
+    EMAIL_USE_TLS, EMAIL_USE_SSL = _EMAIL_SMTP["use_tls"], _EMAIL_SMTP["use_ssl"]
+    EMAIL_TIMEOUT = _EMAIL_SMTP["timeout"]
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Démineur <noreply@localhost>")
+# The site's address in mailed links (`https://demineur.example`); unset: the request's own
+# origin (its Host is one of ALLOWED_HOSTS).
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+# How long a verification link, and a password-reset link, stay valid.
+EMAIL_VERIFY_HOURS = env_int("EMAIL_VERIFY_HOURS", 48)
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_MINUTES", 60) * 60
+# Two-factor sign-in is required of staff accounts (the admin refuses a staff session that did
+# not sign in with a code) unless this is 0; on by default with DEBUG off.
+STAFF_REQUIRE_TOTP = env_bool("STAFF_REQUIRE_TOTP", not DEBUG)
+# Closing an account: signing in within this many days reopens it; a deletion happens this
+# many days after it was asked for (`manage.py delete_closed_accounts`, the scheduler).
+ACCOUNT_REOPEN_DAYS = env_int("ACCOUNT_REOPEN_DAYS", 30)
+ACCOUNT_DELETE_GRACE_DAYS = env_int("ACCOUNT_DELETE_GRACE_DAYS", 7)
 for _name in (
     "ACCOUNT_GUESTS_PER_ADDRESS_DAY",
     "ACCOUNT_SIGNUPS_PER_ADDRESS_DAY",
@@ -283,6 +334,11 @@ REST_FRAMEWORK = {
         "guest_day": _per(ACCOUNT_GUESTS_PER_ADDRESS_DAY, "day"),
         "signup_day": _per(ACCOUNT_SIGNUPS_PER_ADDRESS_DAY, "day"),
         "new_accounts": _per(ACCOUNT_NEW_PER_HOUR, "hour"),
+        # Password-reset requests per submitted address and per client address
+        # (accounts/throttles.py), and the games export per client (docs/ACCOUNTS.md).
+        "reset_email": env_str("THROTTLE_RESET_EMAIL", "3/hour"),
+        "reset_address": env_str("THROTTLE_RESET_ADDRESS", "20/hour"),
+        "games_export": env_str("THROTTLE_GAMES_EXPORT", "10/hour"),
     },
     # The client address DRF throttles on: the peer, or X-Forwarded-For behind trusted proxies.
     "NUM_PROXIES": TRUSTED_PROXIES,

@@ -346,6 +346,29 @@ def remove_from_boards(*, user_id: int) -> None:
     PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
 
 
+def boards_hide(*, user_id: int) -> None:
+    """A closed account leaves every board for as long as it is closed (docs/ACCOUNTS.md):
+    its record chains and statistics rows move to pool `none`, kept as they are, so that
+    reopening (`boards_restore`) puts them back exactly."""
+    PersonalRecord.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+    PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+
+
+def boards_restore(*, user_id: int, pool: str) -> None:
+    """A reopened account's rows back on the boards of `pool` (its User.board_pool). The
+    buckets of custom no-guess boards rank nowhere and stay at `none` (record_game_end)."""
+    PersonalRecord.objects.filter(user_id=user_id).update(pool=pool)
+    for row in PlayerStats.objects.filter(user_id=user_id).only("id", "level"):
+        kept = BoardPool.NONE if row.level != "custom" and is_custom(row.level) else pool
+        PlayerStats.objects.filter(pk=row.pk).update(pool=kept)
+
+
+def boards_leave(*, user_id: int) -> None:
+    """A deleted account's record chains go for good; its statistics rows stay (its games
+    stay, under the anonymous name) at pool `none`."""
+    remove_from_boards(user_id=user_id)
+
+
 def record_analysis(
     *,
     user_id: int,

@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from accounts.services import account_set_kind
+from accounts.serializers import OwnProfileSerializer
+from accounts.services import account_set_kind, own_account
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_number
 from games.api.serializers import (
@@ -274,14 +275,17 @@ class MoveListView(APIView):
 
 
 class MeView(APIView):
-    @extend_schema(responses={200: ProfileOut, 401: ErrorOut}, tags=["accounts"])
+    """The signed-in player's profile, with what only its owner sees (the address, two-factor
+    sign-in, closing; accounts.services.own_account)."""
+
+    @extend_schema(responses={200: OwnProfileSerializer, 401: ErrorOut}, tags=["accounts"])
     def get(self, request: Request) -> Response:
         user = _signed_in(request)
-        return Response(profile_dict(user))
+        return Response({**profile_dict(user), **own_account(user)})
 
     @extend_schema(
         request=AccountPatchIn,
-        responses={200: ProfileOut, 400: ErrorOut, 401: ErrorOut, 409: ErrorOut},
+        responses={200: OwnProfileSerializer, 400: ErrorOut, 401: ErrorOut, 409: ErrorOut},
         tags=["accounts"],
     )
     def patch(self, request: Request) -> Response:
@@ -290,7 +294,7 @@ class MeView(APIView):
         data = _valid(AccountPatchIn, request)
         if "kind" in data:
             user = account_set_kind(user=user, kind=data["kind"], has_played=selectors.has_played)
-        return Response(profile_dict(user))
+        return Response({**profile_dict(user), **own_account(user)})
 
 
 class UserProfileView(APIView):

@@ -1,0 +1,96 @@
+"""The links the site mails (API.md: mailed links carry the token as the query parameter
+`token`) and the tokens in them (docs/ACCOUNTS.md, Email).
+
+* **Verification**: Django's signed, timestamped token (`django.core.signing`, salted) of
+  the account's id and the address, valid EMAIL_VERIFY_HOURS; it proves the address only
+  while it still is the account's.
+* **Password reset**: `<id in base 36>-<Django's PasswordResetTokenGenerator token>`. That
+  token hashes the password, the last sign-in and the address, and carries its time: it
+  works once (the reset changes the password it hashed) and for PASSWORD_RESET_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth.tokens import default_token_generator
+from django.core import signing
+from django.utils.http import base36_to_int, int_to_base36
+from django.utils.translation import gettext as _
+
+from accounts import mail
+from accounts.models import User
+from demineur_site.errors import DomainError
+
+VERIFY_SALT = "accounts.email-verify"
+VERIFY_PATH = "/account/verify-email"
+RESET_PATH = "/account/reset-password"
+
+
+def link(site_url: str, path: str, token: str) -> str:
+    base = settings.SITE_URL or site_url
+    return f"{base}{path}?{urlencode({'token': token})}"
+
+
+def verification_token(user: User) -> str:
+    return signing.dumps({"u": user.pk, "e": user.email}, salt=VERIFY_SALT, compress=True)
+
+
+def read_verification(token: str) -> tuple[int, str]:
+    """(user id, address) of a verification token; 400 token_invalid if forged or expired."""
+    try:
+        data = signing.loads(token, salt=VERIFY_SALT, max_age=settings.EMAIL_VERIFY_HOURS * 3600)
+        return int(data["u"]), str(data["e"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise DomainError("token_invalid", "This link is invalid or has expired.") from exc
+
+
+def send_verification(user: User, site_url: str) -> None:
+    url = link(site_url, VERIFY_PATH, verification_token(user))
+    hours = settings.EMAIL_VERIFY_HOURS
+    mail.queue(
+        to=user.email,
+        subject=_("Démineur: confirm your email address"),
+        body=_(
+            "Hello %(name)s,\n\nto confirm that this address is yours, open this link "
+            "(valid %(hours)s hours):\n\n%(url)s\n\nIf you did not add this address to a "
+            "Démineur account, ignore this message.\n"
+        )
+        % {"name": user.username, "hours": hours, "url": url},
+    )
+
+
+def reset_token(user: User) -> str:
+    return f"{int_to_base36(user.pk)}-{default_token_generator.make_token(user)}"
+
+
+def read_reset(token: str, *, lock: bool = False) -> User:
+    """The account a reset token is for; 400 token_invalid if it is forged, used or expired."""
+    uid, _sep, rest = token.partition("-") if isinstance(token, str) else ("", "", "")
+    try:
+        user_id = base36_to_int(uid) if uid and len(uid) <= 13 else None
+    except ValueError:
+        user_id = None
+    users = User.objects.select_for_update() if lock else User.objects
+    user = users.filter(pk=user_id, is_active=True).first() if user_id is not None else None
+    if user is None or not default_token_generator.check_token(user, rest):
+        raise DomainError("token_invalid", "This link is invalid, used or expired.")
+    return user
+
+
+def send_reset(user: User, site_url: str) -> None:
+    url = link(site_url, RESET_PATH, reset_token(user))
+    minutes = settings.PASSWORD_RESET_TIMEOUT // 60
+    mail.queue(
+        to=user.email,
+        subject=_("Démineur: reset your password"),
+        body=_(
+            "Hello %(name)s,\n\nsomeone (you, we hope) asked to reset the password of your "
+            "Démineur account. Open this link within %(minutes)s minutes to choose a new "
+            "one; it works once:\n\n%(url)s\n\nSetting a new password signs you out "
+            "everywhere; your API tokens keep working. If you did not ask for this, ignore "
+            "this message: your password stays as it is.\n"
+        )
+        % {"name": user.username, "minutes": minutes, "url": url},
+    )
