@@ -9,12 +9,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
+from accounts import two_factor
 from accounts.models import User
 from accounts.throttles import admin_sign_in_wait
 
@@ -29,7 +34,47 @@ def admin_login(request: HttpRequest, **kwargs: Any) -> HttpResponse:
         wait = admin_sign_in_wait(request)
         if wait is not None:
             return _too_many_attempts(wait)
-    return admin.site.login(request, **kwargs)
+    response = admin.site.login(request, **kwargs)
+    user = getattr(request, "user", None)
+    signed_in = request.method == "POST" and user is not None and user.is_authenticated
+    if signed_in and two_factor.is_active(user):  # type: ignore[arg-type]  # the form checked it
+        request.session[two_factor.OTP_SESSION_KEY] = True
+    return response
+
+
+class AdminSignInForm(AdminAuthenticationForm):
+    """The admin's sign-in form with the second factor: a staff account with two-factor
+    sign-in on gives its code (or a recovery code), as over the API."""
+
+    otp = forms.CharField(
+        label="Two-factor code", required=False, max_length=64, strip=True,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code"}),
+    )  # fmt: skip
+
+    def confirm_login_allowed(self, user: Any) -> None:
+        super().confirm_login_allowed(user)
+        if two_factor.is_active(user) and not two_factor.check(
+            user=user, code=self.cleaned_data.get("otp") or ""
+        ):
+            raise ValidationError("The two-factor code is wrong or missing.", code="otp_invalid")
+
+
+_admin_has_permission = admin.site.has_permission
+
+
+def _staff_signed_in_with_second_factor(request: HttpRequest) -> bool:
+    """STAFF_REQUIRE_TOTP (on with DEBUG off): the admin opens only to a staff session that
+    signed in with a second factor; a staff account without one enrols on its account page
+    first (docs/ACCOUNTS.md, Two-factor sign-in)."""
+    if not _admin_has_permission(request):
+        return False
+    if not settings.STAFF_REQUIRE_TOTP:
+        return True
+    return bool(request.session.get(two_factor.OTP_SESSION_KEY))
+
+
+admin.site.has_permission = _staff_signed_in_with_second_factor  # type: ignore[method-assign]
+admin.site.login_form = AdminSignInForm
 
 
 def _too_many_attempts(wait: float) -> HttpResponse:

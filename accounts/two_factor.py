@@ -26,6 +26,9 @@ from accounts.models import AccountKind, RecoveryCode, TwoFactor, User
 from demineur_site.errors import DomainError
 
 ISSUER = "Démineur"
+# Set in a session that signed in with a second factor: the admin asks it of staff
+# (STAFF_REQUIRE_TOTP; accounts.admin).
+OTP_SESSION_KEY = "_otp_verified"
 RECOVERY_CODES = 10
 _RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 

@@ -82,9 +82,7 @@ def _user_from_credentials(request: Request) -> User:
     return user
 
 
-# Set in a session that signed in with a second factor: the admin asks it of staff
-# (STAFF_REQUIRE_TOTP; accounts.admin).
-OTP_SESSION_KEY = "_otp_verified"
+OTP_SESSION_KEY = two_factor.OTP_SESSION_KEY
 
 
 def _site_url(request: Request) -> str:

@@ -15,6 +15,9 @@ os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
 os.environ.setdefault("ACCOUNT_GUESTS_PER_ADDRESS_DAY", "0")
 os.environ.setdefault("ACCOUNT_SIGNUPS_PER_ADDRESS_DAY", "0")
 os.environ.setdefault("ACCOUNT_NEW_PER_HOUR", "0")
+# Staff sign in to the admin without a second factor in the suite (DEBUG is off here);
+# tests/accounts/test_two_factor.py turns the production rule on to test it.
+os.environ.setdefault("STAFF_REQUIRE_TOTP", "0")
 # Tests play at machine speed: the superhuman limits stay out of their way, and
 # tests/fairplay sets the shipped defaults back (games.play.fairplay.DEFAULTS) to test them.
 os.environ.setdefault("FAIRPLAY_MAX_MOVES_PER_SECOND", "1000000")

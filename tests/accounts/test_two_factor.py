@@ -1,0 +1,133 @@
+"""Issue 25, item 4: two-factor sign-in with TOTP and recovery codes (API.md, The account's
+lifecycle: `otp_required`, `otp_invalid`; docs/ACCOUNTS.md, Two-factor sign-in), and the
+admin closed to staff who did not sign in with a second factor (STAFF_REQUIRE_TOTP)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pyotp
+import pytest
+from django.test import Client
+from rest_framework.test import APIClient
+
+from accounts.models import RecoveryCode, User
+from tests.support.personas import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def code(secret: str, steps_ahead: int = 0) -> str:
+    """The code of the current 30 s step, or of a later one (each code is accepted once)."""
+    return pyotp.TOTP(secret).at(time.time() + 30 * steps_ahead)
+
+
+def sign_in(otp: str | None = None, name: str = "alice") -> Any:
+    body = {"username": name, "password": PASSWORD, **({"otp": otp} if otp is not None else {})}
+    return APIClient().post("/api/auth/token", body, format="json")
+
+
+def enrolled(api: APIClient) -> tuple[str, list[str]]:
+    started = api.post("/api/me/totp")
+    assert started.status_code == 201
+    secret = started.json()["secret"]
+    uri = urlsplit(started.json()["otpauth_uri"])
+    assert (uri.scheme, uri.netloc) == ("otpauth", "totp")
+    assert parse_qs(uri.query)["secret"] == [secret] and "alice" in uri.path
+    confirmed = api.post("/api/me/totp/confirm", {"code": code(secret)}, format="json")
+    assert confirmed.status_code == 200, confirmed.content
+    return secret, confirmed.json()["recovery_codes"]
+
+
+def test_a_pending_secret_does_not_change_sign_in_until_confirmed(alice_api: APIClient) -> None:
+    started = alice_api.post("/api/me/totp").json()
+    assert sign_in().status_code == 200  # not on yet
+    wrong = alice_api.post("/api/me/totp/confirm", {"code": "000000"}, format="json")
+    if code(started["secret"]) == "000000":  # one chance in a million
+        pytest.skip("the current code happens to be 000000")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "otp_invalid")
+    assert alice_api.get("/api/me").json()["two_factor"] is False
+
+
+def test_sign_in_then_needs_a_code_and_refuses_a_wrong_or_replayed_one(
+    alice_api: APIClient,
+) -> None:
+    secret, recovery = enrolled(alice_api)
+    assert len(recovery) == 10 and len(set(recovery)) == 10
+    assert alice_api.get("/api/me").json()["two_factor"] is True
+    missing = sign_in()
+    assert (missing.status_code, missing.json()["error"]["code"]) == (401, "otp_required")
+    wrong = sign_in("123456" if code(secret) != "123456" else "654321")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "otp_invalid")
+    # the confirmation used the current step's code: it is not accepted twice
+    assert sign_in(code(secret)).json()["error"]["code"] == "otp_invalid"
+    fresh = code(secret, steps_ahead=1)  # the next step (clocks drift): accepted once
+    assert sign_in(fresh).status_code == 200
+    assert sign_in(fresh).json()["error"]["code"] == "otp_invalid"
+    # a wrong password is still a wrong password, whatever the code
+    body = {"username": "alice", "password": "nope", "otp": code(secret, 1)}
+    assert APIClient().post("/api/auth/token", body, format="json").status_code == 401
+
+
+def test_a_recovery_code_signs_in_once(alice_api: APIClient, alice: User) -> None:
+    _, recovery = enrolled(alice_api)
+    assert sign_in(recovery[0]).status_code == 200
+    assert sign_in(recovery[0]).json()["error"]["code"] == "otp_invalid"
+    assert sign_in(recovery[1].upper()).status_code == 200  # as typed from paper
+    assert RecoveryCode.objects.filter(user=alice, used_at__isnull=True).count() == 8
+    # stored hashed: no code appears in the table
+    stored = set(RecoveryCode.objects.filter(user=alice).values_list("code_hash", flat=True))
+    assert not stored & set(recovery)
+
+
+def test_the_session_sign_in_asks_for_the_code_too(alice_api: APIClient) -> None:
+    secret, _ = enrolled(alice_api)
+    page = Client()
+    body = {"username": "alice", "password": PASSWORD}
+    answer = page.post("/api/auth/session", body, "application/json")
+    assert answer.json()["error"]["code"] == "otp_required"
+    answer = page.post("/api/auth/session", {**body, "otp": code(secret, 1)}, "application/json")
+    assert answer.status_code == 200
+
+
+def test_turning_it_off_needs_a_code(alice_api: APIClient, alice: User) -> None:
+    secret, recovery = enrolled(alice_api)
+    assert alice_api.post("/api/me/totp").json()["error"]["code"] == "totp_active"
+    refused = alice_api.delete("/api/me/totp", {"code": "12"}, format="json")
+    assert refused.json()["error"]["code"] == "otp_invalid"
+    assert alice_api.delete("/api/me/totp", {"code": recovery[5]}, format="json").status_code == 204
+    assert sign_in().status_code == 200
+    assert not RecoveryCode.objects.filter(user=alice).exists()
+    again = alice_api.delete("/api/me/totp", {"code": code(secret)}, format="json")
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "totp_inactive")
+
+
+def test_the_admin_opens_to_staff_only_after_a_second_factor(settings: Any) -> None:
+    settings.STAFF_REQUIRE_TOTP = True
+    User.objects.create_user(
+        username="referee", password=PASSWORD, is_staff=True, is_superuser=True
+    )
+    admin = f"/{settings.ADMIN_PATH}"
+    # without two-factor sign-in the admin stays closed, the password right or not
+    page = Client()
+    page.post(f"{admin}login/", {"username": "referee", "password": PASSWORD, "next": admin})
+    assert page.get(admin).status_code == 302
+    # enrolled on the site, then signed in to the admin with a code
+    api = APIClient()
+    api.force_authenticate(User.objects.get(username="referee"))
+    secret = api.post("/api/me/totp").json()["secret"]
+    assert (
+        api.post("/api/me/totp/confirm", {"code": code(secret)}, format="json").status_code == 200
+    )
+    page = Client()
+    no_code = page.post(f"{admin}login/", {"username": "referee", "password": PASSWORD})
+    assert no_code.status_code == 200 and page.get(admin).status_code == 302
+    page.post(
+        f"{admin}login/",
+        {"username": "referee", "password": PASSWORD, "otp": code(secret, 1), "next": admin},
+    )
+    assert page.get(admin).status_code == 200
+    settings.STAFF_REQUIRE_TOTP = False
+    assert Client().get(admin).status_code == 302  # nobody signed in: the sign-in page
