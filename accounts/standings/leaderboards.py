@@ -47,7 +47,9 @@ PERIODS: dict[str, timedelta | None] = {
     "week": timedelta(days=7),
     "day": timedelta(days=1),
 }
-STREAK_SORTS = ("best", "current")
+STREAK_SORTS = ("best", "current")  # the boards with a histogram (migration 0006)
+# `sort=skill` (API.md, No-guess games and analysis): the best skill streak, read directly.
+SORTS = (*STREAK_SORTS, "skill")
 # `?players=` (API.md): humans by default, or the bots' own boards; never both together.
 PLAYERS = {"humans": BoardPool.HUMAN, "bots": BoardPool.BOT}
 # Periods at least this long are counted by difference (see _sql): most links are inside.
@@ -120,10 +122,8 @@ def _board_spec(*, level: str, board: str, period: str | None, sort: str | None)
             raise DomainError(
                 "invalid_period", "Streak boards have no period.", {"periods": ["all"]}
             )
-        if sort is not None and sort not in STREAK_SORTS:
-            raise DomainError(
-                "invalid_sort", f"Unknown sort {sort!r}.", {"sorts": list(STREAK_SORTS)}
-            )
+        if sort is not None and sort not in SORTS:
+            raise DomainError("invalid_sort", f"Unknown sort {sort!r}.", {"sorts": list(SORTS)})
         return BoardSpec(level=level, board=board, sort=sort or "best")
     if period is not None and period not in PERIODS:
         raise DomainError(
@@ -150,6 +150,17 @@ class _Sql:
 
 
 def _sql(spec: BoardSpec, now: datetime) -> _Sql:
+    if spec.board == "streaks" and spec.sort == "skill":
+        return _Sql(
+            table=_STATS,
+            where="t.level = %s AND t.pool = %s AND t.best_skill_streak > 0",
+            params=[spec.level, spec.pool],
+            key=("t.best_skill_streak_key", "t.best_skill_streak_at", "t.user_id"),
+            columns=(
+                "t.best_skill_streak, t.skill_streak, t.best_streak, t.current_streak,"
+                " t.best_skill_streak_at"
+            ),
+        )
     if spec.board == "streaks":
         col = "best_streak" if spec.sort == "best" else "current_streak"
         # `<col>_key` is the negated length (a stored column): longest first, then who got
@@ -217,6 +228,18 @@ def _at(value: Any) -> str | None:
 def _row(spec: BoardSpec, rank: int, username: str, values: tuple[Any, ...]) -> dict[str, Any]:
     """One row. Which players a board ranks is the board's own (`?players=`): every row of a
     bot board is a bot's, so rows do not repeat it."""
+    if spec.board == "streaks" and spec.sort == "skill":
+        best_skill, skill, best, current, at = values
+        return {
+            "rank": rank,
+            "player": username,
+            "best_skill_streak": best_skill,
+            "skill_streak": skill,
+            "best_streak": best,
+            "current_streak": current,
+            "game_id": None,  # a skill streak's games are not kept
+            "achieved_at": _at(at),
+        }
     if spec.board == "streaks":
         best, current, first, last, at = values
         return {
@@ -631,7 +654,9 @@ def _leaderboard_page(
 ) -> BoardPage:
     at = now or timezone.now()
     q = _sql(spec, at)
-    if connections[_alias.get()].vendor == "postgresql":
+    # The skill board has no histogram (migration 0006's triggers keep the others): it is
+    # read directly, counted through its partial index (stats_skill_streak_board).
+    if connections[_alias.get()].vendor == "postgresql" and spec.sort != "skill":
         return _histogram_page(
             spec,
             q,

@@ -18,6 +18,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import DatabaseError, connections, transaction
+from django.utils import timezone
 
 from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind
 from accounts.standings.leaderboards import PERIODS, STREAK_SORTS, maintain_boards
@@ -387,13 +388,18 @@ def record_analysis(
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         restart, folded = outcomes()
         current, best = (0, 0) if restart else (row.skill_streak, row.best_skill_streak)
+        before = row.best_skill_streak
         row.skill_streak, row.best_skill_streak = skill_after(current, best, folded)
+        if row.best_skill_streak != before or row.best_skill_streak_at is None:
+            # When the best was reached: the `sort=skill` board's tie-break (who was first).
+            row.best_skill_streak_at = timezone.now() if row.best_skill_streak else None
         row.unlucky_losses += int(unlucky_loss)
         row.guesses_survived += guesses_survived
         row.save(
             update_fields=[
                 "skill_streak",
                 "best_skill_streak",
+                "best_skill_streak_at",
                 "unlucky_losses",
                 "guesses_survived",
             ]

@@ -39,7 +39,7 @@ class LeaderboardView(APIView):
                 enum=list(leaderboards.PERIODS),
                 description="Times and speed boards; a streak board takes only `all`.",
             ),
-            OpenApiParameter("sort", str, enum=list(leaderboards.STREAK_SORTS)),
+            OpenApiParameter("sort", str, enum=list(leaderboards.SORTS)),
             PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
             OpenApiParameter("players", str, enum=list(leaderboards.PLAYERS)),

@@ -214,7 +214,8 @@ class MovePageOut(_PageOut):
 
 class LeaderboardRowOut(serializers.Serializer[Any]):
     """One row of a board: times rows carry `time_ms`, speed rows `bbbv_per_s` (and
-    `time_ms`), streak rows `best_streak` and `current_streak`."""
+    `time_ms`), streak rows `best_streak` and `current_streak`, and `sort=skill` rows
+    `best_skill_streak` and `skill_streak` too."""
 
     rank = serializers.IntegerField()
     player = serializers.CharField()
@@ -222,6 +223,8 @@ class LeaderboardRowOut(serializers.Serializer[Any]):
     bbbv_per_s = serializers.FloatField(required=False, allow_null=True)
     best_streak = serializers.IntegerField(required=False)
     current_streak = serializers.IntegerField(required=False)
+    best_skill_streak = serializers.IntegerField(required=False)
+    skill_streak = serializers.IntegerField(required=False)
     game_id = serializers.UUIDField(allow_null=True)
     achieved_at = serializers.DateTimeField(allow_null=True)
 
