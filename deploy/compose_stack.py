@@ -313,6 +313,17 @@ def source_tree(dest: Path) -> Path:
     return dest
 
 
+def build_project_image(
+    engine: Engine, src: Path, bases: dict[str, str], figures: dict[str, Any]
+) -> None:
+    progress("building the project's image")
+    started = time.monotonic()
+    engine.build(src, PROJECT_IMAGE, args={"PYTHON_IMAGE": bases["python"]}, timeout=1200)
+    figures["image_build_s"] = round(time.monotonic() - started, 1)
+    figures["image_mb"] = image_size_mb(engine, PROJECT_IMAGE)
+    progress(f"{PROJECT_IMAGE}: {figures['image_mb']} MB, built in {figures['image_build_s']} s")
+
+
 # --- the stack --------------------------------------------------------------------------------
 
 
@@ -367,20 +378,12 @@ class Stack:
         )
         (self.src / ".env").write_text(env_file)
         self.compose("down", "-v", "--remove-orphans", timeout=180, check=False)
-        progress("building the project's image")
-        started = time.monotonic()
-        self.engine.build(
-            self.src, PROJECT_IMAGE, args={"PYTHON_IMAGE": bases["python"]}, timeout=1200
-        )
-        self.figures["image_build_s"] = round(time.monotonic() - started, 1)
-        self.figures["image_mb"] = image_size_mb(self.engine, PROJECT_IMAGE)
-        progress(
-            f"{PROJECT_IMAGE}: {self.figures['image_mb']} MB, built in {self.figures['image_build_s']} s"
-        )
+        build_project_image(self.engine, self.src, bases, self.figures)
         started = time.monotonic()
         progress(f"docker-compose up -d (proxy on 127.0.0.1:{self.port})")
         self.compose("up", "-d", "--no-build", timeout=600)
-        self.wait_healthy(HEALTH_TIMEOUT, skip={"scheduler"})
+        # The scheduler's and the backup's checks first run a minute after the start.
+        self.wait_healthy(HEALTH_TIMEOUT, skip={"scheduler", "backup"})
         self.figures["time_to_healthy_s"] = round(time.monotonic() - started, 1)
         progress(f"every health check green {self.figures['time_to_healthy_s']} s after `up`")
         return self
@@ -418,7 +421,7 @@ class Stack:
 
     def wait_healthy(self, timeout: float, *, skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
         deadline = time.monotonic() + timeout
-        services = ["db", "redis", "web", "live", "proxy", "scheduler"]
+        services = ["db", "redis", "web", "live", "proxy", "scheduler", "backup"]
         last = ""
         while True:
             states = {

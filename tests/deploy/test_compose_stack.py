@@ -430,6 +430,53 @@ def test_a_paused_redis_still_lets_moves_through_and_sockets_resync(stack: Stack
     FIGURES["redis_pause"] = {"move_latency_s": latencies}
 
 
+def test_a_backup_restored_after_a_wipe_passes_verify_games(stack: Stack, client: Client):
+    progress("phase: backup, wipe the database, restore, verify_games")
+    grace = client.signup("grace")
+    played = play(client, grace, new_game(client, grace), rng=random.Random(21))
+    stack.wait_healthy(120, skip={"web", "live", "proxy", "db", "redis"})  # scheduler, backup
+    backup, db = stack.containers("backup")[0], stack.containers("db")[0]
+    started = time.monotonic()
+    dump = stack.exec(backup, "/bin/sh", "/usr/local/bin/demineur-backup", "once").split()[-1]
+    dump_s = time.monotonic() - started
+    listed = stack.exec(backup, "/bin/sh", "/usr/local/bin/demineur-backup", "list").split()
+    assert dump in listed and len(listed) >= 2, listed  # the one made at start, and this one
+    psql = ["psql", "-U", "demineur", "-d", "demineur", "-tAc"]
+    tables = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+    games = "SELECT count(*) FROM games_game"
+    games_before = int(stack.exec(db, *psql, games))
+    stack.exec(db, "dropdb", "-U", "demineur", "--force", "demineur")
+    stack.exec(db, "createdb", "-U", "demineur", "demineur")
+    assert stack.exec(db, *psql, tables).strip() == "0"
+    started = time.monotonic()
+    stack.exec(backup, "/bin/sh", "/usr/local/bin/demineur-backup", "restore", dump, timeout=300)
+    restore_s = time.monotonic() - started
+    assert int(stack.exec(db, *psql, games)) == games_before
+    verify = stack.compose(
+        "run",
+        "--rm",
+        "--no-deps",
+        "migrate",
+        "python",
+        "manage.py",
+        "verify_games",
+        timeout=300,
+        check=False,
+    )
+    assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
+    assert "0 mismatch" in verify.stdout + verify.stderr
+    moves = client.ok("GET", f"/api/games/{played.game['id']}/moves?page_size=200")
+    assert [m["seq"] for m in moves["results"]] == played.acked
+    FIGURES["backup"] = {
+        "games": games_before,
+        "dump_s": round(dump_s, 1),
+        "restore_s": round(restore_s, 1),
+    }
+    progress(
+        f"dump of {games_before} games in {dump_s:.1f} s, restored in {restore_s:.1f} s; verify_games: 0 mismatches"
+    )
+
+
 def test_compose_down_removes_the_stack_and_its_volumes(stack: Stack):
     stack.__exit__(None, None, None)
     left = stack.engine.d(
