@@ -16,23 +16,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 Cell = int
 
 
-def neighbours(width: int, height: int) -> list[list[Cell]]:
-    out: list[list[Cell]] = []
+@cache
+def neighbours(width: int, height: int) -> tuple[tuple[Cell, ...], ...]:
+    """Each cell's up to eight neighbours, as flat indexes (one table per board size)."""
+    out: list[tuple[Cell, ...]] = []
     for y in range(height):
         for x in range(width):
             out.append(
-                [
+                tuple(
                     (y + dy) * width + (x + dx)
                     for dy in (-1, 0, 1)
                     for dx in (-1, 0, 1)
                     if (dx or dy) and 0 <= x + dx < width and 0 <= y + dy < height
-                ]
+                )
             )
-    return out
+    return tuple(out)
 
 
 @dataclass
