@@ -103,3 +103,35 @@ def test_the_menu_names_each_language_in_itself(desktop: Any) -> None:
     page.select_option("#language-select", "ja")
     expect(page.locator("h1")).to_have_text("マインスイーパで遊ぶ")
     expect(page.locator("html")).to_have_attribute("lang", "ja")
+
+
+PAGES_AT_360 = ["/", "/races", "/leaderboards/beginner", "/how-to-play", "/settings", "/signup"]
+
+
+@pytest.mark.parametrize("locale", ["fr-FR", "es-ES", "de-DE", "pt-BR", "zh-CN", "ja-JP"])
+def test_no_page_scrolls_sideways_on_a_360_px_phone_in_the_longer_words(
+    browser: Any, live: str, locale: str
+) -> None:
+    """German, French, Portuguese words are longer than English ones: still nothing wider."""
+    context = browser.new_context(
+        base_url=live,
+        locale=locale,
+        viewport={"width": 360, "height": 740},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        sign_up_by_api(context, "lea")
+        page = context.new_page()
+        for path in [*PAGES_AT_360, "/players/lea"]:
+            page.goto(path)
+            page.wait_for_load_state("networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 360, f"{locale} {path} is {width} px wide on a 360 px phone"
+        page.goto("/")
+        page.click('[data-level="expert"]')
+        page.wait_for_selector("#board .cell")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, f"{locale} game"
+    finally:
+        context.close()
