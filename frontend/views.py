@@ -47,6 +47,8 @@ LEVELS: list[dict[str, Any]] = [
 ]
 LEVEL_NAMES = {level["name"] for level in LEVELS}
 CUSTOM_LABEL = _("Custom")
+# The two modes of a game, a race and a board (RULES.md, No-guess boards), as the pages say them.
+MODE_LABELS = {"classic": _("classic"), "no_guess": _("no guess")}
 
 
 def _settings_bounds() -> dict[str, Any]:
@@ -83,6 +85,7 @@ def site_constants() -> dict[str, Any]:
         },
         "settings": _settings_bounds(),
         "max_page_size": Pagination.max_page_size,
+        "modes": MODE_LABELS,
     }
 
 

@@ -201,6 +201,7 @@ class LobbyGame(TypedDict):
     player: str
     player_kind: str
     level: str
+    no_guess: bool  # a no-guess game (docs/NOGUESS.md)
     width: int
     height: int
     state: str

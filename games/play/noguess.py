@@ -30,14 +30,13 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-# Custom boards: the densest no-guess board served, in mines per cell outside the opening.
-# Above it the chance that a uniform layout is solvable falls fast (docs/NOGUESS.md has the
-# acceptance rates measured per size and density), so creation refuses: 400
-# no_guess_unavailable. A board of more than BIG_BOARD_CELLS cells gets the lower bound: on
-# a big board the chance that some corner of it needs a guess grows with its area.
-MAX_DENSITY = 0.20
-BIG_BOARD_CELLS = 2500
-BIG_BOARD_DENSITY = 0.15
+# Custom boards: the densest no-guess board served, in mines per cell outside the opening, by
+# board size (cells up to the bound, density); above it creation refuses: 400
+# no_guess_unavailable. The share of uniform draws that are no-guess falls with the density and
+# with the area (docs/NOGUESS.md has it measured per size and density by bench/noguess): each
+# bound keeps that share at about a third or more, so the search's budget is never near.
+DENSITY_BOUNDS: tuple[tuple[int, float], ...] = ((500, 0.20), (2500, 0.16), (10_000, 0.12))
+MAX_DENSITY = DENSITY_BOUNDS[0][1]
 # The budget of one search: this many draws or this much time, whichever ends first. The
 # ranked levels accept at least half of the draws (Hard, the least), so 2,000 draws failing
 # has a chance below 2^-2000; the time bound is what stops a hopeless custom search.
@@ -51,12 +50,21 @@ POOL_WORKERS = 1
 _log = logging.getLogger(__name__)
 
 
+def max_density(width: int, height: int) -> float:
+    """The densest no-guess custom board of this size that is served."""
+    cells = width * height
+    return next((d for most, d in DENSITY_BOUNDS if cells <= most), DENSITY_BOUNDS[-1][1])
+
+
+def max_mines(width: int, height: int) -> int:
+    """The most mines of a no-guess custom board of this size."""
+    return int(max_density(width, height) * (width * height - 9))
+
+
 def refuses(width: int, height: int, mines: int) -> bool:
     """Whether a no-guess board of this size is refused at creation (custom boards only: the
     six levels are always served)."""
-    free = width * height - 9
-    density = mines / free if free > 0 else 1.0
-    return density > (BIG_BOARD_DENSITY if width * height > BIG_BOARD_CELLS else MAX_DENSITY)
+    return mines > max_mines(width, height)
 
 
 def opening(width: int, height: int, x: int, y: int) -> set[int]:
@@ -176,4 +184,15 @@ def layout_for(
     return found
 
 
-__all__ = ["MAX_DENSITY", "layout_for", "opening", "refuses", "search", "solvable", "warm"]
+__all__ = [
+    "DENSITY_BOUNDS",
+    "MAX_DENSITY",
+    "layout_for",
+    "max_density",
+    "max_mines",
+    "opening",
+    "refuses",
+    "search",
+    "solvable",
+    "warm",
+]

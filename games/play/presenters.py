@@ -116,6 +116,7 @@ def lobby_game_dict(game: Game, *, player: Any) -> dict[str, Any]:
         "player": player.username,
         "player_kind": player.kind,
         "level": game.level,
+        "no_guess": game.no_guess,
         "width": game.width,
         "height": game.height,
         "state": game.state,

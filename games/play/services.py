@@ -104,9 +104,8 @@ def check_no_guess(*, level: str, width: int, height: int, mines: int) -> None:
             "no_guess_unavailable",
             "No no-guess board of this density can be dealt in time: use fewer mines.",
             {
-                "max_density": noguess.MAX_DENSITY,
-                "big_board_cells": noguess.BIG_BOARD_CELLS,
-                "big_board_max_density": noguess.BIG_BOARD_DENSITY,
+                "max_density": noguess.max_density(width, height),
+                "max_mines": noguess.max_mines(width, height),
             },
         )
 

@@ -52,6 +52,7 @@ DOCUMENTED = {
         "player",
         "player_kind",
         "level",
+        "no_guess",
         "width",
         "height",
         "state",

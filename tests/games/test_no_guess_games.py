@@ -54,11 +54,15 @@ def test_a_custom_no_guess_board_within_the_bound_is_dealt_and_a_denser_one_refu
     )
     body = assert_error(refused, 400, "no_guess_unavailable")
     assert body["error"]["details"]["max_density"] == noguess.MAX_DENSITY
-    # A big board has the lower bound: 60 x 60 at 0.16.
+    assert body["error"]["details"]["max_mines"] == 18
+    # A bigger board has a lower bound: 60 x 60 (3,600 cells) at 0.13, over 0.12.
     big = alice_api.post(
-        "/api/games", {"width": 60, "height": 60, "mines": 575, "no_guess": True}, format="json"
+        "/api/games", {"width": 60, "height": 60, "mines": 467, "no_guess": True}, format="json"
     )
-    assert_error(big, 400, "no_guess_unavailable")
+    assert assert_error(big, 400, "no_guess_unavailable")["error"]["details"] == {
+        "max_density": 0.12,
+        "max_mines": 430,
+    }
     # Refused, nothing changed: the custom game made first is still there, still playing.
     assert alice_api.get(f"/api/games/{tapped['id']}").json()["state"] == "playing"
     classic = alice_api.post("/api/games", {"width": 10, "height": 10, "mines": 19}, format="json")

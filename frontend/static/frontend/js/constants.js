@@ -21,6 +21,7 @@
  * @typedef {object} SiteConstants
  * @property {Level[]} levels  the ranked levels, easiest first (games.engine.LEVELS)
  * @property {{ label: string, min_side: number, max_side: number, kept_free: number }} custom
+ * @property {{ classic: string, no_guess: string }} modes  the modes' words (RULES.md, No-guess boards)
  *   a custom board's sides, and the cells kept free of mines (at most width × height − kept_free)
  * @property {{ countdown_ms: number, min_racers: number, max_racers: number }} race
  * @property {{ defaults: PlayerSettings, long_press_ms: { min: number, max: number }, themes: string[] }} settings
@@ -42,4 +43,13 @@ export function levelLabel(/** @type {string} */ level) {
   if (level === "custom") return SITE.custom.label;
   const found = SITE.levels.find((l) => l.name === level);
   return found ? found.label : level;
+}
+
+/** A level's label with its mode, for a game, a race or a board of no-guess games
+ * (RULES.md, No-guess boards): "Expert · no guess". The words come from the server
+ * (SITE.modes), translated there.
+ * @param {string} level  @param {boolean | undefined} noGuess */
+export function modeLabel(level, noGuess) {
+  const label = levelLabel(level);
+  return noGuess ? `${label} · ${SITE.modes.no_guess}` : label;
 }

@@ -127,7 +127,8 @@ export function createControls(s, view, feed) {
     const g = s.game;
     if (!g || g.race) return; // a race game is not replaced: the race page offers what comes next
     if (g && isPlayer(s) && ["playing", "paused"].includes(g.state) && !(await askNewGame())) return;
-    const body = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
+    const size = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
+    const body = { ...size, no_guess: Boolean(g.no_guess) }; // the same mode again
     try {
       const created = await api("POST", "/api/games", body);
       location.href = `/games/${created.id}`;

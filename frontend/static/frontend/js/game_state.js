@@ -13,6 +13,7 @@ import { SeqOrder } from "./live.js";
  * @property {string} id
  * @property {string} player
  * @property {string} level
+ * @property {boolean} [no_guess]  a no-guess board (RULES.md, No-guess boards)
  * @property {number} width
  * @property {number} height
  * @property {number} mines

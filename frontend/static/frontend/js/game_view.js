@@ -3,7 +3,7 @@
 // box. It draws the state (game_state.js) it is given and never talks to the server.
 import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { levelLabel } from "./constants.js";
+import { modeLabel } from "./constants.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { AWAY_GRACE_MS, ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
@@ -45,7 +45,7 @@ function fairText(s, g) {
 /** @param {GameState} s  @param {Game} g */
 function titleFor(s, g) {
   const size = `${g.width} × ${g.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", g.mines), { n: g.mines });
-  const level = levelLabel(g.level);
+  const level = modeLabel(g.level, g.no_guess);
   if (isPlayer(s)) return [level, size];
   return [fmt(gettext("%(player)s · %(level)s"), { player: g.player, level }), size];
 }
@@ -328,12 +328,13 @@ export function createView(s) {
   async function showRank(g, box) {
     let me = null;
     try {
-      me = (await api("GET", `/api/leaderboards/${g.level}/times?around=me&page_size=1`)).me;
+      const mode = g.no_guess ? "no_guess" : "classic"; // a no-guess win ranks on its own boards
+      me = (await api("GET", `/api/leaderboards/${g.level}/times?around=me&page_size=1&mode=${mode}`)).me;
     } catch (err) {
       return; // the board is out of reach: the result stands without it
     }
     if (!me) return; // a bot's win ranks on the bot boards; a held win waits for review
-    const level = levelLabel(g.level);
+    const level = modeLabel(g.level, g.no_guess);
     const text = me.game_id === g.id
       ? fmt(gettext("A personal best! #%(rank)s on the %(level)s times board."), { rank: me.rank, level })
       : fmt(gettext("Your best time stays %(time)s, #%(rank)s on the %(level)s times board."), { time: fmtTime(me.time_ms), rank: me.rank, level });

@@ -4,19 +4,25 @@
 // game and race pages do); without it, from GET /api/games?state=playing.
 import { api, ApiError, gettext, me, playAsGuest, messageOf } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { levelLabel, SITE } from "./constants.js";
+import { modeLabel, SITE } from "./constants.js";
 import { followSocket } from "./live.js";
 import { askNewGame } from "./dialog.js";
 
 /** A game of the lobby (`/ws/live`) or of GET /api/games.
- * @typedef {{ id: string, player: string, player_kind?: string, level: string, width: number, height: number, state: string, unranked_reason?: string | null }} LiveGame */
+ * @typedef {{ id: string, player: string, player_kind?: string, level: string, no_guess?: boolean, width: number, height: number, state: string, unranked_reason?: string | null }} LiveGame */
 
 /** @type {Map<string, LiveGame>} id -> lobby game */
 const live = new Map();
 
 // A link to /?play=<level> (a sign-in's `next`, say) starts that game at once. A session
 // that lost its player meanwhile goes through the sign-in and comes back the same way.
-/** @typedef {{ level?: string, width?: number, height?: number, mines?: number }} NewGame */
+/** @typedef {{ level?: string, width?: number, height?: number, mines?: number, no_guess?: boolean }} NewGame */
+
+// The mode picked for every new game here (RULES.md, No-guess boards), kept for the next visit.
+const NO_GUESS_KEY = "new-game-no-guess";
+const noGuess = $("no-guess", HTMLInputElement);
+noGuess.checked = localStorage.getItem(NO_GUESS_KEY) === "1";
+noGuess.addEventListener("change", () => localStorage.setItem(NO_GUESS_KEY, noGuess.checked ? "1" : "0"));
 
 /** @param {NewGame} body */
 function signInThenPlay(body) {
@@ -24,8 +30,9 @@ function signInThenPlay(body) {
   location.href = "/signin?next=" + encodeURIComponent(back);
 }
 
-/** @param {NewGame} body */
-async function start(body) {
+/** @param {NewGame} size */
+async function start(size) {
+  const body = { ...size, no_guess: noGuess.checked };
   if (!me()) {
     // Play first, sign up later (docs/GUESTS.md): a visitor plays at once as a guest.
     try {
@@ -38,7 +45,8 @@ async function start(body) {
   // A new game of the same level ends a started one as a loss (RULES.md, Statistics): ask,
   // as the game page does, instead of losing a streak to a click on the wrong card.
   const level = body.level || "custom";
-  const started = (await current).find((g) => g.level === level && ["playing", "paused"].includes(g.state));
+  // Classic and no-guess games of a level are separate slots (their own statistics).
+  const started = (await current).find((g) => g.level === level && Boolean(g.no_guess) === body.no_guess && ["playing", "paused"].includes(g.state));
   if (started && !(await askNewGame())) return;
   $("home-error").textContent = "";
   try {
@@ -81,7 +89,7 @@ function gameLine(g, linkText) {
       // A declared bot (RULES.md, Fair play); the lobby socket says who is one (player_kind).
       g.player_kind === "bot" ? el("span", { class: "badge badge-bot", title: gettext("A bot account: it plays through the API."), text: gettext("bot") }) : null,
       " · ",
-      levelLabel(g.level),
+      modeLabel(g.level, g.no_guess),
       ` ${g.width} × ${g.height}`,
     ),
     el("span", { class: "pill " + g.state, text: stateLabel(g.state) }),

@@ -15,6 +15,7 @@ const view = {
   sort: params.get("sort") || "best",
   page: Number(params.get("page")) || 1,
   players: params.get("players") === "bots" ? "bots" : "humans",
+  mode: params.get("mode") === "no_guess" ? "no_guess" : "classic",
   around: false,
 };
 const emptyHumans = $("empty").textContent || "";
@@ -27,6 +28,7 @@ function url() {
   if (view.around) q.set("around", "me");
   else q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots"); // humans is the API's default
+  if (view.mode === "no_guess") q.set("mode", "no_guess"); // classic is the API's default
   return `/api/leaderboards/${level}/${view.kind}?${q}`;
 }
 
@@ -36,6 +38,7 @@ function remember() {
   else if (view.kind !== "races") q.set("period", view.period);
   if (view.page > 1) q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots");
+  if (view.mode === "no_guess") q.set("mode", "no_guess");
   history.replaceState(null, "", `${location.pathname}?${q}`);
 }
 
@@ -91,10 +94,14 @@ function drawPlayers() {
   $("players-label").hidden = !bots;
   if (bots) $("empty").textContent = gettext("No bot is on this board yet.");
   else $("empty").textContent = view.kind === "races" ? gettext("Nobody has a race rating at this level yet. Race to be the first!") : emptyHumans;
+  for (const b of $$("[data-mode]")) b.setAttribute("aria-pressed", String(b.dataset.mode === view.mode));
+  $("mode-label").hidden = view.mode !== "no_guess";
   for (const a of $$("#level-tabs a", HTMLAnchorElement)) {
     const u = new URL(a.href);
     if (bots) u.searchParams.set("players", "bots");
     else u.searchParams.delete("players");
+    if (view.mode === "no_guess") u.searchParams.set("mode", "no_guess");
+    else u.searchParams.delete("mode");
     a.href = u.pathname + u.search;
   }
 }
@@ -171,6 +178,14 @@ for (const b of $$("[data-players]")) {
   b.addEventListener("click", () => {
     if (view.players === b.dataset.players) return;
     view.players = b.dataset.players === "bots" ? "bots" : "humans";
+    view.page = 1;
+    load();
+  });
+}
+for (const b of $$("[data-mode]")) {
+  b.addEventListener("click", () => {
+    if (view.mode === b.dataset.mode) return;
+    view.mode = b.dataset.mode === "no_guess" ? "no_guess" : "classic";
     view.page = 1;
     load();
   });

@@ -4,7 +4,7 @@
 // link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
 import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
 import { el } from "./dom.js";
-import { levelLabel } from "./constants.js";
+import { modeLabel } from "./constants.js";
 
 /**
  * One racer of a Race (API.md, Races).
@@ -29,6 +29,7 @@ import { levelLabel } from "./constants.js";
  * @property {string} id
  * @property {string} code
  * @property {string} level
+ * @property {boolean} [no_guess]
  * @property {number} width
  * @property {number} height
  * @property {number} mines
@@ -110,7 +111,7 @@ export function raceStateText(state) {
 
 /** "Beginner · 9 × 9, 10 mines" @param {Race} race */
 export function raceSize(race) {
-  return `${levelLabel(race.level)} · ${race.width} × ${race.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", race.mines), { n: race.mines });
+  return `${modeLabel(race.level, race.no_guess)} · ${race.width} × ${race.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", race.mines), { n: race.mines });
 }
 
 /** The room's list of racers: the host, who is ready. @param {Race} race */

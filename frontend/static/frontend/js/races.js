@@ -4,7 +4,7 @@
 // visitor's own race with its code, link, ready toggle and the host's Start.
 import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { levelLabel } from "./constants.js";
+import { modeLabel } from "./constants.js";
 import { SITE } from "./constants.js";
 import { raceMessage, raceCall, racePath, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink } from "./race_common.js";
 
@@ -33,7 +33,7 @@ createForm.addEventListener("submit", async (e) => {
   const f = new FormData(createForm);
   say("");
   try {
-    const race = await raceCall("POST", "/api/races", { level: f.get("level"), max_players: Number(f.get("max_players")) });
+    const race = await raceCall("POST", "/api/races", { level: f.get("level"), max_players: Number(f.get("max_players")), no_guess: f.get("no_guess") === "on" });
     location.href = racePath(race);
   } catch (err) {
     say(raceMessage(err));
@@ -66,7 +66,7 @@ async function join(race) {
 // --- quick match -----------------------------------------------------------------------------
 
 /** A place in the quick-match queue (API.md, Races: GET /api/races/queue).
- * @typedef {{ level: string, state: string, waited_ms?: number, race?: Race | null }} QueueEntry */
+ * @typedef {{ level: string, no_guess?: boolean, state: string, waited_ms?: number, race?: Race | null }} QueueEntry */
 
 /** @type {ReturnType<typeof setInterval> | null} */
 let queueTimer = null;
@@ -76,7 +76,7 @@ function showWaiting(q) {
   const box = $("queue-wait");
   box.hidden = false;
   box.dataset.level = q.level;
-  $("queue-text").textContent = fmt(gettext("Looking for rivals on %(level)s… %(s)s s"), { level: levelLabel(q.level), s: Math.floor((q.waited_ms || 0) / 1000) });
+  $("queue-text").textContent = fmt(gettext("Looking for rivals on %(level)s… %(s)s s"), { level: modeLabel(q.level, q.no_guess), s: Math.floor((q.waited_ms || 0) / 1000) });
   for (const b of $$("[data-quick]")) b.setAttribute("aria-pressed", String(b.dataset.quick === q.level));
 }
 
@@ -112,7 +112,8 @@ for (const b of $$("[data-quick]")) {
     if (needSignIn()) return;
     say("");
     try {
-      onQueue(await raceCall("POST", "/api/races/queue", { level: b.dataset.quick }));
+      const noGuess = $("quick-no-guess", HTMLInputElement).checked; // its own queue per level
+      onQueue(await raceCall("POST", "/api/races/queue", { level: b.dataset.quick, no_guess: noGuess }));
     } catch (err) {
       say(raceMessage(err));
     }
