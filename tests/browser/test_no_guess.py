@@ -1,0 +1,54 @@
+"""No-guess boards in the browser (RULES.md, No-guess boards): a player picks No-guess beside
+the levels, the game says its mode, the first tap deals a board cleared by deduction (the
+tests' solver agrees), the win lands on the no-guess times board and not on the classic one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.boards import safe_closed
+from tests.support.browser import cell, screenshot, sign_up_by_api
+from tests.support.deduction import solve
+from tests.support.noguess import game_no_guess, layout_and_opening
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_player_picks_no_guess_wins_it_and_finds_it_on_the_no_guess_board(desktop: Any) -> None:
+    sign_up_by_api(desktop, "nadia")
+    page = desktop.new_page()
+    page.goto("/")
+    page.check("#no-guess")
+    page.click('.level-card[data-level="beginner"]')
+    page.wait_for_url("**/games/*")
+    game_id = page.url.rsplit("/", 1)[1]
+    expect(page.locator("#game-title")).to_have_text("Beginner · no guess")
+    cell(page, 4, 4).click()
+    expect(cell(page, 4, 4)).not_to_have_attribute("data-v", "#")  # the first tap is stored
+    assert game_no_guess(game_id)
+    board, mines, opening = layout_and_opening(game_id)
+    assert solve(board.width, board.height, mines, opening).cleared
+    for x, y in safe_closed(game_id):
+        if page.locator("#result").is_visible():
+            break
+        if cell(page, x, y).get_attribute("data-v") == "#":
+            cell(page, x, y).click()
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#rank-result")).to_have_text(
+        "A personal best! #1 on the Beginner · no guess times board."
+    )
+    screenshot(page, "no-guess-won")
+
+    page.goto("/leaderboards/beginner?mode=no_guess")
+    expect(page.locator("#mode-label")).to_be_visible()
+    expect(page.locator("#ranking tbody")).to_contain_text("nadia")
+    screenshot(page, "leaderboards-no-guess")
+    page.click('[data-mode="classic"]')
+    expect(page.locator("#empty")).to_be_visible()  # the classic board holds no no-guess win
+    expect(page.locator("#mode-label")).to_be_hidden()
+    # The choice stays for the next game on the home page.
+    page.goto("/")
+    expect(page.locator("#no-guess")).to_be_checked()
