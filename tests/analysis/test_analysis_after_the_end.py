@@ -5,12 +5,14 @@ skill streak of RULES.md) in end order, whatever order the analyses land in."""
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from accounts.models import PlayerStats
 from games.models import GameAnalysis
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
-from tests.support.boards import game_from_ascii
+from tests.support.boards import board_of, game_from_ascii, mine_cell
 from tests.support.http import post
+from tests.support.races import racing, tick
 
 # The first tap at (0, 0) opens the top four rows; under 1 2 2 2 1 the bottom row holds three
 # mines: (2, 4) for certain, and one of two mirror pairs, (1, 4) + (4, 4) here.
@@ -105,3 +107,23 @@ def test_the_skill_streak_waits_for_an_earlier_game_still_unanalysed(alice, alic
     assert stats_of(alice).skill_streak == 1  # the second game's fate is not known yet
     assert analyse_game(second)  # unlucky: the run goes on through it
     assert (stats_of(alice).skill_streak, stats_of(alice).best_skill_streak) == (2, 2)
+
+
+@pytest.mark.django_db
+def test_a_race_games_analysis_waits_for_the_race_and_skips_the_servers_opening(
+    alice, alice_api, bob_api
+):
+    race = racing(alice_api, [bob_api])
+    games = [r["game"] for r in race["racers"]]
+    for api, game_id in zip((alice_api, bob_api), games, strict=True):
+        x, y = mine_cell(board_of(game_id))
+        assert post(api, game_id, "reveal", {"x": x, "y": y}).json()["game"]["state"] == "lost"
+        assert AnalysisWorker().run_once() == 0  # sealed while the race runs
+        assert api.get(f"/api/games/{game_id}").json()["analysis"] is None
+    tick(timezone.now())  # every racer is done: the race ends and its games unseal
+    assert alice_api.get(f"/api/races/{race['id']}").json()["state"] == "finished"
+    assert AnalysisWorker().run_once() == 2
+    analysis = alice_api.get(f"/api/games/{games[0]}").json()["analysis"]
+    assert [m["seq"] for m in analysis["moves"]] == [2]  # Move 1 was the server's opening
+    # Race games count in race statistics only: no luck in the solo buckets.
+    assert not PlayerStats.objects.filter(user=alice).exclude(unlucky_losses=0).exists()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
+from games.models import Game, GameAnalysis
 from tests.support.boards import mines
 from tests.support.http import SAFE_BOARD_CHARS, post, start
 
@@ -44,6 +44,9 @@ def _assert_nothing_leaks(reads: dict[str, Any], game_id: str) -> None:
     assert '"result_stats": {' not in text
     for rows in _boards(reads):
         assert rows is None or set("".join(rows)) <= SAFE_BOARD_CHARS
+    # The analysis is computed from the layout: null in every answer before the end.
+    assert '"analysis": null' in text and '"analysis": {' not in text
+    assert '"forced_guess' not in text and '"p_mine"' not in text
     assert reads["profile"]["recent_games"] == []
     assert all(b["played"] == 0 for b in reads["profile"]["stats"].values())
     for board in ("times", "speed", "streaks"):
@@ -60,6 +63,8 @@ def test_a_running_game_shows_nothing_of_its_closed_cells_or_3bv_anywhere(
     game = start(alice_api)
     x, y = sorted(mines(game["id"]))[0]
     post(alice_api, game["id"], "flag", {"x": x, "y": y})
+    # Even a stored analysis (none is ever made before the end) shows nowhere.
+    GameAnalysis.objects.create(game_id=game["id"], moves=[{"seq": 1, "label": "deduced"}])
     for api in (alice_api, bob_api, anon_api):
         _assert_nothing_leaks(_every_public_read(api, game["id"]), game["id"])
     me = alice_api.get("/api/me").json()
