@@ -65,7 +65,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-load bench-server
+bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-noguess bench-load bench-server
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -82,6 +82,15 @@ bench-live: venv
 # (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
 bench-races: venv
 	$(PY) -m bench.races.run
+
+# No-guess generation per level, densities, uniformity (docs/NOGUESS.md).
+.PHONY: bench-noguess test-noguess
+bench-noguess: venv
+	$(PY) -m bench.noguess.run
+
+# The long form of the no-guess proof: 500 games per level through HTTP (docs/NOGUESS.md).
+test-noguess: venv
+	NOGUESS_HTTP_BOARDS=500 $(PY) -m pytest -q tests/games/test_no_guess_boards_need_no_guess.py
 
 bench-http: venv
 	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
