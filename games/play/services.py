@@ -173,6 +173,7 @@ def game_create(
     level_name, w, h, m = resolve_board_spec(level=level, width=width, height=height, mines=mines)
     if no_guess:
         check_no_guess(level=level_name, width=w, height=h, mines=m)
+        noguess.prestart()
     now = timezone.now()
     with transaction.atomic():
         # Two creations by one player at once (two tabs, a retry) would each miss the other's
