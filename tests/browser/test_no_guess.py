@@ -22,6 +22,7 @@ def test_a_player_picks_no_guess_wins_it_and_finds_it_on_the_no_guess_board(desk
     page = desktop.new_page()
     page.goto("/")
     page.check("#no-guess")
+    screenshot(page, "no-guess-home")
     page.click('.level-card[data-level="beginner"]')
     page.wait_for_url("**/games/*")
     game_id = page.url.rsplit("/", 1)[1]
@@ -42,7 +43,8 @@ def test_a_player_picks_no_guess_wins_it_and_finds_it_on_the_no_guess_board(desk
     )
     screenshot(page, "no-guess-won")
 
-    page.goto("/leaderboards/beginner?mode=no_guess")
+    page.click("#result a:has-text('Leaderboard')")  # the result links the no-guess board
+    page.wait_for_url("**/leaderboards/beginner?mode=no_guess")
     expect(page.locator("#mode-label")).to_be_visible()
     expect(page.locator("#ranking tbody")).to_contain_text("nadia")
     screenshot(page, "leaderboards-no-guess")

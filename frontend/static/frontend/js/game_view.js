@@ -364,7 +364,7 @@ export function createView(s) {
         "p",
         { class: "result-actions" },
         el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
-        g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}`, text: gettext("Leaderboard") }) : null,
+        g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}${g.no_guess ? "?mode=no_guess" : ""}`, text: gettext("Leaderboard") }) : null,
         isPlayer(s) && !g.race ? el("button", { class: "btn btn-primary", type: "button", onclick: controls().newGame, text: gettext("New game") }) : null,
       ),
     );
