@@ -59,7 +59,8 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
             raise GameError("invalid", f"Unknown level {level!r}.")
         qs = qs.filter(level=level)
     if user is not None:
-        qs = qs.filter(player__username=user)
+        # A closed account is off every list (docs/ACCOUNTS.md, Closing).
+        qs = qs.filter(player__username=user, player__closed_at__isnull=True)
     return qs
 
 
@@ -115,6 +116,7 @@ def live_games(*, limit: int) -> list[Game]:
     return list(
         Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED), race__isnull=True)
         .exclude(unranked_reason=UnrankedReason.GUEST)
+        .exclude(player__closed_at__isnull=False)  # closed accounts (docs/ACCOUNTS.md)
         .select_related("player")
         .defer("board")
         .order_by("-created_at", "-id")[:limit]
