@@ -130,6 +130,14 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
     open_some(alice, alice_game, 81)
     expect(alice.locator("#result")).to_contain_text("You won")
     expect(alice.locator("#my-place")).to_contain_text("place 1")
+    # While bob races the winner's figures are not known yet: the box says when they come,
+    # never "null" (issue 28, item 3); the board shows every mine flagged and 0 left.
+    expect(alice.locator("#result")).to_contain_text(
+        "Your 3BV, 3BV/s and efficiency are shown when the race ends."
+    )
+    expect(alice.locator("#result")).not_to_contain_text("null")
+    expect(alice.locator("#mines-left")).to_have_text("0")
+    expect(alice.locator('#board .cell[data-v="F"]')).to_have_count(10)
     expect(bob.locator("#bars li[data-player=alice]")).to_have_attribute("data-state", "won")
     bob.click("#resign")
     bob.click("#ask-yes")  # "Give up this game?" in the site's dialog
@@ -147,6 +155,8 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
         expect(rows.nth(1).locator("td.rating")).to_contain_text("\u2212")
         expect(page.locator('#results a[href$="/replay"]')).to_have_count(2)
         expect(page.locator("#final-boards .final-board .cell")).to_have_count(81)
+    expect(alice.locator("#result")).to_contain_text(re.compile(r"3BV \d+"))  # her own figures
+    expect(alice.locator("#result")).not_to_contain_text("shown when the race ends")
     # The race over, the rival's board is public, mines and all, and alice's own shows it.
     assert bob.request.get(f"/api/games/{alice_game}").json()["board"] is not None
     expect(bob.locator("#board .cell[data-v='*'], #board .cell[data-v='X']").first).to_be_visible()

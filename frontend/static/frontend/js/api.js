@@ -122,6 +122,20 @@ export async function api(method, path, body, { keepalive = false } = {}) {
 
 export const me = () => document.body.dataset.user || "";
 
+// A guest's name is `guest-` and six characters, a prefix nobody else may sign up with
+// (docs/GUESTS.md), so the name alone says who is a guest.
+const GUEST = /^guest-([a-z0-9]+)$/;
+/** The name is a guest's. @param {string | null | undefined} name */
+export const isGuestName = (name) => !!name && GUEST.test(name);
+/** The visitor plays as a guest. */
+export const isGuest = () => isGuestName(me());
+/** A player's name as the pages show it: a guest's raw `guest-3a1vkd` reads "Guest 3a1vkd".
+ * Links keep the real name. @param {string} name */
+export function playerLabel(name) {
+  const m = GUEST.exec(name || "");
+  return m ? fmt(gettext("Guest %(tag)s"), { tag: m[1] }) : name;
+}
+
 /** @type {Map<number, Intl.NumberFormat>} */
 const formats = new Map();
 /** A number with `digits` decimals in the page's language (12.345 in English, 12,345 in Polish).

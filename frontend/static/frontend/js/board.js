@@ -15,10 +15,11 @@ const MOVE_TOLERANCE_PX = 10;
 const TOUCH_MOUSE_GAP_MS = 800; // mouse events this soon after a touch are the touch's own
 
 /** The end of a won game as every Minesweeper shows it: each mine flagged and the mine
- * counter at 0. (API.md's final board marks a mine the player left unflagged `*`; a won game
- * has no mine hit and no wrong flag.)
+ * counter at 0. API.md's final board marks a mine the player left unflagged `*`; a race game
+ * whose race still runs keeps it closed (`#`), and since a win opened every safe cell, every
+ * closed cell of a won board is a mine. (A won game has no mine hit and no wrong flag.)
  * @param {string[]} rows */
-export const flagAllMines = (rows) => rows.map((r) => r.replaceAll("*", "F"));
+export const flagAllMines = (rows) => rows.map((r) => r.replace(/[*#]/g, "F"));
 
 /** Where a cell is, said the way the board's cells are labelled (from 1, as people count).
  * @param {number} x  @param {number} y  from 0, as the API counts */

@@ -8,7 +8,7 @@
 // client_move_id (the server applies it once). A refusal keeps its real HTTP status, over
 // REST and over the socket alike (the socket's error frame carries it). The socket's
 // reconnection and the seq order are live.js's, as on the race page.
-import { api, ApiError, gettext, fmt, signInUrl, messageOf } from "./api.js";
+import { api, ApiError, gettext, fmt, signInUrl, messageOf, playerLabel } from "./api.js";
 import { ENDED, isPlayer } from "./game_state.js";
 import { followSocket } from "./live.js";
 
@@ -174,7 +174,7 @@ export function createFeed(s, view) {
         const g = known();
         s.game = { ...g, state: "paused", elapsed_ms: msg.elapsed_ms, seq: s.order.seq, board: null, ranked: false, unranked_reason: g.unranked_reason || "paused" };
         view.drawStep([]);
-        if (!isPlayer(s)) view.say(fmt(gettext("%(player)s paused the game."), { player: g.player }));
+        if (!isPlayer(s)) view.say(fmt(gettext("%(player)s paused the game."), { player: playerLabel(g.player) }));
         break;
       }
       case "resumed":

@@ -1,7 +1,7 @@
 // @ts-check
 // What a game page shows: the board, the counters, the clock ticking, the notes, the result
 // box. It draws the state (game_state.js) it is given and never talks to the server.
-import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime } from "./api.js";
+import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { modeLabel } from "./constants.js";
 import { BoardView, flagAllMines } from "./board.js";
@@ -47,16 +47,17 @@ function titleFor(s, g) {
   const size = `${g.width} × ${g.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", g.mines), { n: g.mines });
   const level = modeLabel(g.level, g.no_guess);
   if (isPlayer(s)) return [level, size];
-  return [fmt(gettext("%(player)s · %(level)s"), { player: g.player, level }), size];
+  return [fmt(gettext("%(player)s · %(level)s"), { player: playerLabel(g.player), level }), size];
 }
 
 /** @param {Game} g  @param {boolean} mine  the player is the one reading */
 function lostText(g, mine) {
+  const player = playerLabel(g.player);
   /** @type {Record<string, string>} */
   const reasons = {
-    mine: mine ? gettext("Boom! You opened a mine.") : fmt(gettext("%(player)s opened a mine."), { player: g.player }),
-    resigned: mine ? gettext("You gave up.") : fmt(gettext("%(player)s gave up."), { player: g.player }),
-    abandoned: mine ? gettext("This game was abandoned.") : fmt(gettext("%(player)s abandoned this game."), { player: g.player }),
+    mine: mine ? gettext("Boom! You opened a mine.") : fmt(gettext("%(player)s opened a mine."), { player }),
+    resigned: mine ? gettext("You gave up.") : fmt(gettext("%(player)s gave up."), { player }),
+    abandoned: mine ? gettext("This game was abandoned.") : fmt(gettext("%(player)s abandoned this game."), { player }),
   };
   return reasons[g.end_reason || ""] || gettext("Game over.");
 }
@@ -350,11 +351,14 @@ export function createView(s) {
     // win message says what the stopped clock shows. The leaderboards give the milliseconds.
     const time = fmtClock(g.elapsed_ms) + "\u00a0s";
     if (isPlayer(s)) headline = won ? fmt(gettext("You won in %(time)s!"), { time }) : lostText(g, true);
-    else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: g.player, time }) : lostText(g, false);
+    else headline = won ? fmt(gettext("%(player)s won in %(time)s."), { player: playerLabel(g.player), time }) : lostText(g, false);
     const stats = [];
     if (rs.bbbv !== undefined && rs.bbbv !== null) stats.push(fmt(gettext("3BV %(n)s"), { n: rs.bbbv }));
     if (rs.bbbv_per_s) stats.push(fmt(gettext("%(n)s 3BV/s"), { n: fmtNum(rs.bbbv_per_s, 2) }));
     if (rs.efficiency) stats.push(fmt(gettext("efficiency %(n)s"), { n: Math.round(rs.efficiency * 100) + " %" }));
+    // A race game's 3BV is the race's layout, so it is told once the race has ended (API.md,
+    // result_stats); until then the box says so rather than showing empty figures.
+    if (!g.result_stats && g.race) stats.push(gettext("Your 3BV, 3BV/s and efficiency are shown when the race ends."));
     const box = $("result");
     box.replaceChildren(
       el("p", { class: "result-head " + (won ? "win" : "loss"), text: headline }),

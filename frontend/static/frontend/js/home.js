@@ -2,7 +2,7 @@
 // Home: start a game (a level or a custom board), find your current game, watch live games.
 // Live games come from the lobby socket /ws/live (followed with live.js, reconnecting as the
 // game and race pages do); without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, me, playAsGuest, messageOf } from "./api.js";
+import { api, ApiError, gettext, me, playAsGuest, messageOf, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { modeLabel, SITE } from "./constants.js";
 import { followSocket } from "./live.js";
@@ -85,7 +85,7 @@ function gameLine(g, linkText) {
     el(
       "span",
       { class: "grow" },
-      el("strong", { text: g.player }),
+      el("strong", { text: playerLabel(g.player) }),
       // A declared bot (RULES.md, Fair play); the lobby socket says who is one (player_kind).
       g.player_kind === "bot" ? el("span", { class: "badge badge-bot", title: gettext("A bot account: it plays through the API."), text: gettext("bot") }) : null,
       " · ",

@@ -5,13 +5,13 @@
 // the results and every board. No rival cell ever reaches this page before the end: the
 // race socket carries counts only, and a rival's Game has `board: null` until then.
 // The socket, its reconnection and the seq order are live.js's, as on the game page.
-import { api, gettext, ngettext, fmt, me, fmtTime, fmtClock } from "./api.js";
+import { api, gettext, ngettext, fmt, me, fmtTime, fmtClock, isGuest, playerLabel } from "./api.js";
 import { $, el } from "./dom.js";
 import { SITE } from "./constants.js";
 import { followSocket, SeqOrder } from "./live.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { mountGame } from "./game.js";
-import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText } from "./race_common.js";
+import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText, asRacer } from "./race_common.js";
 
 /** @typedef {import("./race_common.js").Race} Race */
 /** @typedef {import("./race_common.js").Racer} Racer */
@@ -82,7 +82,8 @@ function drawRoom() {
   const inside = isRacer(r);
   const open = r.state === "open";
   const count = inRoom(r).length;
-  $("race-join").hidden = !open || inside || !me() || count >= r.max_players;
+  // A visitor joins too: as a guest of this browser, unrated (asRacer, RULES.md).
+  $("race-join").hidden = !open || inside || count >= r.max_players;
   const ready = $("race-ready");
   ready.hidden = !open || !inside;
   if (inside && you) {
@@ -96,7 +97,8 @@ function drawRoom() {
   let hint = "";
   if (open) {
     hint = fmt(ngettext("%(n)s of %(max)s racer. The race starts when everyone is ready, or when the host starts it.", "%(n)s of %(max)s racers. The race starts when everyone is ready, or when the host starts it.", r.max_players), { n: count, max: r.max_players });
-    if (!me()) hint += " " + gettext("Sign in to join.");
+    if (!me()) hint += " " + gettext("You join as a guest: a guest's races are not rated (sign in to race rated).");
+    else if (isGuest() && inside) hint += " " + gettext("You race as a guest: your races are not rated. Sign up to keep them and race rated.");
   }
   $("room-hint").textContent = hint;
 }
@@ -116,7 +118,9 @@ async function act(action, body) {
   }
 }
 
-$("race-join").addEventListener("click", () => act("join"));
+$("race-join").addEventListener("click", async () => {
+  if (await asRacer(say)) act("join");
+});
 $("race-ready").addEventListener("click", () => {
   const you = myRacer(race);
   if (you) act("ready", { ready: !you.ready });
@@ -188,7 +192,7 @@ function bar(x) {
   return el(
     "li",
     { class: "bar-row state-" + x.state + (you ? " me" : ""), "data-player": x.player, "data-state": x.state, "data-opened": String(x.opened) },
-    el("span", { class: "bar-name" }, you ? fmt(gettext("%(player)s (you)"), { player: x.player }) : x.player),
+    el("span", { class: "bar-name" }, you ? fmt(gettext("%(player)s (you)"), { player: playerLabel(x.player) }) : playerLabel(x.player)),
     el(
       "span",
       { class: "bar", role: "progressbar", "aria-label": fmt(gettext("%(player)s: safe cells opened"), { player: x.player }), "aria-valuemin": "0", "aria-valuemax": String(x.safe_cells), "aria-valuenow": String(x.opened) },
@@ -276,7 +280,7 @@ function resultRow(x) {
     "tr",
     { class: you ? "me" : null, "data-player": x.player, "data-place": String(x.place ?? "") },
     el("td", { class: "num", text: x.place ? String(x.place) : "—" }),
-    el("td", {}, el("a", { href: `/players/${encodeURIComponent(x.player)}`, text: x.player })),
+    el("td", {}, el("a", { href: `/players/${encodeURIComponent(x.player)}`, text: playerLabel(x.player) })),
     el("td", {}, el("span", { class: "pill " + x.state, text: racerStateText(x.state) })),
     el("td", { class: "num", text: x.state === "won" ? fmtTime(x.elapsed_ms) : fmtTime(x.elapsed_ms) }),
     el("td", { class: "num", text: `${x.opened}/${x.safe_cells}` }),
@@ -318,7 +322,7 @@ async function drawFinalBoards() {
     const wrap = el("div", { class: "board-wrap board-mini" });
     const holder = el("div");
     wrap.append(holder);
-    fig.append(el("figcaption", {}, el("a", { href: `/games/${x.game}`, text: x.player }), " · ", racerStateText(x.state)), wrap);
+    fig.append(el("figcaption", {}, el("a", { href: `/games/${x.game}`, text: playerLabel(x.player) }), " · ", racerStateText(x.state)), wrap);
     const view = new BoardView(holder, { width: g.width, height: g.height, label: fmt(gettext("%(player)s's board"), { player: x.player }), interactive: false });
     view.setRows(g.state === "won" ? flagAllMines(g.board) : g.board);
   }

@@ -2,7 +2,7 @@
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
 // words for a racer's state and the race errors, the room's racer list and the "copy the
 // link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
-import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, me, playAsGuest, playerLabel, signInUrl, messageOf } from "./api.js";
 import { el } from "./dom.js";
 import { modeLabel } from "./constants.js";
 
@@ -71,6 +71,19 @@ export async function raceCall(method, path, body) {
   }
 }
 
+/** Race now: a visitor becomes a guest of this browser first (docs/GUESTS.md; a guest races,
+ * unrated). False, with `say` told why, when that fails.
+ * @param {(text: string) => void} say */
+export async function asRacer(say) {
+  try {
+    await playAsGuest();
+    return true;
+  } catch (err) {
+    say(messageOf(err));
+    return false;
+  }
+}
+
 /** @param {{ id: string }} race */
 export const racePath = (race) => `/races/${race.id}`;
 /** @param {{ id: string }} race */
@@ -120,8 +133,10 @@ export function roomRacers(race) {
     el(
       "li",
       { "data-player": r.player, "data-ready": String(r.ready), class: r.player === me() ? "me" : null },
-      el("span", { class: "ready-mark " + (r.ready ? "is-ready" : ""), "aria-hidden": "true", text: r.ready ? "✓" : "…" }),
-      el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: r.player }),
+      // A tick for a racer who is ready; nothing for one who is not (the words say it).
+      el("span", { class: "ready-mark " + (r.ready ? "is-ready" : ""), "aria-hidden": "true", text: r.ready ? "✓" : "" }),
+      el("a", { href: `/players/${encodeURIComponent(r.player)}`, text: playerLabel(r.player) }),
+      r.player_kind === "guest" ? el("span", { class: "badge badge-guest", title: gettext("A guest: races without a rating."), text: gettext("not rated") }) : null,
       r.player_kind === "bot" ? el("span", { class: "badge badge-bot", text: gettext("Bot") }) : null,
       r.player === race.host ? el("span", { class: "badge badge-host", text: gettext("Host") }) : null,
       el("span", { class: "muted ready-text", text: r.ready ? gettext("Ready") : gettext("Not ready") }),

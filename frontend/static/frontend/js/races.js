@@ -2,11 +2,11 @@
 // The race lobby (API.md, Races): create a race, join one by its code or from the list of
 // open races, quick match per level (the queue, polled every second until matched), and the
 // visitor's own race with its code, link, ready toggle and the host's Start.
-import { api, ApiError, gettext, ngettext, fmt, me, signInUrl } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, me, isGuest, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { modeLabel } from "./constants.js";
 import { SITE } from "./constants.js";
-import { raceMessage, raceCall, racePath, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink } from "./race_common.js";
+import { raceMessage, raceCall, racePath, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink, asRacer } from "./race_common.js";
 
 /** @typedef {import("./race_common.js").Race} Race */
 
@@ -18,18 +18,17 @@ function say(text) {
   $("races-error").textContent = text || "";
 }
 
-const needSignIn = () => {
-  if (me()) return false;
-  location.href = signInUrl();
-  return true;
-};
+// A visitor races at once as a guest, unrated (RULES.md: guests play, unranked; asRacer).
+// Quick match is the one thing a guest is not offered: it pairs racers by their race rating,
+// and a rival matched with a guest would lose a rated race (docs/FRONTEND.md, Races).
+const quickNeedsAccount = () => !me() || isGuest();
 
 // --- create, join by code ------------------------------------------------------------------
 
 const createForm = $("create-race", HTMLFormElement);
 createForm.addEventListener("submit", async (e) => {
   e.preventDefault();
-  if (needSignIn()) return;
+  if (!(await asRacer(say))) return;
   const f = new FormData(createForm);
   say("");
   try {
@@ -43,7 +42,6 @@ createForm.addEventListener("submit", async (e) => {
 const joinForm = $("join-code", HTMLFormElement);
 joinForm.addEventListener("submit", async (e) => {
   e.preventDefault();
-  if (needSignIn()) return;
   const code = String(new FormData(joinForm).get("code") || "").trim().toUpperCase();
   if (!code) return;
   say("");
@@ -51,6 +49,7 @@ joinForm.addEventListener("submit", async (e) => {
     const found = await api("GET", `/api/races?code=${encodeURIComponent(code)}`);
     const race = (found.results || [])[0];
     if (!race) return say(gettext("No race has this code."));
+    if (!(await asRacer(say))) return;
     await join(race);
   } catch (err) {
     say(raceMessage(err));
@@ -59,6 +58,7 @@ joinForm.addEventListener("submit", async (e) => {
 
 /** @param {Race} race */
 async function join(race) {
+  if (!(await asRacer(say))) return;
   if (!isRacer(race)) await raceCall("POST", `/api/races/${race.id}/join`);
   location.href = racePath(race);
 }
@@ -70,6 +70,10 @@ async function join(race) {
 
 /** @type {ReturnType<typeof setInterval> | null} */
 let queueTimer = null;
+// This browser waits for a quick match (set on joining the queue, cleared when the wait ends),
+// so a page that knows there is no place never asks for it (GET /api/races/queue would be a
+// 404, which the browser logs as an error).
+const QUEUED = "race-queued";
 
 /** @param {QueueEntry} q */
 function showWaiting(q) {
@@ -81,6 +85,7 @@ function showWaiting(q) {
 }
 
 function stopWaiting() {
+  localStorage.removeItem(QUEUED);
   if (queueTimer) clearInterval(queueTimer);
   queueTimer = null;
   $("queue-wait").hidden = true;
@@ -95,6 +100,7 @@ function onQueue(q) {
     return;
   }
   showWaiting(q);
+  localStorage.setItem(QUEUED, q.level);
   if (!queueTimer) queueTimer = setInterval(pollQueue, QUEUE_POLL_MS);
 }
 
@@ -109,7 +115,7 @@ async function pollQueue() {
 for (const b of $$("[data-quick]")) {
   b.setAttribute("aria-pressed", "false");
   b.addEventListener("click", async () => {
-    if (needSignIn()) return;
+    if (quickNeedsAccount()) return say(gettext("Quick match is for signed-up players: it pairs racers by their race rating, and a guest's races are not rated. Create a race or join one by its code, or sign up."));
     say("");
     try {
       const noGuess = $("quick-no-guess", HTMLInputElement).checked; // its own queue per level
@@ -147,7 +153,7 @@ function openRow(race) {
       "span",
       { class: "grow" },
       raceSize(race),
-      el("small", { class: "muted when", text: fmt(ngettext("host %(host)s · %(n)s of %(max)s racer", "host %(host)s · %(n)s of %(max)s racers", race.max_players), { host: race.host || "—", n, max: race.max_players }) + (race.rated ? " · " + gettext("rated") : "") }),
+      el("small", { class: "muted when", text: fmt(ngettext("host %(host)s · %(n)s of %(max)s racer", "host %(host)s · %(n)s of %(max)s racers", race.max_players), { host: race.host ? playerLabel(race.host) : "—", n, max: race.max_players }) + (race.rated ? " · " + gettext("rated") : "") }),
     ),
     el("a", { class: "btn", href: racePath(race), text: gettext("Watch") }),
     action,
@@ -224,4 +230,5 @@ async function loadLists() {
 
 loadLists();
 setInterval(loadLists, LIST_MS);
-if (me()) pollQueue(); // waiting already (another tab, a reload): show it and keep polling
+// Waiting already (another tab, a reload): show it and keep polling.
+if (me() && localStorage.getItem(QUEUED)) pollQueue();
