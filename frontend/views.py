@@ -1,7 +1,9 @@
 """Page views. They render a template and nothing else: every page reads and writes data
 through the public API and the WebSockets from the browser (docs/FRONTEND.md), so a page
-view never touches a model. ensure_csrf_cookie makes sure the page's scripts can send the
-CSRF token that session-authenticated API calls need.
+view never touches a model. One asks a question first: a player's profile looks the name up
+(games.play.selectors.user_get, the API's own rule) so that a name nobody has is a real 404
+page, not a page of empty tables. ensure_csrf_cookie makes sure the page's scripts can send
+the CSRF token that session-authenticated API calls need.
 
 What the server decides and the scripts need to know (level sizes, the custom board's bounds,
 the race countdown, the settings' defaults and ranges, the largest page) is built here once
@@ -24,6 +26,8 @@ from accounts.services import SETTINGS_DEFAULTS
 from demineur_site.pagination import Pagination
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, custom_mines_max
 from games.engine import LEVELS as ENGINE_LEVELS
+from games.errors import GameError
+from games.play.selectors import user_get
 from games.races import rules as race_rules
 
 # The names shown on the pages; the levels themselves are the engine's (games.engine.LEVELS).
@@ -139,6 +143,14 @@ def leaderboards(request: HttpRequest, level: str = "beginner") -> HttpResponse:
 
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        user_get(username=username)  # the API's rule: an active account of exactly this name
+    except GameError:
+        context = {
+            "heading": _("No such player"),
+            "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
+        }
+        return render(request, "404.html", context, status=404)
     # "My profile" is the current page only on the visitor's own profile (issue 11's walk).
     own = request.user.is_authenticated and request.user.get_username() == username
     return _page(request, "profile.html", page="profile" if own else "player", username=username)

@@ -16,11 +16,22 @@ function pct(x) {
   return x === null || x === undefined ? "—" : Math.round(x * 100) + " %";
 }
 
+/** The mark beside a best that no leaderboard holds: a guest's bests, and every custom
+ * board's (docs/FAIRPLAY.md: they set the profile's bests but never rank).
+ * @param {string} level */
+function unrankedMark(level) {
+  const guest = profile.kind === "guest";
+  if (!guest && level !== "custom") return null;
+  const why = guest ? gettext("Played as a guest: a guest's games never rank.") : gettext("Custom boards never rank.");
+  return el("span", { class: "badge badge-unranked", title: why, text: gettext("unranked") });
+}
+
 /** @param {Record<string, any>} stats  per level (API.md, profile `stats`) */
 function statsRows(stats) {
   return ORDER.filter((lv) => stats[lv]).map((lv) => {
     const s = stats[lv];
-    const best = s.best_time_game_id ? el("a", { href: `/games/${s.best_time_game_id}/replay`, text: fmtTime(s.best_time_ms) }) : fmtTime(s.best_time_ms);
+    const time = s.best_time_game_id ? el("a", { href: `/games/${s.best_time_game_id}/replay`, text: fmtTime(s.best_time_ms) }) : fmtTime(s.best_time_ms);
+    const best = el("span", { class: "best" }, time, s.best_time_ms !== null && s.best_time_ms !== undefined ? unrankedMark(lv) : null);
     return el(
       "tr",
       { "data-level": lv },
@@ -30,7 +41,7 @@ function statsRows(stats) {
       el("td", { class: "num", text: pct(s.win_rate) }),
       el("td", { class: "num" }, best),
       el("td", { class: "num", text: fmtTime(s.average_win_ms) }),
-      el("td", { class: "num", text: s.best_bbbv_per_s ? fmtNum(Number(s.best_bbbv_per_s), 2) : "—" }),
+      el("td", { class: "num" }, s.best_bbbv_per_s ? fmtNum(Number(s.best_bbbv_per_s), 2) : "—", s.best_bbbv_per_s ? unrankedMark(lv) : null),
       el("td", { class: "num", text: `${s.current_streak} / ${s.best_streak}` }),
     );
   });
