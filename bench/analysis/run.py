@@ -6,7 +6,7 @@ a strong player would), so a game has a realistic count of deduced moves and a f
 The analysis of each finished game is then timed alone, in this process (it runs in the
 race clock's thread in production, off the request path).
 
-    .venv/bin/python -m bench.analysis.run                  # expert and marathon, 30 games each
+    .venv/bin/python -m bench.analysis.run                  # four levels, 50 games each
     .venv/bin/python -m bench.analysis.run --games 10 --levels beginner,expert
 """
 
@@ -59,8 +59,8 @@ def pct(values: list[float], q: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=30)
-    ap.add_argument("--levels", default="expert,marathon")
+    ap.add_argument("--games", type=int, default=50)
+    ap.add_argument("--levels", default="beginner,hard,expert,marathon")
     ap.add_argument("--seed", type=int, default=21)
     args = ap.parse_args(argv)
     print("level        games  won  moves/game  guesses  p50 ms   p99 ms   max ms  exact")

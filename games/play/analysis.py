@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from math import comb
 from typing import Any
 
@@ -153,7 +154,10 @@ class Position:
         return out
 
 
+@cache
 def _neighbours(width: int, height: int) -> list[list[int]]:
+    """Each cell's neighbours (row-major indexes), computed once per board size; never
+    mutated by its users."""
     out = []
     for y in range(height):
         for x in range(width):
@@ -447,6 +451,25 @@ def _fallback(pos: Position) -> Probabilities:
     return Probabilities(p, False)
 
 
+def _pair_proof(pos: Position, cell: int, cons: dict[int, tuple[frozenset[int], int]]) -> bool:
+    """The commonest proof, without a search: a number B next to `cell` and a number A
+    whose closed cells all lie among B's others, with as many mines as B. A's cells hold
+    all of B's mines, so the rest of B's cells, `cell` included, are safe (the 1-1 pattern)."""
+    nbrs = pos._nbrs
+    for b in nbrs[cell]:
+        if b not in cons:
+            continue
+        b_cells, b_n = cons[b]
+        rest = b_cells - {cell}
+        for c in b_cells:
+            for a in nbrs[c]:
+                if a != b and a in cons:
+                    a_cells, a_n = cons[a]
+                    if a_n == b_n and a_cells <= rest:
+                        return True
+    return False
+
+
 def locally_safe(pos: Position, cell: int) -> bool:
     """True when the numbers within two steps of `cell` already prove it safe."""
     nbrs, view = pos._nbrs, pos.view
@@ -470,6 +493,8 @@ def locally_safe(pos: Position, cell: int) -> bool:
         for c in cons[j][0]:
             for k in nbrs[c]:
                 constraint(k)
+    if _pair_proof(pos, cell, cons):
+        return True
     try:
         solved = solve([cons[j] for j in sorted(cons)], budget=LOCAL_BUDGET)
     except BudgetExceeded:

@@ -6,6 +6,7 @@ under any cell it opens."""
 from __future__ import annotations
 
 import itertools
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -84,3 +85,23 @@ def test_a_set_of_cells_is_mine_free_as_often_as_the_layouts_say(pos, data):
     share = sum(1 for lay in layouts if not lay & set(cells)) / len(layouts)
     found = probabilities(Position(w, h, mines, view, nbrs))
     assert abs(found.none_mined(cells) - share) < 1e-9
+
+
+def test_a_component_too_big_to_enumerate_goes_to_the_fallback_which_still_adds_up():
+    """Scattered openings on an Expert-sized board link 169 classes of cells into one
+    component: past the node budget, ms-toollib's routine answers (`exact` false). Its
+    chances still add up to the mines of the board, and stay chances."""
+    rng = random.Random(2)
+    w, h = 30, 16
+    rows = [
+        "".join(
+            "*" if rng.random() < 0.2 else ("o" if rng.random() < 0.3 else ".") for _ in range(w)
+        )
+        for _ in range(h)
+    ]
+    board = Board.from_ascii(rows)
+    view = "".join(board.render(layout=False))
+    found = probabilities(Position(w, h, board.mines, view, _neighbours(w, h)))
+    assert not found.exact
+    assert all(0.0 <= p <= 1.0 for p in found.p.values())
+    assert abs(sum(found.p.values()) - board.mines) < 1e-6

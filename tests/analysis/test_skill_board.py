@@ -41,3 +41,14 @@ def test_an_unknown_sort_names_the_skill_sort_among_the_known(anon_api):
         anon_api.get("/api/leaderboards/beginner/streaks?sort=luck"), 400, "invalid_sort"
     )
     assert "skill" in body["error"]["details"]["sorts"]
+
+
+@pytest.mark.django_db
+def test_the_skill_board_of_no_guess_games_is_its_own(alice_api, anon_api):
+    wins(alice_api, 1)
+    while AnalysisWorker().run_once():
+        pass
+    classic = anon_api.get("/api/leaderboards/beginner/streaks?sort=skill&mode=classic").json()
+    no_guess = anon_api.get("/api/leaderboards/beginner/streaks?sort=skill&mode=no_guess")
+    assert classic["count"] == 1
+    assert no_guess.status_code == 200 and no_guess.json()["count"] == 0
