@@ -4,7 +4,11 @@ skill streak of RULES.md) in end order, whatever order the analyses land in."""
 
 from __future__ import annotations
 
+import io
+from datetime import timedelta
+
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from accounts.models import PlayerStats
@@ -127,3 +131,16 @@ def test_a_race_games_analysis_waits_for_the_race_and_skips_the_servers_opening(
     assert [m["seq"] for m in analysis["moves"]] == [2]  # Move 1 was the server's opening
     # Race games count in race statistics only: no luck in the solo buckets.
     assert not PlayerStats.objects.filter(user=alice).exclude(unlucky_losses=0).exists()
+
+
+@pytest.mark.django_db
+def test_the_backlog_command_analyses_old_games_and_refolds_the_skill_streak(alice, alice_api):
+    ids = [play(alice_api, taps) for taps in (WIN, UNLUCKY, WIN)]
+    # Games that ended before any worker looked (older than its look-back)
+    assert AnalysisWorker(now=timezone.now() + timedelta(days=2)).run_once() == 0
+    out = io.StringIO()
+    call_command("analyse_games", stdout=out, stderr=io.StringIO())
+    assert "3 analysed, 1 skill streaks refolded" in out.getvalue()
+    assert GameAnalysis.objects.filter(game_id__in=ids, folded=True).count() == 3
+    row = stats_of(alice)
+    assert (row.skill_streak, row.best_skill_streak, row.unlucky_losses) == (2, 2, 1)
