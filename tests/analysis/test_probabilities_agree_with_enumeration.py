@@ -12,7 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import Board
-from games.play.analysis import Position, _neighbours, probabilities
+from games.play.analysis import (
+    AVOIDABLE_GUESS,
+    DEDUCED,
+    FORCED_GUESS,
+    TOLERANCE,
+    Position,
+    _Cache,
+    _judge,
+    _neighbours,
+    probabilities,
+)
 
 
 def agreeing_layouts(w: int, h: int, mines: int, view: str) -> list[frozenset[int]]:
@@ -105,3 +115,28 @@ def test_a_component_too_big_to_enumerate_goes_to_the_fallback_which_still_adds_
     assert not found.exact
     assert all(0.0 <= p <= 1.0 for p in found.p.values())
     assert abs(sum(found.p.values()) - board.mines) < 1e-6
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.data())
+def test_a_reveals_label_is_the_one_the_agreeing_layouts_give(pos, data):
+    """RULES.md's labels from the brute force's chances: deduced at 0, avoidable while a cell
+    at 0 exists or one more than the tolerance safer, forced otherwise."""
+    w, h, mines, view = pos
+    closed = [i for i, c in enumerate(view) if c == "#"]
+    if not closed or not any(c.isdigit() for c in view):
+        return  # nothing to open, or the first tap (safe by the rules)
+    target = data.draw(st.sampled_from(closed))
+    layouts = agreeing_layouts(w, h, mines, view)
+    every = [i for i, c in enumerate(view) if c in "#F"]
+    share = {i: sum(1 for lay in layouts if i in lay) / len(layouts) for i in every}
+    safest = min(share.values())
+    if share[target] == 0:
+        expected = DEDUCED
+    elif safest == 0 or share[target] > safest + TOLERANCE:
+        expected = AVOIDABLE_GUESS
+    else:
+        expected = FORCED_GUESS
+    found = _judge(0, w, h, mines, view, [target], False, _Cache(), _neighbours(w, h))
+    assert found.label == expected, (view, target, share)
+    assert abs(found.p_mine - share[target]) < 1e-9
