@@ -55,6 +55,7 @@ export function createFeed(s, view) {
   /** A full Game: it replaces what the page knew.
    * @param {Game} g */
   function take(g) {
+    view.reached();
     const first = s.game === null;
     s.game = g;
     s.order.seq = g.seq;
@@ -73,6 +74,8 @@ export function createFeed(s, view) {
   function refused(err, answer = true) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 401 && answer) return (location.href = signInUrl());
+    // No answer at all: said until the server answers again (issue 28: it stayed for good).
+    if (err.code === "network") return view.say(messageOf(err), "until-online");
     if (REREAD.has(err.code)) refetch();
     view.say(messageOf(err));
   }
@@ -111,6 +114,7 @@ export function createFeed(s, view) {
 
   /** @param {MoveResult} result */
   function onMoveResult(result) {
+    view.reached();
     if (s.order.where(result.seq) === "next" && !ENDED.has(result.game.state)) {
       s.order.seq = result.seq;
       s.game = { ...result.game, board: null };
@@ -151,6 +155,7 @@ export function createFeed(s, view) {
 
   /** @param {Frame} msg */
   function onSocketMessage(msg) {
+    if (msg.type !== "error") view.reached(); // the socket carries the server's answers again
     switch (msg.type) {
       case "state":
         if (!s.game || s.order.current(msg.game.seq)) take(msg.game);
@@ -204,7 +209,10 @@ export function createFeed(s, view) {
   function connect() {
     f.live = followSocket(`/ws/games/${s.gameId}`, {
       onFrame: onSocketMessage,
-      onUp: () => (s.root.dataset.live = "socket"), // moves now travel over the socket
+      onUp: () => {
+        s.root.dataset.live = "socket"; // moves now travel over the socket
+        view.reached();
+      },
       onDown: () => {
         s.root.dataset.live = "rest";
         // Moves still waiting for an answer go over REST now, with their ids.

@@ -84,11 +84,18 @@ export function createView(s) {
   const frameBox = () => /** @type {HTMLElement} */ ($("board-wrap").parentElement);
 
   /** Say `text` in the status line; `until`: "until-start" for a hint that only holds before
-   * the first tap (drawHud takes it away then).
+   * the first tap (drawHud takes it away then), "until-online" for "the server cannot be
+   * reached", which goes as soon as the server answers again (reached).
    * @param {string} text  @param {string | null} [until] */
   function say(text, until = null) {
     $("status").textContent = text;
     saidUntil = until;
+  }
+
+  /** The server answered (a request, or a frame of the socket): a "cannot be reached" said
+   * before no longer holds. */
+  function reached() {
+    if (saidUntil === "until-online") say("");
   }
 
   // --- clock -------------------------------------------------------------------------------
@@ -392,6 +399,7 @@ export function createView(s) {
       input = controls;
     },
     say,
+    reached,
     drawGame,
     drawStep,
     drawFlagMode,
