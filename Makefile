@@ -26,11 +26,11 @@ help:
 	@echo "make serve-prod-stop  stop what serve-prod started"
 	@echo "make lock      regenerate requirements/prod.txt (hashed runtime lock) from pyproject.toml"
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python >= 3.11 found"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' -e clients/python
 	@touch $@
 
 venv: $(VENV)/.installed
@@ -61,6 +61,7 @@ format: venv
 typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
+	$(VENV)/bin/mypy --strict clients/python/src/demineur_client
 	@# The site's scripts: JSDoc types checked by TypeScript (pinned in package-lock.json; docs/FRONTEND.md, Types)
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json

@@ -6,7 +6,6 @@ The race clock (games.races.clock) runs in the test process, as it does in the s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,15 +18,6 @@ from tests.support.browser import screenshot, sign_up_by_api
 pytestmark = pytest.mark.browser
 
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
-
-
-@pytest.fixture
-def race_clock(live: str) -> Iterator[RaceClock]:
-    """The server's race clock (countdowns, starts, ends, quick matches), every 100 ms."""
-    clock = RaceClock(interval_s=0.1)
-    clock.start()
-    yield clock
-    clock.stop()
 
 
 def own_cell(page: Any, x: int, y: int) -> Any:

@@ -39,15 +39,24 @@ CHROMIUM_ARGS = [
 ]
 
 
-class _Server:
-    def __init__(self) -> None:
+class LiveServer:
+    """The site's ASGI application in uvicorn on a thread of the test process, on `port` (a
+    free one by default): stopped and started again on the same port, it is a server restart."""
+
+    def __init__(self, port: int | None = None, shutdown_s: int | None = None) -> None:
         import uvicorn
 
         from demineur_site.asgi import application
 
-        self.port = free_port()
+        self.port = port or free_port()
         config = uvicorn.Config(
-            application, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
+            application,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            lifespan="off",
+            # Open sockets are closed after this many seconds of a stop (None: waited for).
+            timeout_graceful_shutdown=shutdown_s,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()), daemon=True)
@@ -68,7 +77,7 @@ class _Server:
 @pytest.fixture(scope="session")
 def site(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
     """The base URL of the site, served by uvicorn for the whole session."""
-    server = _Server()
+    server = LiveServer()
     server.start()
     yield f"http://127.0.0.1:{server.port}"
     server.stop()

@@ -4,14 +4,17 @@ hidden layouts of the racers' games: tests/support/boards.py."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
+import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import Race
 from games.races import services as races
+from games.races.clock import RaceClock
 
 
 def tick(at: datetime | None = None) -> int:
@@ -40,3 +43,13 @@ def racing(
     started = api.get(f"/api/races/{body['id']}").json()
     assert started["state"] == "running"
     return dict(started)
+
+
+@pytest.fixture
+def race_clock(live: str) -> Iterator[RaceClock]:
+    """The server's race clock (countdowns, starts, ends, quick matches) in the test process
+    beside the live site (tests/support/browser.py), every 100 ms, as it runs in a server's."""
+    clock = RaceClock(interval_s=0.1)
+    clock.start()
+    yield clock
+    clock.stop()

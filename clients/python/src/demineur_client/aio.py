@@ -1,0 +1,186 @@
+"""The asynchronous client: `AsyncClient(base_url, token=...)`, the same areas and methods as
+the sync Client (client.py), each a coroutine. Sockets: sockets.GameSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from typing import Any, TypeVar
+
+import httpx
+
+from . import calls
+from ._transport import DEFAULT_TIMEOUT, Call, Retry, RetryPolicy, decide, headers, on_network_error
+from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
+
+T = TypeVar("T")
+USER_AGENT = "demineur-client/0.1 (async)"
+
+
+class AsyncClient:
+    """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self.accounts = Accounts(self)
+        self.tokens = Tokens(self)
+        self.users = Users(self)
+        self.games = Games(self)
+        self.leaderboards = Leaderboards(self)
+        self.races = Races(self)
+
+    async def send(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.body,
+                    params=call.query(),
+                    headers=headers(self.token, USER_AGENT),
+                )
+            except httpx.TransportError as exc:
+                outcome: T | Retry = on_network_error(call, exc, attempt, self.retry)
+            else:
+                outcome = decide(call, response, attempt, self.retry)
+            if not isinstance(outcome, Retry):
+                return outcome
+            await asyncio.sleep(outcome.seconds)
+            attempt += 1
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Area:
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+
+class Accounts(_Area):
+    async def register(
+        self, username: str, password: str, *, kind: str = "human", email: str | None = None
+    ) -> Account:
+        return await self._client.send(calls.register(username, password, kind=kind, email=email))
+
+    async def sign_in(self, username: str, password: str, *, otp: str | None = None) -> str:
+        """Obtains a token and keeps it for the client's next requests."""
+        self._client.token = await self._client.send(calls.sign_in(username, password, otp=otp))
+        return self._client.token
+
+    async def sign_out(self) -> None:
+        """Revokes the client's token (its sockets close)."""
+        await self._client.send(calls.sign_out())
+        self._client.token = None
+
+    async def me(self) -> Profile:
+        return await self._client.send(calls.me())
+
+    async def become_bot(self) -> Profile:
+        return await self._client.send(calls.become_bot())
+
+
+class Tokens(_Area):
+    async def list(self) -> builtins.list[Token]:
+        return await self._client.send(calls.tokens())
+
+    async def create(self, name: str) -> Token:
+        return await self._client.send(calls.token_create(name))
+
+    async def revoke(self, token_id: int) -> None:
+        await self._client.send(calls.token_revoke(token_id))
+
+
+class Users(_Area):
+    async def get(self, username: str) -> Profile:
+        return await self._client.send(calls.user(username))
+
+
+class Games(_Area):
+    async def create(self, level: str | None = None, **board: Any) -> Game:
+        """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
+        return await self._client.send(calls.game_create(level, **board))
+
+    async def get(self, game_id: str) -> Game:
+        return await self._client.send(calls.game(game_id))
+
+    async def list(self, **filters: Any) -> Page:
+        return await self._client.send(calls.games(**filters))
+
+    async def reveal(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return await self._client.send(calls.move(game_id, "reveal", x, y, **options))
+
+    async def flag(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return await self._client.send(calls.move(game_id, "flag", x, y, **options))
+
+    async def chord(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return await self._client.send(calls.move(game_id, "chord", x, y, **options))
+
+    async def pause(self, game_id: str) -> Game:
+        return await self._client.send(calls.game_action(game_id, "pause"))
+
+    async def resume(self, game_id: str) -> Game:
+        return await self._client.send(calls.game_action(game_id, "resume"))
+
+    async def resign(self, game_id: str) -> Game:
+        return await self._client.send(calls.game_action(game_id, "resign"))
+
+    async def moves(self, game_id: str, *, page: int = 1) -> builtins.list[Move]:
+        return await self._client.send(calls.moves(game_id, page=page))
+
+
+class Leaderboards(_Area):
+    async def get(self, level: str, board: str = "times", **params: Any) -> Page:
+        """board: times, speed, streaks or races; params as API.md (period, sort, players,
+        mode, page, page_size, around="me")."""
+        return await self._client.send(calls.leaderboard(level, board, **params))
+
+
+class Races(_Area):
+    async def create(self, level: str, **options: Any) -> Race:
+        return await self._client.send(calls.race_create(level, **options))
+
+    async def get(self, race_id: str) -> Race:
+        return await self._client.send(calls.race(race_id))
+
+    async def list(self, **filters: Any) -> Page:
+        return await self._client.send(calls.races(**filters))
+
+    async def join(self, race_id: str) -> Race:
+        return await self._client.send(calls.race_action(race_id, "join"))
+
+    async def leave(self, race_id: str) -> Race:
+        return await self._client.send(calls.race_action(race_id, "leave"))
+
+    async def ready(self, race_id: str, ready: bool = True) -> Race:
+        return await self._client.send(calls.race_action(race_id, "ready", {"ready": ready}))
+
+    async def start(self, race_id: str) -> Race:
+        return await self._client.send(calls.race_action(race_id, "start"))
+
+    async def queue(self, level: str, *, no_guess: bool = False) -> QueuePlace:
+        return await self._client.send(calls.queue_join(level, no_guess=no_guess))
+
+    async def queue_place(self) -> QueuePlace:
+        return await self._client.send(calls.queue_place())
+
+    async def queue_leave(self) -> None:
+        await self._client.send(calls.queue_leave())

@@ -1,0 +1,192 @@
+"""A bot runner: a declared bot account (API.md: `kind: "bot"`) plays solo games and
+quick-match races with a Solver (solver.py), over the socket, and carries on after the
+server restarts (the client retries what is safe to retry, the socket reconnects and
+re-reads the state).
+
+    python -m demineur_client.bot --url http://127.0.0.1:8000 --token KEY --level beginner --games 5
+    python -m demineur_client.bot --url ... --token KEY --race --level beginner
+
+Plugging in your own solver: any object with `decide(board, mines) -> Decision`, passed as
+`BotRunner(api, solver=MySolver())` (README.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .aio import AsyncClient
+from .errors import Conflict, TransportError, Unavailable
+from .sockets import GameSocket, RaceSocket
+from .solver import Decision, DeductionSolver, Solver
+from .types import Game
+
+log = logging.getLogger("demineur_client.bot")
+
+
+@dataclass
+class Result:
+    game_id: str
+    state: str
+    elapsed_ms: int
+    moves: int
+
+
+class BoardView:
+    """The board as the bot knows it: the last Game's `board`, patched by each move's changes."""
+
+    def __init__(self, game: Game) -> None:
+        self.load(game)
+
+    def load(self, game: Game) -> None:
+        self.width, self.height, self.mines = game["width"], game["height"], game["mines"]
+        board = game.get("board")
+        self.rows = (
+            [list(r) for r in board] if board else [["#"] * self.width for _ in range(self.height)]
+        )
+        self.state = game.get("state", "new")
+
+    def apply(self, frame: dict[str, Any]) -> None:
+        for change in frame.get("changes", []):
+            self.rows[change["y"]][change["x"]] = change["v"]
+        self.state = frame.get("state", self.state)
+
+    def strings(self) -> list[str]:
+        return ["".join(r) for r in self.rows]
+
+
+class BotRunner:
+    def __init__(
+        self,
+        api: AsyncClient,
+        *,
+        solver: Solver | None = None,
+        restart_wait: float = 1.0,
+        restarts: int = 30,
+        receive_timeout: float = 30.0,
+        on_move: Callable[[str, int, int], None] | None = None,
+    ) -> None:
+        self.api = api
+        self.solver = solver or DeductionSolver()
+        self.restart_wait = restart_wait
+        self.restarts = restarts
+        # A socket silent this long is taken for dead (a server gone without closing it) and
+        # opened again; the state it sends on connect says where the game stands.
+        self.receive_timeout = receive_timeout
+        self.on_move = on_move
+
+    async def _patiently(self, make: Callable[[], Any]) -> Any:
+        """Runs a coroutine again while the server is away (restarting) or unavailable."""
+        for attempt in range(self.restarts):
+            try:
+                return await make()
+            except (TransportError, Unavailable) as exc:
+                log.info("server away (%s), again in %.1f s", exc, self.restart_wait)
+                await asyncio.sleep(self.restart_wait * min(attempt + 1, 5))
+        return await make()
+
+    async def play_solo(self, level: str, *, no_guess: bool = False) -> Result:
+        game = await self._patiently(lambda: self.api.games.create(level, no_guess=no_guess))
+        return await self.play_game(game)
+
+    async def play_game(self, game: Game) -> Result:
+        """Plays one game to its end over the socket (the game may be new or already opened).
+        It decides again only once every move it sent has been answered, so it never sends
+        the same cell twice nor outruns the socket's message budget."""
+        view = BoardView(game)
+        sent = 0
+        pending: set[str] = set()
+        socket = GameSocket(
+            self.api, game["id"], reconnects=self.restarts, receive_timeout=self.receive_timeout
+        )
+        try:
+            if view.state == "new":
+                pending.add(await self._move(socket, "reveal", view.width // 2, view.height // 2))
+                sent += 1
+            async for frame in socket.frames():
+                kind = frame.get("type")
+                pending.discard(str(frame.get("client_move_id", "")))
+                if kind in ("state", "ended", "resumed") and isinstance(frame.get("game"), dict):
+                    view.load(frame["game"])
+                    if kind == "state":
+                        pending.clear()  # after a reconnect or a gap: decide from the state
+                elif kind == "move" and not frame.get("replayed"):
+                    view.apply(frame)
+                if socket.over or view.state in ("won", "lost"):
+                    break
+                if pending:
+                    continue
+                if view.state == "paused":
+                    await self._patiently(lambda: self.api.games.resume(game["id"]))
+                    continue
+                for x, y in self._next_cells(view):
+                    pending.add(await self._move(socket, "reveal", x, y))
+                    sent += 1
+        finally:
+            await socket.close()
+        final = await self._patiently(lambda: self.api.games.get(game["id"]))
+        return Result(game["id"], final["state"], final.get("elapsed_ms", 0), sent)
+
+    def _next_cells(self, view: BoardView, batch: int = 20) -> list[tuple[int, int]]:
+        decision: Decision = self.solver.decide(view.strings(), view.mines)
+        cells = sorted(decision.reveal)[:batch]
+        return cells or ([decision.guess] if decision.guess else [])
+
+    async def _move(self, socket: GameSocket, action: str, x: int, y: int) -> str:
+        if self.on_move:
+            self.on_move(action, x, y)
+        return await socket.send(action, x, y)
+
+    async def play_race(self, level: str, *, no_guess: bool = False, poll: float = 0.5) -> Result:
+        """Quick match: waits in the queue until matched, readies, plays its race game."""
+        place = await self._patiently(lambda: self.api.races.queue(level, no_guess=no_guess))
+        while place.get("state") != "matched" or not place.get("race"):
+            await asyncio.sleep(poll)
+            place = await self._patiently(lambda: self.api.races.queue_place())
+        race = place["race"]
+        assert race is not None
+        me = (await self.api.accounts.me())["username"]
+        with contextlib.suppress(Conflict):  # already counting down or running
+            await self.api.races.ready(race["id"])
+        async for frame in RaceSocket(self.api, race["id"], reconnects=self.restarts).frames():
+            # Whole-race frames carry the Race; each racer's game appears once it started.
+            for racer in (frame.get("race") or {}).get("racers", []):
+                if racer.get("player") == me and racer.get("game"):
+                    return await self.play_game(await self.api.games.get(racer["game"]))
+        raise RuntimeError(f"race {race['id']} ended before this bot's game started")
+
+
+async def _main(args: argparse.Namespace) -> None:
+    async with AsyncClient(args.url, token=args.token) as api:
+        runner = BotRunner(api)
+        for number in range(args.games):
+            if args.race:
+                result = await runner.play_race(args.level, no_guess=args.no_guess)
+            else:
+                result = await runner.play_solo(args.level, no_guess=args.no_guess)
+            print(
+                f"{number + 1}/{args.games} {result.game_id} {result.state} {result.elapsed_ms} ms {result.moves} moves",
+                flush=True,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Play Démineur with a deduction solver.")
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--token", required=True, help="an API token of a bot account")
+    parser.add_argument("--level", default="beginner")
+    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument(
+        "--race", action="store_true", help="quick-match races instead of solo games"
+    )
+    parser.add_argument("--no-guess", action="store_true")
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    asyncio.run(_main(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""The synchronous client: `Client(base_url, token=...)`, one attribute per area of API.md
+(accounts, tokens, users, games, leaderboards, races, sockets). Every method sends one Call
+(calls.py) through `Client.send`, which retries 429/503 with back-off honouring Retry-After
+and gives every request a default timeout."""
+
+from __future__ import annotations
+
+import builtins
+import time
+from typing import Any, TypeVar
+
+import httpx
+
+from . import calls
+from ._transport import DEFAULT_TIMEOUT, Call, Retry, RetryPolicy, decide, headers, on_network_error
+from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
+
+T = TypeVar("T")
+USER_AGENT = "demineur-client/0.1 (sync)"
+
+
+class Client:
+    """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
+    `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        self.accounts = Accounts(self)
+        self.tokens = Tokens(self)
+        self.users = Users(self)
+        self.games = Games(self)
+        self.leaderboards = Leaderboards(self)
+        self.races = Races(self)
+
+    def send(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.body,
+                    params=call.query(),
+                    headers=headers(self.token, USER_AGENT),
+                )
+            except httpx.TransportError as exc:
+                outcome: T | Retry = on_network_error(call, exc, attempt, self.retry)
+            else:
+                outcome = decide(call, response, attempt, self.retry)
+            if not isinstance(outcome, Retry):
+                return outcome
+            time.sleep(outcome.seconds)
+            attempt += 1
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Area:
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+
+class Accounts(_Area):
+    def register(
+        self, username: str, password: str, *, kind: str = "human", email: str | None = None
+    ) -> Account:
+        return self._client.send(calls.register(username, password, kind=kind, email=email))
+
+    def sign_in(self, username: str, password: str, *, otp: str | None = None) -> str:
+        """Obtains a token and keeps it for the client's next requests."""
+        self._client.token = self._client.send(calls.sign_in(username, password, otp=otp))
+        return self._client.token
+
+    def sign_out(self) -> None:
+        """Revokes the client's token (its sockets close)."""
+        self._client.send(calls.sign_out())
+        self._client.token = None
+
+    def me(self) -> Profile:
+        return self._client.send(calls.me())
+
+    def become_bot(self) -> Profile:
+        return self._client.send(calls.become_bot())
+
+
+class Tokens(_Area):
+    def list(self) -> builtins.list[Token]:
+        return self._client.send(calls.tokens())
+
+    def create(self, name: str) -> Token:
+        return self._client.send(calls.token_create(name))
+
+    def revoke(self, token_id: int) -> None:
+        self._client.send(calls.token_revoke(token_id))
+
+
+class Users(_Area):
+    def get(self, username: str) -> Profile:
+        return self._client.send(calls.user(username))
+
+
+class Games(_Area):
+    def create(self, level: str | None = None, **board: Any) -> Game:
+        """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
+        return self._client.send(calls.game_create(level, **board))
+
+    def get(self, game_id: str) -> Game:
+        return self._client.send(calls.game(game_id))
+
+    def list(self, **filters: Any) -> Page:
+        return self._client.send(calls.games(**filters))
+
+    def reveal(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return self._client.send(calls.move(game_id, "reveal", x, y, **options))
+
+    def flag(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return self._client.send(calls.move(game_id, "flag", x, y, **options))
+
+    def chord(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+        return self._client.send(calls.move(game_id, "chord", x, y, **options))
+
+    def pause(self, game_id: str) -> Game:
+        return self._client.send(calls.game_action(game_id, "pause"))
+
+    def resume(self, game_id: str) -> Game:
+        return self._client.send(calls.game_action(game_id, "resume"))
+
+    def resign(self, game_id: str) -> Game:
+        return self._client.send(calls.game_action(game_id, "resign"))
+
+    def moves(self, game_id: str, *, page: int = 1) -> builtins.list[Move]:
+        return self._client.send(calls.moves(game_id, page=page))
+
+
+class Leaderboards(_Area):
+    def get(self, level: str, board: str = "times", **params: Any) -> Page:
+        """board: times, speed, streaks or races; params as API.md (period, sort, players,
+        mode, page, page_size, around="me")."""
+        return self._client.send(calls.leaderboard(level, board, **params))
+
+
+class Races(_Area):
+    def create(self, level: str, **options: Any) -> Race:
+        return self._client.send(calls.race_create(level, **options))
+
+    def get(self, race_id: str) -> Race:
+        return self._client.send(calls.race(race_id))
+
+    def list(self, **filters: Any) -> Page:
+        return self._client.send(calls.races(**filters))
+
+    def join(self, race_id: str) -> Race:
+        return self._client.send(calls.race_action(race_id, "join"))
+
+    def leave(self, race_id: str) -> Race:
+        return self._client.send(calls.race_action(race_id, "leave"))
+
+    def ready(self, race_id: str, ready: bool = True) -> Race:
+        return self._client.send(calls.race_action(race_id, "ready", {"ready": ready}))
+
+    def start(self, race_id: str) -> Race:
+        return self._client.send(calls.race_action(race_id, "start"))
+
+    def queue(self, level: str, *, no_guess: bool = False) -> QueuePlace:
+        return self._client.send(calls.queue_join(level, no_guess=no_guess))
+
+    def queue_place(self) -> QueuePlace:
+        return self._client.send(calls.queue_place())
+
+    def queue_leave(self) -> None:
+        self._client.send(calls.queue_leave())

@@ -1,0 +1,132 @@
+"""The shapes of API.md's answers, as typed dictionaries (the server may add fields; a client
+reads the ones it knows). Names and fields follow API.md."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+GameState = Literal["new", "playing", "paused", "won", "lost"]
+RaceState = Literal["open", "countdown", "running", "finished", "cancelled"]
+Action = Literal["reveal", "flag", "chord"]
+
+
+class Change(TypedDict):
+    x: int
+    y: int
+    v: str
+
+
+class ResultStats(TypedDict, total=False):
+    bbbv: int
+    clicks: int
+    bbbv_per_s: float | None
+    efficiency: float
+
+
+class Game(TypedDict, total=False):
+    id: str
+    player: str
+    level: str
+    width: int
+    height: int
+    mines: int
+    state: GameState
+    mines_left: int
+    elapsed_ms: int
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    ranked: bool
+    unranked_reason: str | None
+    end_reason: str | None
+    result_stats: ResultStats | None
+    seq: int
+    board: list[str] | None
+    race: str | None
+    no_guess: bool
+    analysis: dict[str, Any] | None
+
+
+class MoveResult(TypedDict):
+    game: Game
+    changes: list[Change]
+    seq: int
+
+
+class Move(TypedDict, total=False):
+    seq: int
+    action: str
+    x: int | None
+    y: int | None
+    at_ms: int
+
+
+class Racer(TypedDict, total=False):
+    player: str
+    ready: bool
+    game: str | None
+    state: str
+    opened: int
+    safe_cells: int
+    flags: int
+    elapsed_ms: int
+    place: int | None
+    rating_before: float | None
+    rating_after: float | None
+
+
+class Race(TypedDict, total=False):
+    id: str
+    code: str
+    level: str
+    width: int
+    height: int
+    mines: int
+    state: RaceState
+    host: str
+    max_players: int
+    rated: bool
+    time_limit_ms: int
+    seq: int
+    created_at: str
+    starts_at: str | None
+    started_at: str | None
+    ended_at: str | None
+    start_cell: dict[str, int] | None
+    racers: list[Racer]
+    no_guess: bool
+
+
+class QueuePlace(TypedDict, total=False):
+    state: Literal["waiting", "matched"]
+    level: str
+    race: Race | None
+
+
+class Page(TypedDict, total=False):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[dict[str, Any]]
+    me: dict[str, Any] | None
+
+
+class Profile(TypedDict, total=False):
+    username: str
+    kind: str
+    date_joined: str
+    stats: dict[str, dict[str, Any]]
+    recent_games: list[dict[str, Any]]
+
+
+class Account(TypedDict):
+    id: int
+    username: str
+    kind: str
+
+
+class Token(TypedDict, total=False):
+    id: int
+    name: str
+    created_at: str
+    token: str
