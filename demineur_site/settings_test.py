@@ -10,6 +10,9 @@ os.environ.setdefault("RACE_CLOCK", "off")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
+os.environ.setdefault("THROTTLE_RESET_EMAIL", "100000/min")
+os.environ.setdefault("THROTTLE_RESET_ADDRESS", "100000/min")
+os.environ.setdefault("THROTTLE_GAMES_EXPORT", "100000/min")
 # The suite makes every account from one address: the account caps stay out of its way
 # (0: off); tests/accounts/test_account_caps.py sets them to test them.
 os.environ.setdefault("ACCOUNT_GUESTS_PER_ADDRESS_DAY", "0")

@@ -23,7 +23,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from rest_framework.test import APIClient
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, SignedInSession, User
 from games.play import selectors
 from tests.support.http import assert_error, start
 from tests.support.personas import PASSWORD
@@ -36,7 +36,7 @@ GROUP = re.compile(r"\(\?P<(\w+)>[^)]*\)")
 # Segments whose answer depends on who asks: a token id names a token of the signed-in account
 # only (accounts/urls.py); a wrong method there is 405 (or 401) whatever the id, which tells
 # nobody whether another account's token exists.
-OWNER_SCOPED = {"token_id"}
+OWNER_SCOPED = {"token_id", "session_id"}  # a session id too (GET /api/me/sessions)
 
 
 def api_patterns() -> Iterator[tuple[str, Any]]:
@@ -81,6 +81,7 @@ def real(alice: User, alice_api: APIClient) -> dict[str, str]:
         "level": "beginner",
         "board": "times",
         "token_id": str(token.pk),
+        "session_id": str(SignedInSession.objects.create(user=alice, session_key="s" * 32).pk),
     }
 
 
@@ -91,6 +92,7 @@ UNKNOWN = {
     "level": ("nope",),
     "board": ("nope",),
     "token_id": ("999999999",),
+    "session_id": ("999999999",),
 }
 
 

@@ -21,7 +21,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, SignedInSession, User
 from accounts.services import token_issue
 from demineur_site.api_errors import STATUS_BY_CODE
 from games.models import Game
@@ -177,6 +177,49 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
         _post("/api/auth/token", {"username": "bob", "password": PASSWORD}),
         (200, 200, 200, 200, 200),
     ),
+]
+
+
+def _alice_session(w: World) -> int:
+    """A browser session of alice's, as the sessions list shows it."""
+    return SignedInSession.objects.create(user=w.users["player"], session_key="k" * 32).pk
+
+
+# The account's lifecycle (API.md; docs/ACCOUNTS.md): each persona acts on its own account
+# only; the paths name no one, but the session id names alice's.
+REST += [
+    ("set email", _post("/api/me/email", {"email": "x@example.org"}), (202, 202, 401, 202, 202)),
+    ("verify email", _post("/api/auth/email/verify", {"token": "forged"}), (400,) * 5),
+    (
+        "change password",
+        _post("/api/me/password", {"current_password": PASSWORD, "new_password": "a new phrase 1"}),
+        (204, 204, 401, 204, 204),
+    ),
+    ("reset request", _post("/api/auth/password-reset", {"email": "x@example.org"}), (202,) * 5),
+    (
+        "reset confirm",
+        _post("/api/auth/password-reset/confirm", {"token": "1-x", "new_password": "a phrase 2"}),
+        (400,) * 5,
+    ),
+    ("GET sessions", _get(lambda w: "/api/me/sessions"), (200, 200, 401, 200, 200)),
+    (
+        "DELETE alice's session",
+        lambda api, w: api.delete(f"/api/me/sessions/{_alice_session(w)}"),
+        (204, 404, 401, 404, 404),
+    ),
+    ("start TOTP", _post("/api/me/totp", {}), (201, 201, 401, 201, 201)),
+    ("confirm TOTP", _post("/api/me/totp/confirm", {"code": "000000"}), (409, 409, 401, 409, 409)),
+    (
+        "stop TOTP",
+        lambda api, w: api.delete("/api/me/totp", {"code": "000000"}, format="json"),
+        (409, 409, 401, 409, 409),
+    ),
+    (
+        "close",
+        _post("/api/me/close", {"mode": "close", "password": PASSWORD}),
+        (202, 202, 401, 202, 202),
+    ),
+    ("export", _get(lambda w: "/api/me/export"), (200, 200, 401, 200, 200)),
 ]
 
 REST_CELLS = [
