@@ -10,11 +10,12 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-stack test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
-	@echo "make test      the whole suite (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
+	@echo "make test      the suite (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
+	@echo "make test-stack  the rest of it: own server processes, PostgreSQL/Redis outages"
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make typecheck mypy (engine under --strict)"
 	@echo "make bench     every benchmark under bench/"
@@ -47,8 +48,14 @@ migrate: venv
 run: migrate
 	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.dev_server:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
 
+# The suite, in two targets that together run every test: `test` (about ten minutes on a
+# quiet machine) and `test-stack`, the tests that start their own servers or take PostgreSQL
+# and Redis down (tests/conftest.py, STACK_MODULES). .ci/run runs both.
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not stack"
+
+test-stack: venv
+	$(PY) -m pytest -q -m stack
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -17,3 +17,29 @@ from tests.support.personas import (  # noqa: F401  (fixtures)
     session_cookie,
 )
 from tests.support.sockets import new_game  # noqa: F401  (fixture)
+
+# The stack tests start their own server processes (serve-prod's Caddy, gunicorn and uvicorn;
+# uvicorn pairs) in front of the real PostgreSQL and Redis, or take those services down and
+# bring them back. They run in their own target, `make test-stack`, which .ci/run runs after
+# `make test` (README, Tests): together they are the whole suite.
+STACK_MODULES = {
+    "tests/deploy/test_serve_prod.py",
+    "tests/deploy/test_proxy_limits.py",
+    "tests/deploy/test_replica.py",
+    "tests/reliability/test_crash.py",
+    "tests/reliability/test_postgres_outage.py",
+    "tests/reliability/test_redis_outage.py",
+    "tests/reliability/test_socket_outage.py",
+    "tests/realtime/test_multiprocess.py",
+    "tests/security/test_ws_multiprocess.py",
+    "tests/races/test_race_clock.py",
+}
+
+
+def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
+    import pytest
+
+    for item in items:
+        path = str(getattr(item, "path", "")).split("/tests/", 1)[-1]
+        if f"tests/{path}" in STACK_MODULES:
+            item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
