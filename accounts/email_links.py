@@ -7,6 +7,10 @@
 * **Password reset**: `<id in base 36>-<Django's PasswordResetTokenGenerator token>`. That
   token hashes the password, the last sign-in and the address, and carries its time: it
   works once (the reset changes the password it hashed) and for PASSWORD_RESET_TIMEOUT.
+
+A mail is written in the language of the request that causes it (LocaleMiddleware: the
+page's language or the client's Accept-Language), from accounts/locale/ (docs/FRONTEND.md,
+Languages).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.contrib.auth.tokens import default_token_generator
 from django.core import signing
 from django.utils.http import base36_to_int, int_to_base36
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts import mail
 from accounts.models import User
@@ -52,10 +57,14 @@ def send_verification(user: User, site_url: str) -> None:
     mail.queue(
         to=user.email,
         subject=_("Démineur: confirm your email address"),
-        body=_(
+        body=ngettext(
+            "Hello %(name)s,\n\nto confirm that this address is yours, open this link "
+            "(valid %(hours)s hour):\n\n%(url)s\n\nIf you did not add this address to a "
+            "Démineur account, ignore this message.\n",
             "Hello %(name)s,\n\nto confirm that this address is yours, open this link "
             "(valid %(hours)s hours):\n\n%(url)s\n\nIf you did not add this address to a "
-            "Démineur account, ignore this message.\n"
+            "Démineur account, ignore this message.\n",
+            hours,
         )
         % {"name": user.username, "hours": hours, "url": url},
     )
@@ -85,12 +94,18 @@ def send_reset(user: User, site_url: str) -> None:
     mail.queue(
         to=user.email,
         subject=_("Démineur: reset your password"),
-        body=_(
+        body=ngettext(
+            "Hello %(name)s,\n\nsomeone (you, we hope) asked to reset the password of your "
+            "Démineur account. Open this link within %(minutes)s minute to choose a new "
+            "one; it works once:\n\n%(url)s\n\nSetting a new password signs you out "
+            "everywhere; your API tokens keep working. If you did not ask for this, ignore "
+            "this message: your password stays as it is.\n",
             "Hello %(name)s,\n\nsomeone (you, we hope) asked to reset the password of your "
             "Démineur account. Open this link within %(minutes)s minutes to choose a new "
             "one; it works once:\n\n%(url)s\n\nSetting a new password signs you out "
             "everywhere; your API tokens keep working. If you did not ask for this, ignore "
-            "this message: your password stays as it is.\n"
+            "this message: your password stays as it is.\n",
+            minutes,
         )
         % {"name": user.username, "minutes": minutes, "url": url},
     )

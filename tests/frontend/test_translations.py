@@ -1,9 +1,10 @@
-"""Every language of the menu speaks every string of the pages and scripts (docs/FRONTEND.md,
-Languages): each message id the sources hold (extracted with the project's own makemessages
-command) is in each language's django.po and djangojs.po, translated (no empty msgstr, no fuzzy
-entry), with its placeholders and markup kept, and with every plural form its language has; the
-committed .mo files are what msgfmt makes of the .po files; and a browser asking for a language
-gets the pages in it."""
+"""Every language of the menu speaks every string of the pages, scripts and e-mails
+(docs/FRONTEND.md, Languages): each message id the sources hold (extracted with the project's
+own makemessages commands) is in each language's catalogues (frontend's django.po and
+djangojs.po, accounts' django.po), translated (no empty msgstr, no fuzzy entry), with its
+placeholders and markup kept, and with every plural form its language has; the committed .mo
+files are what msgfmt makes of the .po files; and a browser asking for a language gets the
+pages in it."""
 
 from __future__ import annotations
 
@@ -23,9 +24,15 @@ from django.conf import settings
 from django.test import Client
 from django.utils.translation import to_locale
 
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
-LOCALE = FRONTEND / "locale"
-DOMAINS = ("django", "djangojs")
+ROOT = Path(__file__).resolve().parents[2]
+# The catalogues, as "<app>/<domain>": the pages and views, the scripts, the e-mails.
+CATALOGUES = ("frontend/django", "frontend/djangojs", "accounts/django")
+# How each app's message ids are extracted (docs/FRONTEND.md, Languages): makemessages in the app.
+MAKEMESSAGES = {
+    "frontend/django": [],
+    "frontend/djangojs": ["-d", "djangojs", "--ignore=static/frontend/js/engine.js"],
+    "accounts/django": [],
+}
 LANGUAGES = [code for code, _ in settings.LANGUAGES if code != settings.LANGUAGE_CODE]
 
 # Plural forms per language, as gettext counts them (the number of msgstr[i] of a counted string).
@@ -99,28 +106,32 @@ def parse_po(path: Path) -> dict[str, Entry]:
     return entries
 
 
-def _po(language: str, domain: str) -> Path:
-    return LOCALE / to_locale(language) / "LC_MESSAGES" / f"{domain}.po"
+def _po(language: str, catalogue: str) -> Path:
+    app, domain = catalogue.split("/")
+    return ROOT / app / "locale" / to_locale(language) / "LC_MESSAGES" / f"{domain}.po"
 
 
 @pytest.fixture(scope="module")
 def source_ids(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Entry]]:
-    """The message ids of today's templates, views and scripts, extracted by the command of
-    docs/FRONTEND.md into a copy of the app (never into the real catalogues)."""
+    """The message ids of today's templates, views, scripts and mails, extracted by the
+    commands of docs/FRONTEND.md into a copy of each app (never into the real catalogues)."""
     if shutil.which("xgettext") is None:
         pytest.skip("GNU gettext is not installed: apt-get install gettext")
-    copy = tmp_path_factory.mktemp("frontend")
-    shutil.copytree(FRONTEND, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("locale"))
-    (copy / "locale").mkdir()
     # Without settings, makemessages writes only below the working directory's locale/.
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     admin = [sys.executable, "-m", "django", "makemessages", "-l", "en", "--no-obsolete"]
-    for extra in ([], ["-d", "djangojs", "--ignore=static/frontend/js/engine.js"]):
+    ids = {}
+    for catalogue in CATALOGUES:
+        app, domain = catalogue.split("/")
+        copy = tmp_path_factory.mktemp(app)
+        shutil.copytree(
+            ROOT / app, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("locale")
+        )
+        (copy / "locale").mkdir()
+        extra = MAKEMESSAGES[catalogue]
         subprocess.run([*admin, *extra], cwd=copy, env=env, check=True, capture_output=True)
-    return {
-        domain: parse_po(copy / "locale" / "en" / "LC_MESSAGES" / f"{domain}.po")
-        for domain in DOMAINS
-    }
+        ids[catalogue] = parse_po(copy / "locale" / "en" / "LC_MESSAGES" / f"{domain}.po")
+    return ids
 
 
 def test_the_menu_offers_french_spanish_german_portuguese_chinese_and_japanese() -> None:
@@ -134,7 +145,7 @@ def test_every_message_id_is_translated(
     language: str, source_ids: dict[str, dict[str, Entry]]
 ) -> None:
     problems: list[str] = []
-    for domain in DOMAINS:
+    for domain in CATALOGUES:
         path = _po(language, domain)
         assert path.exists(), f"{path} is missing (docs/FRONTEND.md, How to add a language)"
         catalog = parse_po(path)
@@ -171,7 +182,7 @@ def test_every_message_id_is_translated(
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_plural_rule_picks_a_form_that_exists(language: str) -> None:
     """The compiled rule gives form 0 for one, and a form that exists for any count."""
-    for domain in DOMAINS:
+    for domain in CATALOGUES:
         with _po(language, domain).with_suffix(".mo").open("rb") as mo:
             catalog = gettext.GNUTranslations(mo)
         nplurals = NPLURALS[language]
@@ -187,9 +198,9 @@ def test_the_plural_rule_picks_a_form_that_exists(language: str) -> None:
 def test_the_committed_mo_files_are_compiled_from_the_po_files(
     language: str, tmp_path: Path
 ) -> None:
-    for domain in DOMAINS:
+    for domain in CATALOGUES:
         po = _po(language, domain)
-        mo = tmp_path / f"{domain}.mo"
+        mo = tmp_path / f"{domain.replace('/', '-')}.mo"
         subprocess.run(["msgfmt", "--check", "-o", str(mo), str(po)], check=True)
         assert po.with_suffix(".mo").read_bytes() == mo.read_bytes(), f"compile {po} (msgfmt)"
 
@@ -221,8 +232,8 @@ def test_the_browser_language_picks_the_page_language(
     assert f">{menu_play}</a>" in body
     catalog = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
     if lang != "en":  # the scripts' strings in the same language, with the language's plural rule
-        header = parse_po(_po(lang, "djangojs"))[""].msgstr[0]
+        header = parse_po(_po(lang, "frontend/djangojs"))[""].msgstr[0]
         m = re.search(r"plural=([^;]+);", header)
         assert m is not None and f"const v = {m.group(1)};" in catalog
-        mine = parse_po(_po(lang, "djangojs"))["%(n)s mine"]
+        mine = parse_po(_po(lang, "frontend/djangojs"))["%(n)s mine"]
         assert all(json.dumps(form) in catalog for form in mine.msgstr.values())
