@@ -27,6 +27,9 @@ The cheap path first: most moves open a cell that the numbers around it already 
 safe. A move is checked against the numbers within two steps of it (a sub-system: fewer
 constraints, more solutions, so a cell safe there is safe everywhere) before any global
 computation, which runs only for the moves that are not proven that way.
+
+Over 400 lines on purpose: the replay, the proofs, the enumeration and the combination are
+one method (docs/ANALYSIS.md) over one position's private tables, kept in one pure module.
 """
 
 from __future__ import annotations
