@@ -1,5 +1,6 @@
-"""The deployment files (docs/deploy/SERVING.md). No Docker engine runs here: the compose file
-is validated by Debian's `docker-compose config` when it is installed and parsed in any case,
+"""The deployment files (docs/deploy/SERVING.md), without a Docker engine (`make compose-test`
+and `make swarm-test` run them on one: tests/deploy/test_compose_stack.py, test_swarm_stack.py):
+the compose file is validated by Debian's `docker-compose config` when it is installed and parsed in any case,
 the Dockerfile is parsed (and linted by hadolint when installed), and the proxy configuration
 of docker-compose.yml is run by Debian's caddy when it is installed."""
 
