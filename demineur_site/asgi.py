@@ -27,16 +27,23 @@ from demineur_site import publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.live.streams import NdjsonStream  # noqa: E402
 from games.races import clock as race_clock  # noqa: E402
 
-router = ProtocolTypeRouter(
-    {
-        # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
-        "http": BodySizeLimitASGI(django_http),
-        # Token, or session cookie with this site's Origin, or anonymous read-only (games.live.auth).
-        "websocket": WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns)),
-    }
-)
+# Token, or session cookie with this site's Origin, or anonymous read-only (games.live.auth).
+sockets = WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns))
+# Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
+django_doors = BodySizeLimitASGI(django_http)
+# /api/stream/: the socket stack's frames as NDJSON lines (games.live.streams).
+streams = NdjsonStream(sockets)
+
+
+async def http(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    door = streams if scope["path"].startswith("/api/stream/") else django_doors
+    await door(scope, receive, send)
+
+
+router = ProtocolTypeRouter({"http": http, "websocket": sockets})
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:

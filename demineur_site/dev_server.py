@@ -142,9 +142,10 @@ http = BodySizeLimitASGI(WSGIBridge(WSGIHandler()))
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """HTTP through the bridge; WebSockets and the lifespan (the race clock) through
+    """HTTP through the bridge; WebSockets, the NDJSON streams (/api/stream/, long-lived: they
+    must not hold a bridge thread) and the lifespan (the race clock) through
     demineur_site.asgi.application, exactly as when it serves everything."""
-    if scope["type"] == "http":
+    if scope["type"] == "http" and not scope["path"].startswith("/api/stream/"):
         if not race_clock.started:
             race_clock.start_in_process()  # a server run without the lifespan
         await http(scope, receive, send)

@@ -1,0 +1,217 @@
+"""NDJSON streams (API.md, Token scopes and event streams): for clients that cannot hold a
+socket, `GET /api/stream/game/{id}` gives the very frames `/ws/games/{id}` sends, one JSON
+object a line, and ends after `ended`.
+
+The stream is not a second implementation of the socket: `NdjsonStream` presents the HTTP
+request to the socket stack as a read-only WebSocket (the same sign-in by token, session or
+none, the same caps per account and address, the same consumer with its `seq` order, re-reads
+after a gap and kicks on revocation) and writes what that stack sends as lines:
+
+* the socket's accept and first frame start a 200 `application/x-ndjson` answer; a refusal
+  before any state (an unknown game 404, a sealed race game 403, a revoked token 401, too many
+  sockets 429) is answered as REST answers it: that status and the API.md error body;
+* every frame is one line; after `ended` (or a close) the answer ends;
+* an empty line goes out whenever nothing was written for STREAM_KEEPALIVE_SECONDS (7 s), so
+  proxies and clients keep the connection;
+* the client going away is the socket's disconnect.
+
+A browser's GET carries no Origin on the site's own pages, and a page of another site cannot
+read the answer (no CORS): with the session cookie and no Origin, the stream is signed in with
+the session as the site's own page (its own origin is given to the socket stack). An Origin
+that is not the site's is refused as for a socket (403).
+
+Served by the ASGI processes (`live` in production, docs/Caddyfile routes /api/stream/ there),
+and under `make run` by the same process (demineur_site.dev_server). While idle it holds no
+database connection: the consumer reads through database_sync_to_async, as sockets do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from typing import Any
+
+from django.conf import settings
+
+from demineur_site.api_errors import error_body, status_for
+from games.live import auth
+
+ROUTES = [
+    (re.compile(r"^/api/stream/game/(?P<id>[^/]{1,64})/?$"), "/ws/games/{id}"),
+    (re.compile(r"^/api/stream/event/?$"), "/ws/stream/event"),
+]
+NDJSON = b"application/x-ndjson"
+END_TYPES = {"ended", "discarded"}
+
+
+def socket_path(path: str) -> str | None:
+    """The socket path a stream path is served by, or None for another path."""
+    for pattern, target in ROUTES:
+        match = pattern.match(path)
+        if match:
+            return target.format(**match.groupdict())
+    return None
+
+
+def _has_session_cookie(scope: dict[str, Any]) -> bool:
+    cookie = dict(scope.get("headers") or []).get(b"cookie", b"")
+    return settings.SESSION_COOKIE_NAME.encode() + b"=" in cookie
+
+
+def _as_socket_scope(scope: dict[str, Any], path: str) -> dict[str, Any]:
+    headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"origin"]
+    origin = dict(scope.get("headers") or []).get(b"origin")
+    if origin is None and _has_session_cookie(scope):
+        own = auth.site_origin(scope)
+        if own is not None:
+            scheme, host, port = own
+            origin = f"{scheme}://{host}:{port}".encode()
+    if origin is not None:
+        headers.append((b"origin", origin))
+    return {
+        **scope,
+        "type": "websocket",
+        "scheme": "wss" if scope.get("scheme") == "https" else "ws",
+        "path": path,
+        "raw_path": path.encode(),
+        "headers": headers,
+        "subprotocols": [],
+        "stream": True,
+    }
+
+
+class _Answer:
+    """What the socket stack sends, written as the HTTP answer."""
+
+    def __init__(self, send: Any) -> None:
+        self.send = send
+        self.started = False
+        self.finished = False
+        self.held_error: dict[str, Any] | None = None
+        self.wrote = asyncio.Event()
+        self.done = asyncio.Event()
+
+    async def _start(self, status: int, content_type: bytes) -> None:
+        headers = [
+            (b"content-type", content_type),
+            (b"cache-control", b"no-store"),
+            (b"x-accel-buffering", b"no"),
+        ]
+        await self.send({"type": "http.response.start", "status": status, "headers": headers})
+        self.started = True
+
+    async def line(self, data: bytes) -> None:
+        if self.finished:
+            return
+        await self.send({"type": "http.response.body", "body": data, "more_body": True})
+        self.wrote.set()
+
+    async def finish(self) -> None:
+        if self.finished:
+            return
+        if not self.started:
+            await self._refuse()
+            return
+        self.finished = True
+        await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+        self.done.set()
+
+    async def _refuse(self) -> None:
+        frame = self.held_error or {
+            "status": 403,
+            **error_body("forbidden", "This Origin may not open a stream here."),
+        }
+        status = int(frame.get("status") or status_for(frame["error"]["code"]))
+        body = json.dumps({"error": frame["error"]}).encode()
+        await self._start(status, b"application/json")
+        self.finished = True
+        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+        self.done.set()
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "websocket.accept" or self.finished:
+            return
+        if kind == "websocket.close":
+            await self.finish()
+            return
+        if kind != "websocket.send":
+            return
+        text = message.get("text") or ""
+        frame = json.loads(text)
+        if not self.started:
+            if frame.get("type") == "error":
+                self.held_error = frame  # the refusal comes with the close that follows
+                return
+            await self._start(200, NDJSON)
+        await self.line(text.encode() + b"\n")
+        if frame.get("type") in END_TYPES:
+            await self.finish()
+
+
+class NdjsonStream:
+    """The ASGI app of /api/stream/: `sockets` is the socket stack (auth middleware and router)."""
+
+    def __init__(self, sockets: Any) -> None:
+        self.sockets = sockets
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = socket_path(scope["path"])
+        if path is None or scope.get("method") not in ("GET", "HEAD"):
+            code = "not_found" if path is None else "method_not_allowed"
+            status = 404 if path is None else 405
+            body = json.dumps(error_body(code, "Streams are read with GET.")).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+            return
+        answer = _Answer(send)
+        connected = False
+        gone = asyncio.Event()
+
+        async def socket_receive() -> dict[str, Any]:
+            nonlocal connected
+            if not connected:
+                connected = True
+                return {"type": "websocket.connect"}
+            # Nothing comes from a stream's client; it only goes away, or the answer ends.
+            await asyncio.wait(
+                [asyncio.ensure_future(gone.wait()), asyncio.ensure_future(answer.done.wait())],
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            return {"type": "websocket.disconnect", "code": 1001}
+
+        async def client() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    gone.set()
+                    return
+
+        async def keep_alive() -> None:
+            every = float(getattr(settings, "STREAM_KEEPALIVE_SECONDS", 7.0))
+            while not answer.finished:
+                answer.wrote.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(answer.wrote.wait(), timeout=every)
+                    continue
+                if answer.started and not answer.finished:
+                    await answer.line(b"\n")
+
+        helpers = [asyncio.ensure_future(client()), asyncio.ensure_future(keep_alive())]
+        try:
+            await self.sockets(_as_socket_scope(scope, path), socket_receive, answer)
+            await answer.finish()
+        finally:
+            for task in helpers:
+                task.cancel()
+            for task in helpers:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task

@@ -1,0 +1,129 @@
+"""NDJSON streams (API.md, Token scopes and event streams; games.live.streams) against the
+real ASGI server: a game's stream gives its state, then the very frames its socket sends, and
+ends after `ended`; refusals are REST's statuses with the error body; an idle stream gets an
+empty line every STREAM_KEEPALIVE_SECONDS."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support import boards
+from tests.support.personas import PASSWORD
+
+
+def _player(base: str) -> tuple[httpx.Client, str]:
+    name = f"s{uuid.uuid4().hex[:10]}"
+    api = httpx.Client(base_url=base, timeout=10)
+    assert (
+        api.post("/api/auth/register", json={"username": name, "password": PASSWORD}).status_code
+        == 201
+    )
+    token = api.post("/api/auth/token", json={"username": name, "password": PASSWORD}).json()[
+        "token"
+    ]
+    api.headers["Authorization"] = f"Token {token}"
+    return api, token
+
+
+def _read_lines(
+    base: str, path: str, out: list[bytes], headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    with httpx.stream("GET", base + path, headers=headers or {}, timeout=30) as response:
+        seen["status"] = response.status_code
+        seen["type"] = response.headers.get("content-type")
+        for line in response.iter_lines():
+            out.append(line.encode())
+    return seen
+
+
+def test_a_game_stream_gives_the_state_then_each_move_and_ends_after_ended(live: str) -> None:
+    api, _ = _player(live)
+    game = api.post("/api/games", json={"level": "beginner"}).json()
+    api.post(f"/api/games/{game['id']}/reveal", json={"x": 4, "y": 4})
+    lines: list[bytes] = []
+    seen: dict[str, Any] = {}
+    reader = threading.Thread(
+        target=lambda: seen.update(_read_lines(live, f"/api/stream/game/{game['id']}", lines))
+    )
+    reader.start()
+    deadline = time.monotonic() + 10
+    while not lines and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for x, y in boards.safe_closed(game["id"]):
+        if (
+            api.post(f"/api/games/{game['id']}/reveal", json={"x": x, "y": y}).json()["game"][
+                "state"
+            ]
+            == "won"
+        ):
+            break
+    reader.join(timeout=20)
+    assert not reader.is_alive(), "the stream did not end after `ended`"
+    assert seen["status"] == 200 and seen["type"] == "application/x-ndjson"
+    frames = [json.loads(line) for line in lines if line.strip()]
+    assert frames[0]["type"] == "state" and frames[0]["seq"] == 1
+    assert frames[0]["game"]["id"] == game["id"]
+    moves = [f for f in frames if f["type"] == "move"]
+    assert [f["seq"] for f in moves] == list(range(2, 2 + len(moves)))
+    assert frames[-1]["type"] == "ended" and frames[-1]["game"]["state"] == "won"
+    # The very frames of the socket: no closed cell before the end, the layout in `ended`.
+    assert all("*" not in "".join(f.get("game", {}).get("board") or []) for f in frames[:-1])
+
+
+def test_refusals_are_the_rest_statuses_with_the_error_body(live: str) -> None:
+    unknown = httpx.get(f"{live}/api/stream/game/{uuid.uuid4()}", timeout=10)
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+    malformed = httpx.get(f"{live}/api/stream/game/not-a-uuid", timeout=10)
+    assert malformed.status_code == 404
+    bad_token = httpx.get(
+        f"{live}/api/stream/game/{uuid.uuid4()}",
+        headers={"Authorization": "Token nope"},
+        timeout=10,
+    )
+    assert bad_token.status_code == 401
+    assert bad_token.json()["error"]["code"] == "authentication_failed"
+    posted = httpx.post(f"{live}/api/stream/event", timeout=10)
+    assert posted.status_code == 405 and posted.json()["error"]["code"] == "method_not_allowed"
+    other = httpx.get(f"{live}/api/stream/nothing", timeout=10)
+    assert other.status_code == 404 and other.json()["error"]["code"] == "not_found"
+    api, _ = _player(live)
+    game = api.post("/api/games", json={"level": "beginner"}).json()
+    foreign = httpx.get(
+        f"{live}/api/stream/game/{game['id']}",
+        headers={"Origin": "https://evil.example"},
+        timeout=10,
+    )
+    assert foreign.status_code == 403 and foreign.json()["error"]["code"] == "forbidden"
+
+
+def test_an_idle_stream_gets_keep_alive_lines(live: str, settings: Any) -> None:
+    settings.STREAM_KEEPALIVE_SECONDS = 0.2
+    api, _ = _player(live)
+    game = api.post("/api/games", json={"level": "beginner"}).json()
+    api.post(f"/api/games/{game['id']}/reveal", json={"x": 4, "y": 4})
+    with httpx.stream("GET", f"{live}/api/stream/game/{game['id']}", timeout=10) as response:
+        lines = response.iter_lines()
+        assert json.loads(next(lines))["type"] == "state"
+        assert next(lines) == ""  # nothing happened: an empty line keeps the connection
+        assert next(lines) == ""
+
+
+@pytest.mark.parametrize("path", ["/api/stream/game/{id}"])
+def test_a_stream_counts_against_the_socket_caps(live: str, settings: Any, path: str) -> None:
+    settings.WS_MAX_SOCKETS_PER_ADDRESS = 1
+    api, _ = _player(live)
+    game = api.post("/api/games", json={"level": "beginner"}).json()
+    api.post(f"/api/games/{game['id']}/reveal", json={"x": 4, "y": 4})
+    url = live + path.format(id=game["id"])
+    with httpx.stream("GET", url, timeout=10) as first:
+        assert first.status_code == 200
+        second = httpx.get(url, timeout=10)
+        assert second.status_code == 429 and second.json()["error"]["code"] == "too_many_sockets"
