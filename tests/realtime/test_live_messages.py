@@ -23,6 +23,8 @@ GAME_KEYS = {
     "id",
     "player",
     "level",
+    "no_guess",
+    "analysis",
     "width",
     "height",
     "mines",
