@@ -126,8 +126,9 @@ def live(site: str, transactional_db: Any, settings: Any) -> Iterator[str]:
 
 
 def _wait_for_server_transactions(timeout: float = 10.0) -> None:
-    """Closing a page pauses its game (RULES.md, Time), so the server may still be in a
-    transaction when the test ends. pytest-django's flush (TRUNCATE) must not race it: the two
+    """A closing page may still have sent a request (a move, a pause it asked for), so the
+    server may still be in a transaction when the test ends. pytest-django's flush (TRUNCATE)
+    must not race it: the two
     can deadlock and PostgreSQL would abort the flush. Wait until no other session of the test
     database is active or inside a transaction."""
     from django.db import connection
@@ -274,8 +275,8 @@ def finished_beginner_with_flag_moves(
 
 
 def settle(page: Any) -> None:
-    """Pause the running game and wait for it: closing the page would otherwise pause it by
-    itself (visibilitychange) while the test database is being wiped."""
+    """Pause the running game through the dialog a ranked game asks in, and wait for it. (A
+    closing page no longer pauses its game: only 5 s hidden does, docs/FAIRPLAY.md.)"""
     page.click("#pause")
     page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
     expect(page.locator("#paused-cover")).to_be_visible()
