@@ -51,6 +51,12 @@ def test_a_player_picks_no_guess_wins_it_and_finds_it_on_the_no_guess_board(desk
     page.click('[data-mode="classic"]')
     expect(page.locator("#empty")).to_be_visible()  # the classic board holds no no-guess win
     expect(page.locator("#mode-label")).to_be_hidden()
+    # The profile counts it apart: the no-guess table, not the classic one.
+    page.goto("/players/nadia")
+    row = page.locator('#stats-no-guess tr[data-level="beginner"]')
+    expect(row.locator("td").nth(1)).to_have_text("1")  # won
+    expect(page.locator('#stats tr[data-level="beginner"] td').nth(0)).to_have_text("0")
+    expect(page.locator("#recent")).to_contain_text("Beginner · no guess")
     # The choice stays for the next game on the home page.
     page.goto("/")
     expect(page.locator("#no-guess")).to_be_checked()

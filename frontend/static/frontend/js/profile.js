@@ -3,7 +3,7 @@
 // (inline SVG, no library) and the newest ended games with links to their replays.
 import { api, ApiError, gettext, ngettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
-import { levelLabel, SITE } from "./constants.js";
+import { levelLabel, modeLabel, SITE } from "./constants.js";
 
 const username = $("profile").dataset.username || "";
 // The levels as the server lists them, easiest first, then custom boards.
@@ -121,7 +121,7 @@ function recentRow(g) {
     "li",
     {},
     el("span", { class: "pill " + g.state, text: outcome }),
-    el("span", { class: "grow" }, levelLabel(g.level), " · ", g.elapsed_ms !== null ? fmtTime(g.elapsed_ms) : "—", el("small", { class: "muted when", text: fmtDate(g.ended_at) })),
+    el("span", { class: "grow" }, modeLabel(g.level, g.no_guess), " · ", g.elapsed_ms !== null ? fmtTime(g.elapsed_ms) : "—", el("small", { class: "muted when", text: fmtDate(g.ended_at) })),
     el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
   );
 }
@@ -189,6 +189,12 @@ function drawRaces(races) {
   const stats = $("stats", HTMLTableElement);
   stats.tBodies[0].replaceChildren(...statsRows(profile.stats || {}));
   labelCells(stats);
+  // No-guess games count apart (RULES.md, No-guess boards): their table once one was played.
+  const noGuess = profile.stats_no_guess || {};
+  const ngTable = $("stats-no-guess", HTMLTableElement);
+  ngTable.tBodies[0].replaceChildren(...statsRows(Object.fromEntries(Object.entries(noGuess).filter(([, s]) => s.played > 0))));
+  labelCells(ngTable);
+  $("no-guess-stats").hidden = !Object.values(noGuess).some((s) => s.played > 0);
   const select = $("chart-level", HTMLSelectElement);
   // Start on the level the player has played most (their statistics, not the last games).
   const charted = new Set([...select.options].map((o) => o.value));
