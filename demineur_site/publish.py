@@ -182,3 +182,17 @@ def flush(timeout: float = 5.0) -> None:
         waiting = list(_pending)
     for future in waiting:
         future.result(timeout)
+
+
+async def send_from_loop(group: str, message: dict[str, Any]) -> None:
+    """Send `message` to `group` now, from a consumer on the server's own loop (the event
+    stream's "a newer stream replaces you"); bounded and behind the same breaker."""
+    layer = get_channel_layer()
+    if layer is None or not _breaker.allows():
+        return
+    try:
+        await asyncio.wait_for(layer.group_send(group, message), PUBLISH_WAIT_SECONDS)
+    except Exception as exc:  # Redis away: the older stream stays open, nothing else breaks
+        _breaker.failed(exc)
+    else:
+        _breaker.succeeded()

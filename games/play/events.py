@@ -54,6 +54,29 @@ def game_on_commit(game_id: UUID | str, event: GameEvent) -> None:
     publish.on_commit(game_group(game_id), message)
 
 
+# /api/stream/event (games.live.streams): one group per account, its game and race starts/ends.
+STREAM_EVENT_TYPE = "stream.event"
+
+
+def player_stream_group(player_id: int) -> str:
+    return f"player.{int(player_id)}.stream"
+
+
+def player_on_commit(player_id: int, event: dict[str, Any]) -> None:
+    """Publish `event` (game_start, game_end, race_start, race_end) to the player's event
+    stream after the commit."""
+    message = {"type": STREAM_EVENT_TYPE, "event": event}
+    publish.on_commit(player_stream_group(player_id), message)
+
+
+def game_stream_event(kind: str, game: Game) -> dict[str, Any]:
+    """`game_start` or `game_end`: the Game as its own player sees it."""
+    return {
+        "type": kind,
+        "game": game_dict(game, player_name=game.player.username, viewer_id=game.player_id),
+    }
+
+
 def lobby_on_commit(event: LobbyEvent) -> None:
     """Publish a lobby event (game_started, game_ended, record) to /ws/live after the commit."""
     if event.get("player_kind") == "guest":

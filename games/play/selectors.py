@@ -121,3 +121,13 @@ def live_games(*, limit: int) -> list[Game]:
         .defer("board")
         .order_by("-created_at", "-id")[:limit]
     )
+
+
+def games_in_progress(*, player_id: int, limit: int = 50) -> list[Game]:
+    """The player's games not yet ended (new, playing, paused), oldest first: the start of
+    their event stream (/api/stream/event)."""
+    return list(
+        Game.objects.filter(player_id=player_id, state__in=("new", "playing", "paused"))
+        .select_related("player")
+        .order_by("created_at")[:limit]
+    )

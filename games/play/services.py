@@ -208,6 +208,7 @@ def game_create(
             last_action_at=now,
         )
         events.lobby_on_commit(events.game_started_event(game, player=player))
+        events.player_on_commit(player.pk, events.game_stream_event("game_start", game))
     return game
 
 
@@ -510,6 +511,7 @@ def _publish_move(
 
 def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
     events.game_on_commit(game.id, events.ended_event(game, player_name=player_name, board=board))
+    events.player_on_commit(game.player_id, events.game_stream_event("game_end", game))
     if game.race_id is None:  # race games are followed through their race, not the lobby
         events.lobby_on_commit(events.game_ended_event(game, player=game.player))
 

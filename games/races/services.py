@@ -48,6 +48,7 @@ from games.models import (
     RacerState,
     RaceState,
 )
+from games.play import events as play_events
 from games.play import services
 from games.races import events as race_events
 from games.races import rules as race_rules
@@ -75,8 +76,15 @@ def race_json(race: Race, *, now: datetime | None = None) -> dict[str, Any]:
     return race_dict(race, racers_of(race), now=now)
 
 
+STREAM_KINDS = {"started": "race_start", "ended": "race_end"}
+
+
 def _publish(kind: str, race: Race) -> None:
-    race_events.race_on_commit(race.id, race_events.race_event(kind, race=race_json(race)))
+    body = race_json(race)
+    race_events.race_on_commit(race.id, race_events.race_event(kind, race=body))
+    if kind in STREAM_KINDS:  # each racer's event stream (/api/stream/event)
+        for player_id in Racer.objects.filter(race=race).values_list("player_id", flat=True):
+            play_events.player_on_commit(player_id, {"type": STREAM_KINDS[kind], "race": body})
 
 
 def _bump(race: Race, kind: str) -> None:

@@ -127,3 +127,58 @@ def test_a_stream_counts_against_the_socket_caps(live: str, settings: Any, path:
         assert first.status_code == 200
         second = httpx.get(url, timeout=10)
         assert second.status_code == 429 and second.json()["error"]["code"] == "too_many_sockets"
+
+
+def _events(base: str, token: str, out: list[dict[str, Any]], done: threading.Event) -> None:
+    with httpx.stream(
+        "GET", f"{base}/api/stream/event", headers={"Authorization": f"Token {token}"}, timeout=30
+    ) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.strip():
+                out.append(json.loads(line))
+    done.set()
+
+
+def _wait_for(predicate: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_the_event_stream_gives_games_in_progress_then_starts_and_ends(live: str) -> None:
+    api, token = _player(live)
+    waiting = api.post("/api/games", json={"level": "beginner"}).json()
+    got: list[dict[str, Any]] = []
+    ended = threading.Event()
+    threading.Thread(target=_events, args=(live, token, got, ended), daemon=True).start()
+    _wait_for(lambda: got)
+    assert got[0] == {"type": "game_start", "game": got[0]["game"]}
+    assert got[0]["game"]["id"] == waiting["id"]
+    other = api.post("/api/games", json={"level": "intermediate"}).json()
+    api.post(f"/api/games/{other['id']}/reveal", json={"x": 0, "y": 0})
+    api.post(f"/api/games/{other['id']}/resign")
+    _wait_for(lambda: any(e["type"] == "game_end" for e in got))
+    kinds = [(e["type"], e["game"]["id"]) for e in got]
+    assert kinds == [
+        ("game_start", waiting["id"]),
+        ("game_start", other["id"]),
+        ("game_end", other["id"]),
+    ]
+    assert got[-1]["game"]["state"] == "lost" and got[-1]["game"]["end_reason"] == "resigned"
+    # Nothing of a closed cell: a game_start of a running game shows no mine.
+    assert "*" not in "".join(got[1]["game"]["board"] or [])
+    # A second stream of the account ends the first.
+    second: list[dict[str, Any]] = []
+    second_done = threading.Event()
+    threading.Thread(target=_events, args=(live, token, second, second_done), daemon=True).start()
+    assert ended.wait(10), "the first stream is still open"
+    _wait_for(lambda: second)
+    assert second[0]["game"]["id"] == waiting["id"]
+
+
+def test_the_event_stream_needs_a_sign_in_and_is_no_socket(live: str) -> None:
+    anonymous = httpx.get(f"{live}/api/stream/event", timeout=10)
+    assert anonymous.status_code == 401
+    assert anonymous.json()["error"]["code"] == "not_authenticated"
