@@ -245,11 +245,10 @@ GUEST_PLAYED_IDLE_DAYS = env_int("GUEST_PLAYED_IDLE_DAYS", 30)
 # (`make run`). EMAIL_BACKEND names any other Django backend.
 _EMAIL_HOST = env_str("EMAIL_HOST", "")
 _EMAIL_PORT = env_int("EMAIL_PORT", 587)
-_EMAIL_BACKEND = env_str(
-    "EMAIL_BACKEND",
+_EMAIL_BACKEND = env_str("EMAIL_BACKEND", "") or (
     "django.core.mail.backends.smtp.EmailBackend"
     if _EMAIL_HOST
-    else "django.core.mail.backends.console.EmailBackend",
+    else "django.core.mail.backends.console.EmailBackend"
 )
 _EMAIL_SMTP = {
     "host": _EMAIL_HOST,

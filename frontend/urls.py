@@ -15,6 +15,9 @@ urlpatterns = [
     path("leaderboards/<str:level>", views.leaderboards, name="leaderboards-level"),
     path("players/<str:username>", views.profile, name="profile"),
     path("settings", views.settings_page, name="settings"),
+    path("account", views.account, name="account"),
+    path("account/verify-email", views.verify_email, name="verify-email"),
+    path("account/reset-password", views.reset_password, name="reset-password"),
     # Strings used by the scripts, in the page's language (Django's JS catalog).
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["frontend"]), name="javascript-catalog"),
 ]

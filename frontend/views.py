@@ -173,3 +173,7 @@ tokens = _simple_page("tokens.html", "tokens")
 home = _simple_page("home.html", "home")
 how_to_play = _simple_page("how_to_play.html", "how")
 settings_page = _simple_page("settings.html", "settings")
+# The account's lifecycle (docs/ACCOUNTS.md): the account page and the mailed links' pages.
+account = _simple_page("account.html", "account")
+verify_email = _simple_page("verify_email.html", "verify-email")
+reset_password = _simple_page("reset_password.html", "reset-password")

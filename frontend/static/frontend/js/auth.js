@@ -66,10 +66,23 @@ form.addEventListener("submit", async (e) => {
       if (data.bot) body.kind = "bot"; // RULES.md, Fair play: a bot is declared at sign-up
       await api("POST", "/api/auth/register", body);
     }
-    await api("POST", "/api/auth/session", { username: data.username, password: data.password });
+    /** @type {Record<string, FormDataEntryValue>} */
+    const credentials = { username: data.username, password: data.password };
+    if (data.otp) credentials.otp = data.otp; // two-factor sign-in (docs/ACCOUNTS.md)
+    await api("POST", "/api/auth/session", credentials);
     location.href = nextUrl();
   } catch (err) {
-    error.textContent = explain(err);
+    const otp = document.getElementById("otp-field");
+    if (err instanceof ApiError && (err.code === "otp_required" || err.code === "otp_invalid") && otp) {
+      otp.hidden = false; // the password was right: now the code
+      $$("input", HTMLInputElement, otp)[0].focus();
+      error.textContent =
+        err.code === "otp_required"
+          ? gettext("Two-factor sign-in is on: type the code from your authenticator app.")
+          : gettext("The code is wrong or expired.");
+    } else {
+      error.textContent = explain(err);
+    }
     button.disabled = false;
   }
 });

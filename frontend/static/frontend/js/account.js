@@ -1,0 +1,186 @@
+// @ts-check
+// The account page (docs/ACCOUNTS.md): the address, the password, where the account is
+// signed in, two-factor sign-in, the data export and closing. Everything through the API.
+import { api, ApiError, gettext, fmt, fmtDate, messageOf, serverText } from "./api.js";
+import { $, byId, el } from "./dom.js";
+import { ask } from "./dialog.js";
+
+const error = $("account-error");
+
+/** @param {unknown} err */
+function explain(err) {
+  if (err instanceof ApiError) {
+    if (err.code === "invalid_credentials") return gettext("The password is wrong.");
+    if (err.code === "otp_invalid") return gettext("The code is wrong or expired.");
+    const fields = err.details && err.details.fields;
+    if (fields && typeof fields === "object") {
+      return Object.values(fields).flat().map((m) => serverText(String(m))).join(" ");
+    }
+    return serverText(err.message);
+  }
+  return messageOf(err);
+}
+
+/** @param {unknown} err */
+function show(err) {
+  error.textContent = explain(err);
+}
+
+/** The owner's view of the account (GET /api/me). @typedef {{ email: string, email_verified: boolean, two_factor: boolean }} Me */
+
+/** @param {Me} me */
+function showEmail(me) {
+  const state = byId("email-state");
+  if (!state) return;
+  if (!me.email) state.textContent = gettext("No address yet.");
+  else if (me.email_verified) state.textContent = fmt(gettext("%(email)s, confirmed."), { email: me.email });
+  else state.textContent = fmt(gettext("%(email)s, waiting for its confirmation link."), { email: me.email });
+}
+
+/** @param {Me} me */
+function showTotp(me) {
+  const state = byId("totp-state");
+  if (!state) return;
+  state.textContent = me.two_factor
+    ? gettext("On: signing in asks for a code from your authenticator app.")
+    : gettext("Off: signing in asks only for your password.");
+  $("totp-start").hidden = me.two_factor;
+  $("totp-off-form").hidden = !me.two_factor;
+}
+
+async function loadMe() {
+  try {
+    /** @type {Me} */
+    const me = await api("GET", "/api/me");
+    showEmail(me);
+    showTotp(me);
+  } catch (err) {
+    show(err);
+  }
+}
+
+/** "Firefox on Linux" from a user agent (its full text stays in the cell's title).
+ * @param {string} agent */
+export function browserName(agent) {
+  if (!agent) return gettext("unknown browser");
+  const browsers = [["Edg/", "Edge"], ["OPR/", "Opera"], ["Firefox/", "Firefox"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]];
+  const systems = [["Android", "Android"], ["iPhone", "iOS"], ["iPad", "iOS"], ["Windows", "Windows"], ["Mac OS", "macOS"], ["Linux", "Linux"]];
+  const found = (/** @type {string[][]} */ list) => (list.find(([key]) => agent.includes(key)) || [])[1];
+  const name = found(browsers);
+  const system = found(systems);
+  if (!name) return agent.slice(0, 40);
+  return system ? fmt(gettext("%(browser)s on %(system)s"), { browser: name, system }) : name;
+}
+
+/** A browser session (GET /api/me/sessions). @typedef {{ id: number, created_at: string, last_seen_at: string, user_agent: string, address: string, current: boolean }} Session */
+
+async function loadSessions() {
+  try {
+    /** @type {Session[]} */
+    const rows = await api("GET", "/api/me/sessions");
+    $("sessions", HTMLTableElement).tBodies[0].replaceChildren(
+      ...rows.map((s) =>
+        el(
+          "tr",
+          { "data-session-id": String(s.id) },
+          el("td", { title: s.user_agent, text: browserName(s.user_agent) + (s.current ? " " + gettext("(this one)") : "") }),
+          el("td", { text: s.address || "—" }),
+          el("td", { text: fmtDate(s.created_at) }),
+          el("td", { text: fmtDate(s.last_seen_at) }),
+          el("td", {}, s.current ? "" : el("button", { type: "button", class: "btn btn-quiet", onclick: () => revoke(s), text: gettext("Sign out") })),
+        ),
+      ),
+    );
+  } catch (err) {
+    show(err);
+  }
+}
+
+/** @param {Session} session */
+async function revoke(session) {
+  try {
+    await api("DELETE", `/api/me/sessions/${session.id}`);
+    loadSessions();
+  } catch (err) {
+    show(err);
+  }
+}
+
+/** @param {string} id @param {(data: Record<string, string>, form: HTMLFormElement) => Promise<void>} handler */
+function onSubmit(id, handler) {
+  const form = byId(id);
+  if (!(form instanceof HTMLFormElement)) return;
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    const data = /** @type {Record<string, string>} */ (Object.fromEntries(new FormData(form)));
+    try {
+      await handler(data, form);
+    } catch (err) {
+      show(err);
+    }
+  });
+}
+
+onSubmit("email-form", async (data, form) => {
+  await api("POST", "/api/me/email", { email: data.email });
+  form.reset();
+  $("email-sent").hidden = false;
+  loadMe();
+});
+
+onSubmit("password-form", async (data, form) => {
+  await api("POST", "/api/me/password", { current_password: data.current_password, new_password: data.new_password });
+  form.reset();
+  $("password-done").hidden = false;
+  loadSessions();
+});
+
+byId("totp-start")?.addEventListener("click", async () => {
+  error.textContent = "";
+  try {
+    const started = await api("POST", "/api/me/totp");
+    $("totp-secret").textContent = started.secret;
+    $("totp-uri", HTMLAnchorElement).href = started.otpauth_uri;
+    $("totp-enrol").hidden = false;
+    $("totp-start").hidden = true;
+  } catch (err) {
+    show(err);
+  }
+});
+
+onSubmit("totp-confirm-form", async (data) => {
+  const confirmed = await api("POST", "/api/me/totp/confirm", { code: data.code });
+  $("totp-code-list").replaceChildren(...confirmed.recovery_codes.map((/** @type {string} */ c) => el("li", {}, el("code", { text: c }))));
+  $("totp-codes").hidden = false;
+  $("totp-enrol").hidden = true;
+  loadMe();
+});
+
+onSubmit("totp-off-form", async (data, form) => {
+  await api("DELETE", "/api/me/totp", { code: data.code });
+  form.reset();
+  $("totp-codes").hidden = true;
+  loadMe();
+});
+
+onSubmit("close-form", async (data) => {
+  const deleting = data.mode === "delete";
+  const sure = await ask({
+    title: deleting ? gettext("Delete your account?") : gettext("Close your account?"),
+    text: deleting
+      ? gettext("Your personal data goes in 7 days unless you sign in before then.")
+      : gettext("Sign in again within 30 days to reopen it."),
+    yes: deleting ? gettext("Delete") : gettext("Close"),
+    no: gettext("Keep it"),
+  });
+  if (!sure) return;
+  /** @type {Record<string, string>} */
+  const body = { mode: data.mode };
+  if (data.password) body.password = data.password;
+  await api("POST", "/api/me/close", body);
+  location.href = "/";
+});
+
+loadMe();
+loadSessions();

@@ -1,0 +1,102 @@
+"""Issue 25's pages in real Chromium (docs/ACCOUNTS.md, Pages): the account page (address,
+sessions and their sign-out, two-factor sign-in), the sign-in page asking for the code, and a
+password reset from the mailed link (a real SMTP server, tests/support/smtp.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pyotp
+import pytest
+from playwright.sync_api import expect
+
+from tests.support.browser import screenshot
+from tests.support.personas import PASSWORD
+from tests.support.smtp import Inbox, link_token, smtp_server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def smtp(settings: Any) -> Iterator[Inbox]:
+    with smtp_server(settings) as inbox:
+        yield inbox
+
+
+def sign_up(context: Any, name: str, email: str = "") -> None:
+    body = {"username": name, "password": PASSWORD, **({"email": email} if email else {})}
+    assert context.request.post("/api/auth/register", data=body).status == 201
+    sign_in(context, name)
+
+
+def sign_in(context: Any, name: str, password: str = PASSWORD) -> None:
+    r = context.request.post("/api/auth/session", data={"username": name, "password": password})
+    assert r.status == 200, r.text()
+
+
+def test_the_account_page_shows_the_address_the_sessions_and_two_factor_sign_in(
+    desktop: Any, laptop: Any, smtp: Inbox
+) -> None:
+    sign_up(desktop, "alice", "alice@example.org")
+    sign_in(laptop, "alice")
+    page = desktop.new_page()
+    page.goto("/account")
+    expect(page.locator("#email-state")).to_contain_text("alice@example.org")
+    expect(page.locator("#email-state")).to_contain_text("waiting")
+    rows = page.locator("#sessions tbody tr")
+    expect(rows).to_have_count(2)
+    expect(page.locator("#password-section")).to_contain_text("API tokens keep working")
+
+    # the laptop's session signed out from here
+    other = page.locator("#sessions tbody tr", has=page.locator("button"))
+    other.locator("button").click()
+    expect(rows).to_have_count(1)
+    assert laptop.request.get("/api/auth/session").status == 401
+
+    # two-factor sign-in: the key, a code, the recovery codes
+    page.click("#totp-start")
+    expect(page.locator("#totp-secret")).not_to_be_empty()
+    secret = page.locator("#totp-secret").inner_text().strip()
+    page.fill("#totp-confirm-form input[name=code]", pyotp.TOTP(secret).now())
+    page.click("#totp-confirm-form button[type=submit]")
+    expect(page.locator("#totp-code-list li")).to_have_count(10)
+    expect(page.locator("#totp-state")).to_contain_text("On")
+    page.set_viewport_size({"width": 1280, "height": 2300})  # the whole page, header on top
+    screenshot(page, "account-page")
+
+    # signing in again asks for a code
+    signin = laptop.new_page()
+    signin.goto("/signin")
+    signin.fill("input[name=username]", "alice")
+    signin.fill("input[name=password]", PASSWORD)
+    signin.click("#auth-form button[type=submit]")
+    expect(signin.locator("#otp-field")).to_be_visible()
+    screenshot(signin, "signin-two-factor")
+    code = page.locator("#totp-code-list li").first.inner_text().strip()  # a recovery code
+    signin.fill("input[name=otp]", code)
+    signin.click("#auth-form button[type=submit]")
+    signin.wait_for_url("**/")
+    assert laptop.request.get("/api/auth/session").status == 200
+
+
+def test_a_forgotten_password_is_reset_from_the_mailed_link(desktop: Any, smtp: Inbox) -> None:
+    sign_up(desktop, "bob", "bob@example.org")
+    _, token = link_token(smtp.wait_for(1)[0])
+    page = desktop.new_page()
+    page.goto(f"/account/verify-email?token={token}")
+    expect(page.locator("#verify-state")).to_contain_text("bob@example.org")
+
+    page.goto("/signin")
+    page.click("#forgot-password")
+    page.fill("#reset-request-form input[name=email]", "bob@example.org")
+    page.click("#reset-request-form button[type=submit]")
+    expect(page.locator("#reset-sent")).to_be_visible()
+    path, token = link_token(smtp.wait_for(2)[1])
+    page.goto(f"{path}?token={token}")
+    page.fill("#reset-confirm-form input[name=new_password]", "a brand new passphrase")
+    page.click("#reset-confirm-form button[type=submit]")
+    expect(page.locator("#reset-done")).to_be_visible()
+    screenshot(page, "reset-password-done")
+    assert desktop.request.get("/api/auth/session").status == 401  # signed out everywhere
+    sign_in(desktop, "bob", "a brand new passphrase")
