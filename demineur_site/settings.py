@@ -403,6 +403,8 @@ WS_MESSAGES_BURST = env_int("WS_MESSAGES_BURST", 100)
 # keep uvicorn's --ws-max-size the same), and open sockets per account and per address
 # (0 turns a cap off; the count is shared through Redis when REDIS_URL is set).
 WS_MAX_FRAME_BYTES = env_int("WS_MAX_FRAME_BYTES", 4096)
+# NDJSON streams (games.live.streams): an empty line after this many idle seconds (API.md: 7).
+STREAM_KEEPALIVE_SECONDS = 7.0
 WS_MAX_SOCKETS_PER_USER = env_int("WS_MAX_SOCKETS_PER_USER", 20)
 WS_MAX_SOCKETS_PER_ADDRESS = env_int("WS_MAX_SOCKETS_PER_ADDRESS", 50)
 # Test-only: a fixed seed makes mine layouts deterministic. Never set in production.

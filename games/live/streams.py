@@ -196,7 +196,7 @@ class NdjsonStream:
                     return
 
         async def keep_alive() -> None:
-            every = float(getattr(settings, "STREAM_KEEPALIVE_SECONDS", 7.0))
+            every = float(settings.STREAM_KEEPALIVE_SECONDS)
             while not answer.finished:
                 answer.wrote.clear()
                 with contextlib.suppress(TimeoutError):

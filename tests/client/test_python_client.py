@@ -5,6 +5,8 @@ the server's Retry-After, and the socket gives the frames in `seq` order to the 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import uuid
 from typing import Any
 
@@ -152,3 +154,38 @@ async def test_the_async_client_plays_over_the_socket(live: str) -> None:
         assert last["type"] == "ended" and last["game"]["state"] == "won"
         assert seqs == sorted(seqs) and seqs[0] == 1  # the state frame, then each move once
         assert socket.over
+
+
+def test_the_game_stream_iterates_to_the_end(live: str) -> None:
+    with _signed_in(live) as api:
+        game = api.games.create("beginner")
+        api.games.reveal(game["id"], 4, 4)
+        frames: list[dict[str, Any]] = []
+        reader = threading.Thread(target=lambda: frames.extend(api.streams.game(game["id"])))
+        reader.start()
+        deadline = time.monotonic() + 10
+        while not frames and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for x, y in boards.safe_closed(game["id"]):
+            if api.games.reveal(game["id"], x, y)["game"]["state"] == "won":
+                break
+        reader.join(timeout=20)
+        assert not reader.is_alive()
+        assert frames[0]["type"] == "state" and frames[-1]["type"] == "ended"
+        seqs = [f["seq"] for f in frames if f["type"] == "move"]
+        assert seqs == sorted(set(seqs))
+        with pytest.raises(NotFound):
+            list(api.streams.game(str(uuid.uuid4())))
+
+
+async def test_the_async_event_stream(live: str) -> None:
+    name = f"e{uuid.uuid4().hex[:10]}"
+    async with AsyncClient(live) as api:
+        await api.accounts.register(name, PASSWORD)
+        await api.accounts.sign_in(name, PASSWORD)
+        events = api.streams.events()
+        created = asyncio.ensure_future(api.games.create("beginner"))
+        first = await asyncio.wait_for(events.__anext__(), timeout=10)
+        game = await created
+        assert first["type"] == "game_start" and first["game"]["id"] == game["id"]
+        await events.aclose()

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import httpx
 
 from . import calls
 from ._transport import DEFAULT_TIMEOUT, Call, Retry, RetryPolicy, decide, headers, on_network_error
+from .streams import GameLines, event_line
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
 T = TypeVar("T")
@@ -39,6 +41,7 @@ class AsyncClient:
         self.games = Games(self)
         self.leaderboards = Leaderboards(self)
         self.races = Races(self)
+        self.streams = Streams(self)
 
     async def send(self, call: Call[T]) -> T:
         attempt = 0
@@ -184,3 +187,50 @@ class Races(_Area):
 
     async def queue_leave(self) -> None:
         await self._client.send(calls.queue_leave())
+
+
+class Streams(_Area):
+    """NDJSON streams as async iterators (streams.py): `game(id)` to its end, `events()`."""
+
+    async def _lines(self, path: str) -> AsyncIterator[str]:
+        client = self._client
+        async with client._http.stream(
+            "GET",
+            path,
+            headers=headers(client.token, USER_AGENT),
+            timeout=httpx.Timeout(30.0, read=60.0),
+        ) as response:
+            if not response.is_success:
+                await response.aread()
+                decide(Call("GET", path), response, client.retry.retries, client.retry)
+            async for line in response.aiter_lines():
+                yield line
+
+    async def game(self, game_id: str, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
+        state = GameLines(f"/api/stream/game/{calls._id(game_id)}")
+        for attempt in range(reconnects + 1):
+            try:
+                async for line in self._lines(state.path):
+                    frame = state.take(line)
+                    if frame is not None:
+                        yield frame
+                    if state.over:
+                        return
+                cause: BaseException | None = None
+            except httpx.TransportError as exc:
+                cause = exc
+            state.early_end(attempt, reconnects, cause)
+            await asyncio.sleep(self._client.retry.delay(attempt, None))
+
+    async def events(self, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
+        for attempt in range(reconnects + 1):
+            try:
+                async for line in self._lines("/api/stream/event"):
+                    event = event_line(line)
+                    if event is not None:
+                        yield event
+                return  # ended by the server: a newer stream of the account took over
+            except httpx.TransportError:
+                if attempt == reconnects:
+                    raise
+                await asyncio.sleep(self._client.retry.delay(attempt, None))

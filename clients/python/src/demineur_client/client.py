@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import builtins
 import time
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import httpx
 
 from . import calls
 from ._transport import DEFAULT_TIMEOUT, Call, Retry, RetryPolicy, decide, headers, on_network_error
+from .streams import GameLines, event_line
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
 T = TypeVar("T")
@@ -42,6 +44,7 @@ class Client:
         self.games = Games(self)
         self.leaderboards = Leaderboards(self)
         self.races = Races(self)
+        self.streams = Streams(self)
 
     def send(self, call: Call[T]) -> T:
         attempt = 0
@@ -187,3 +190,49 @@ class Races(_Area):
 
     def queue_leave(self) -> None:
         self._client.send(calls.queue_leave())
+
+
+class Streams(_Area):
+    """NDJSON streams as iterators (streams.py): `game(id)` to the game's end, `events()`."""
+
+    def _lines(self, path: str) -> Iterator[str]:
+        client = self._client
+        with client._http.stream(
+            "GET",
+            path,
+            headers=headers(client.token, USER_AGENT),
+            timeout=httpx.Timeout(30.0, read=60.0),
+        ) as response:
+            if not response.is_success:
+                response.read()
+                decide(Call("GET", path), response, client.retry.retries, client.retry)
+            yield from response.iter_lines()
+
+    def game(self, game_id: str, *, reconnects: int = 5) -> Iterator[dict[str, Any]]:
+        state = GameLines(f"/api/stream/game/{calls._id(game_id)}")
+        for attempt in range(reconnects + 1):
+            try:
+                for line in self._lines(state.path):
+                    frame = state.take(line)
+                    if frame is not None:
+                        yield frame
+                    if state.over:
+                        return
+                cause: BaseException | None = None
+            except httpx.TransportError as exc:
+                cause = exc
+            state.early_end(attempt, reconnects, cause)
+            time.sleep(self._client.retry.delay(attempt, None))
+
+    def events(self, *, reconnects: int = 5) -> Iterator[dict[str, Any]]:
+        for attempt in range(reconnects + 1):
+            try:
+                for line in self._lines("/api/stream/event"):
+                    event = event_line(line)
+                    if event is not None:
+                        yield event
+                return  # ended by the server: a newer stream of the account took over
+            except httpx.TransportError:
+                if attempt == reconnects:
+                    raise
+                time.sleep(self._client.retry.delay(attempt, None))
