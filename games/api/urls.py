@@ -23,7 +23,7 @@ from accounts.standings import leaderboards as solo_boards
 from accounts.standings import race_board
 from demineur_site.api_errors import error_body, status_for
 from demineur_site.errors import DomainError
-from games.api import leaderboard_views, race_views, views
+from games.api import export_views, leaderboard_views, race_views, views
 from games.play import selectors
 from games.races import selectors as race_selectors
 
@@ -101,6 +101,11 @@ games = [
     re_path(rf"^games/{GAME}/moves/?$", known(views.MoveListView, _game), name="api-moves"),
     re_path(r"^me/?$", views.MeView.as_view(), name="api-me"),
     re_path(rf"^users/{USER}/?$", known(views.UserProfileView, _player), name="api-user"),
+    re_path(
+        rf"^users/{USER}/games/export/?$",
+        known(export_views.GamesExportView, _player),
+        name="api-user-games-export",
+    ),
 ]
 
 races = [

@@ -220,6 +220,8 @@ REST += [
         (202, 202, 401, 202, 202),
     ),
     ("export", _get(lambda w: "/api/me/export"), (200, 200, 401, 200, 200)),
+    # public, as the games it holds are (ended ones only)
+    ("games export", _get(lambda w: "/api/users/alice/games/export"), (200,) * 5),
 ]
 
 REST_CELLS = [
