@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from games.models import Game
 from tests.support.boards import mines, win
+from tests.support.personas import PASSWORD
 from tests.support.races import racing
 
 pytestmark = pytest.mark.django_db
@@ -82,8 +83,6 @@ def test_filters_by_level_mode_and_date(alice_api: APIClient) -> None:
 
 
 def test_a_closed_account_has_no_export(alice_api: APIClient) -> None:
-    from tests.support.personas import PASSWORD
-
     alice_api.post("/api/me/close", {"mode": "close", "password": PASSWORD}, format="json")
     assert export().status_code == 404
 
@@ -94,7 +93,7 @@ def test_the_export_is_throttled() -> None:
 
     from accounts.models import User
 
-    User.objects.create_user(username="alice", password="correct horse battery")
+    User.objects.create_user(username="alice", password=PASSWORD)
     cache.clear()
     SimpleRateThrottle.THROTTLE_RATES = {
         **api_settings.DEFAULT_THROTTLE_RATES,
