@@ -105,7 +105,15 @@ def test_the_menu_names_each_language_in_itself(desktop: Any) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "ja")
 
 
-PAGES_AT_360 = ["/", "/races", "/leaderboards/beginner", "/how-to-play", "/settings", "/signup"]
+PAGES_AT_360 = [
+    "/",
+    "/races",
+    "/leaderboards/beginner",
+    "/how-to-play",
+    "/settings",
+    "/signup",
+    "/account",
+]
 
 
 @pytest.mark.parametrize("locale", ["fr-FR", "es-ES", "de-DE", "pt-BR", "zh-CN", "ja-JP"])
