@@ -44,4 +44,4 @@ EXPOSE 8001 8002
 # no curl; the Host is the first ALLOWED_HOSTS entry; PORT is the port the service listens on.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request as u; u.urlopen(u.Request('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8001'), headers={'Host': os.environ.get('ALLOWED_HOSTS', 'localhost').split(',')[0].lstrip('.')}), timeout=4)"]
-CMD ["gunicorn", "demineur_site.wsgi:application", "--workers", "2", "--bind", "0.0.0.0:8001", "--access-logfile", "-"]
+CMD ["gunicorn", "demineur_site.wsgi:application", "--workers", "2", "--bind", "0.0.0.0:8001", "--access-logfile", "-", "--no-control-socket"]
