@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from accounts import scopes
 from accounts.models import ApiToken, User, hash_token_key
 from demineur_site.rawsql import columns, run
 
@@ -57,6 +58,12 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
 
 class ApiTokenAuthentication(authentication.TokenAuthentication):
     keyword = "Token"
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        found = super().authenticate(request)
+        if found is not None:
+            scopes.check_request(request._request, found[1])
+        return found
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         found = user_for_token_key(key)

@@ -98,6 +98,11 @@ def hash_token_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+# Every token key starts so (docs/SECURITY.md, Tokens); STORED_ALL_SCOPES is accounts.scopes'.
+KEY_PREFIX = "dmn_"
+STORED_ALL_SCOPES = "game:play,race:play,account:read,account:write"
+
+
 class ApiToken(models.Model):
     """A named API token. The key is shown once, at creation; only its hash is kept."""
 
@@ -109,6 +114,11 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=8)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # What the token may do (accounts.scopes), comma-separated; tokens made before scopes have
+    # all four, as every token had.
+    scopes = models.CharField(
+        max_length=100, default=STORED_ALL_SCOPES, db_default=STORED_ALL_SCOPES
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -117,10 +127,13 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, *, user: User, name: str = "api") -> tuple[ApiToken, str]:
-        key = secrets.token_hex(20)
+    def issue(
+        cls, *, user: User, name: str = "api", scopes: str = STORED_ALL_SCOPES
+    ) -> tuple[ApiToken, str]:
+        # The prefix lets secret scanners find a leaked key (keys made before it still work).
+        key = KEY_PREFIX + secrets.token_hex(20)
         token = cls.objects.create(
-            user=user, name=name, key_hash=hash_token_key(key), prefix=key[:8]
+            user=user, name=name, key_hash=hash_token_key(key), prefix=key[:8], scopes=scopes
         )
         return token, key
 

@@ -76,6 +76,17 @@ class RegisterSerializer(serializers.Serializer[User]):
         return attrs
 
 
+def scopes_field() -> serializers.ListField:
+    """`scopes` of a new token (accounts.scopes): without it, all four."""
+    return serializers.ListField(
+        child=StrictCharField(max_length=32),
+        required=False,
+        max_length=10,
+        help_text="What the token may do: any of game:play, race:play, account:read, "
+        "account:write. Without it: all four.",
+    )
+
+
 class CredentialsSerializer(serializers.Serializer[User]):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, trim_whitespace=False)
@@ -84,6 +95,7 @@ class CredentialsSerializer(serializers.Serializer[User]):
         required=False,
         help_text="With two-factor sign-in on: a current code or an unused recovery code.",
     )
+    scopes = scopes_field()
 
 
 # --- The account's lifecycle (API.md) --------------------------------------------------------
@@ -150,6 +162,15 @@ class TokenCreateSerializer(serializers.Serializer[Any]):
     """POST /api/tokens: `{name}`, 1 to 64 characters once trimmed; the body is required."""
 
     name = StrictCharField(max_length=64)
+    scopes = scopes_field()
+
+
+class TokenTestSerializer(serializers.Serializer[Any]):
+    """POST /api/tokens/test: up to 50 token keys; the answer says what each may do."""
+
+    tokens = serializers.ListField(
+        child=StrictCharField(max_length=128), min_length=1, max_length=50
+    )
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import email_links, sessions, socket_credentials
-from accounts.models import AccountKind, ApiToken, RetiredName, User
+from accounts.models import STORED_ALL_SCOPES, AccountKind, ApiToken, RetiredName, User
 from accounts.names import is_encodable, name_key
 from demineur_site.errors import DomainError
 
@@ -176,9 +176,12 @@ def account_set_kind(*, user: User, kind: str, has_played: HasPlayed) -> User:
     return locked
 
 
-def token_issue(*, user: User, name: str = "api") -> tuple[ApiToken, str]:
-    """A new token for the user; the key is returned once and only its hash is stored."""
-    return ApiToken.issue(user=user, name=name)
+def token_issue(
+    *, user: User, name: str = "api", scopes: str = STORED_ALL_SCOPES
+) -> tuple[ApiToken, str]:
+    """A new token for the user with these stored scopes (accounts.scopes); the key is
+    returned once and only its hash is stored."""
+    return ApiToken.issue(user=user, name=name, scopes=scopes)
 
 
 def token_revoke(*, token: ApiToken) -> None:

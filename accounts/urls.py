@@ -8,6 +8,7 @@ urlpatterns = [
     re_path(r"^auth/guest/?$", views.GuestView.as_view(), name="api-guest"),
     re_path(r"^auth/session/?$", views.SessionView.as_view(), name="api-session"),
     re_path(r"^tokens/?$", views.TokenListView.as_view(), name="api-tokens"),
+    re_path(r"^tokens/test/?$", views.TokenTestView.as_view(), name="api-tokens-test"),
     re_path(r"^me/settings/?$", views.SettingsView.as_view(), name="api-me-settings"),
     # The account's lifecycle (API.md; docs/ACCOUNTS.md)
     re_path(r"^me/email/?$", views.EmailView.as_view(), name="api-me-email"),

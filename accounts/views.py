@@ -12,13 +12,17 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ErrorDetail, Throttled, ValidationError
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services, sessions, two_factor
-from accounts.authentication import GuestSessionAuthentication, SessionAuthentication401
+from accounts import scopes, services, sessions, two_factor
+from accounts.authentication import (
+    GuestSessionAuthentication,
+    SessionAuthentication401,
+    user_for_token_key,
+)
 from accounts.models import AccountKind, ApiToken, BoardPool, RaceRating, User
 from accounts.serializers import (
     CloseSerializer,
@@ -36,6 +40,7 @@ from accounts.serializers import (
     TokenBodySerializer,
     TokenCreateSerializer,
     TokenSerializer,
+    TokenTestSerializer,
     TotpEnrolledSerializer,
 )
 from accounts.throttles import (
@@ -210,7 +215,11 @@ class TokenView(APIView):
         user = _user_from_credentials(request)
         if user.kind == AccountKind.GUEST:  # no usable password: not reached, but never a key
             raise _guest_refused()
-        _, key = services.token_issue(user=user, name="api")
+        requested = CredentialsSerializer(data=request.data)
+        requested.is_valid(raise_exception=True)
+        _, key = services.token_issue(
+            user=user, name="api", scopes=_scopes_of(requested.validated_data)
+        )
         return Response({"token": key})
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
@@ -223,10 +232,22 @@ class TokenView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _scopes_of(validated: dict[str, Any]) -> str:
+    """The stored scopes of a new token: those asked for (unknown ones 400), else all four."""
+    asked = validated.get("scopes")
+    return scopes.STORED_ALL if asked is None else scopes.stored(asked)
+
+
 class TokenRowSerializer(serializers.ModelSerializer[ApiToken]):
+    scopes = serializers.SerializerMethodField()
+
     class Meta:
         model = ApiToken
-        fields = ["id", "name", "prefix", "created_at", "last_used_at"]
+        fields = ["id", "name", "prefix", "scopes", "created_at", "last_used_at"]
+
+    def get_scopes(self, token: ApiToken) -> list[str]:
+        mine = scopes.parse(token.scopes)
+        return [s for s in scopes.ALL if s in mine]
 
 
 class TokenCreatedSerializer(TokenRowSerializer):
@@ -262,10 +283,45 @@ class TokenListView(APIView):
             raise _guest_refused()
         data = TokenCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, key = services.token_issue(user=request.user, name=data.validated_data["name"])  # type: ignore[arg-type]
+        token, key = services.token_issue(
+            user=request.user,  # type: ignore[arg-type]
+            name=data.validated_data["name"],
+            scopes=_scopes_of(data.validated_data),
+        )
         return Response(
             {**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED
         )
+
+
+class TokenTestView(APIView):
+    """POST /api/tokens/test `{tokens: [...]}`: for each key, what it may do (its account and
+    scopes), or null for a key that is no token. Holding a key is what this needs; it changes
+    nothing (last_used_at aside, as any use of the key)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list[Any] = []
+
+    @extend_schema(
+        request=TokenTestSerializer,
+        responses={200: inline_serializer("TokenTest", {"results": serializers.DictField()})},
+        tags=["accounts"],
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenTestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        results: dict[str, Any] = {}
+        for key in data.validated_data["tokens"]:
+            found = user_for_token_key(key)
+            if found is None:
+                results[key] = None
+                continue
+            user, token = found
+            results[key] = {
+                "username": user.username,
+                "scopes": TokenRowSerializer().get_scopes(token),
+                "created_at": token.created_at,
+            }
+        return Response({"results": results})
 
 
 class TokenDetailView(APIView):

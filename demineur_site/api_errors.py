@@ -68,6 +68,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "authentication_failed": 401,
     "invalid_credentials": 401,
     "forbidden": 403,
+    "missing_scope": 403,  # a token without the scope (accounts.scopes)
+    "unknown_scope": 400,
     "csrf_failed": 403,
     "method_not_allowed": 405,
     "already_signed_in": 409,

@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Where the account is signed in: each session's row, last seen (accounts.sessions).
     "accounts.sessions.SignedInSessionMiddleware",
+    # X-OAuth-Scopes on every answer to a token (accounts.scopes).
+    "accounts.scopes.ScopeHeadersMiddleware",
     # With a replica: a client's reads go to the primary right after its own writes.
     "demineur_site.db_router.ReadYourWritesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

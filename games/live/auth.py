@@ -48,6 +48,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
 
+from accounts import scopes
 from accounts.authentication import user_for_token_key
 from accounts.socket_credentials import SocketCredential
 from demineur_site.api_errors import (
@@ -271,7 +272,13 @@ class WebSocketAuthMiddleware:
                 return await _refuse_token(receive, send)
             user, token = found
             credential = SocketCredential("token", user.pk, token_id=token.pk)
-            scope = {**scope, "user": user, "auth_method": "token", "credential": credential}
+            scope = {
+                **scope,
+                "user": user,
+                "auth_method": "token",
+                "credential": credential,
+                "token_scopes": scopes.token_scopes(token),  # accounts.scopes
+            }
             return await self.inner(scope, receive, send)
         origin = _header(scope, b"origin")
         if origin is None:

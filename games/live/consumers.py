@@ -30,7 +30,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from accounts import socket_credentials
+from accounts import scopes, socket_credentials
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
 from games.errors import GameError
@@ -244,6 +244,7 @@ class GameConsumer(SequencedConsumer):
 
     async def _handle(self, user: Any, content: dict[str, Any]) -> None:
         action = socket_frames.action_of(content, ACTIONS)
+        scopes.check(self.scope.get("token_scopes"), (scopes.GAME_PLAY,))
         credential = self.scope.get("credential")
         if action in socket_frames.MOVE_ACTIONS:
             body = socket_frames.move_body(action, content)

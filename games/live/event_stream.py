@@ -15,6 +15,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
+from accounts import scopes
 from demineur_site import publish
 from demineur_site.api_errors import ApiError
 from games.errors import GameError
@@ -45,6 +46,11 @@ class EventStreamConsumer(LeanConsumer):
             await self.accept()
             await self._send_error(ApiError("not_authenticated", "Sign in to read your events."))
             await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            scopes.check(self.scope.get("token_scopes"), scopes.EVENT_STREAM)
+        except ApiError as exc:
+            await self._refuse(exc)
             return
         self.group = events.player_stream_group(user.pk)
         await publish.send_from_loop(
