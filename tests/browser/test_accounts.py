@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from typing import Any
 
@@ -101,3 +102,23 @@ def test_the_tokens_page_hides_an_empty_table_and_a_revoked_new_key(desktop: Any
     expect(page.locator("#new-key")).to_have_text("")
     expect(page.locator("#tokens")).to_be_hidden()
     screenshot(page, "walk-tokens-revoked")
+
+
+def test_a_token_made_on_the_page_carries_the_scopes_ticked(desktop: Any) -> None:
+    sign_up_by_api(desktop, "rhea")
+    page = desktop.new_page()
+    page.goto("/tokens")
+    page.locator("#token-form input[name=name]").fill("race bot")
+    page.uncheck("#token-form input[value='game:play']")
+    page.uncheck("#token-form input[value='account:read']")
+    page.click("#token-form button[type=submit]")
+    expect(page.locator("#new-key")).to_have_text(re.compile(r"^dmn_[0-9a-f]{40}$"))
+    expect(page.locator("#tokens tbody tr .token-scopes")).to_have_text("race:play")
+    key = page.locator("#new-key").inner_text()
+    # The key does what it was made for and nothing more (API.md, Token scopes).
+    answer = desktop.request.post(
+        "/api/games", data={"level": "beginner"}, headers={"Authorization": f"Token {key}"}
+    )
+    assert answer.status == 403 and answer.json()["error"]["code"] == "missing_scope"
+    assert answer.headers["x-oauth-scopes"] == "race:play"
+    screenshot(page, "tokens-scopes")

@@ -7,7 +7,7 @@ import { ask } from "./dialog.js";
 /** @type {number | null} the token whose key is on screen, once, right after its creation */
 let shownKeyId = null;
 
-/** An API token as listed (API.md, Tokens). @typedef {{ id: number, name: string, prefix: string, created_at: string, last_used_at: string | null }} Token */
+/** An API token as listed (API.md, Tokens). @typedef {{ id: number, name: string, prefix: string, scopes: string[], created_at: string, last_used_at: string | null }} Token */
 
 function hideNewKey() {
   $("new-key").textContent = "";
@@ -26,6 +26,7 @@ async function load() {
           { "data-token-id": String(tok.id) },
           el("td", { text: tok.name }),
           el("td", {}, el("code", { text: tok.prefix + "…" })),
+          el("td", { class: "token-scopes", text: (tok.scopes || []).join(", ") || gettext("public reads only") }),
           el("td", { text: fmtDate(tok.created_at) }),
           el("td", { text: tok.last_used_at ? fmtDate(tok.last_used_at) : gettext("never") }),
           el("td", {}, el("button", { type: "button", class: "btn btn-quiet", onclick: () => revoke(tok), text: gettext("Revoke") })),
@@ -61,10 +62,12 @@ const tokenForm = $("token-form", HTMLFormElement);
 tokenForm.addEventListener("submit", async (e) => {
   e.preventDefault();
   $("token-error").textContent = "";
-  const name = String(new FormData(tokenForm).get("name") || "").trim();
+  const form = new FormData(tokenForm);
+  const name = String(form.get("name") || "").trim();
   if (!name) return;
+  const scopes = form.getAll("scopes").map(String);
   try {
-    const created = await api("POST", "/api/tokens", { name });
+    const created = await api("POST", "/api/tokens", { name, scopes });
     $("new-key").textContent = created.token;
     $("new-token").hidden = false;
     shownKeyId = created.id;
