@@ -10,8 +10,8 @@ process pool), with the first tap at a seeded random cell, and the engine placin
 that tap does. NOGUESS_HTTP_BOARDS games per level (3 by default) also go the whole way through
 HTTP (POST /api/games, the reveal, /moves for the recorded opening). 500 x 6 through HTTP takes
 minutes: `make test-noguess` runs that long form (NOGUESS_HTTP_BOARDS=500).
-Marathon's 500 take 8 s on this machine (3,200 cells each, solved in Python; 15 s or more when
-the machine is shared): the longest test of the file, on purpose, since 500 is the issue's
+Marathon's 500 take 8 s on this machine (3,200 cells each, solved in Python; 16 s when the
+machine is shared): the longest test of the file, on purpose, since 500 is the issue's
 number."""
 
 from __future__ import annotations
@@ -36,10 +36,12 @@ HTTP_BOARDS = int(os.environ.get("NOGUESS_HTTP_BOARDS", "3"))
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_500_no_guess_boards_of_each_level_need_no_guess(settings, level):
     spec = LEVELS[level]
-    settings.GAME_TEST_SEED = f"no-guess-500-{level}"
     taps = random.Random(level)
     needed_guess = []
+    seen = set()
     for n in range(BOARDS):
+        # One seed per board: the seeded generator would deal the same board to the same tap.
+        settings.GAME_TEST_SEED = f"no-guess-500-{level}-{n}"
         x, y = taps.randrange(spec.width), taps.randrange(spec.height)
         layout = services.no_guess_layout(
             width=spec.width, height=spec.height, mines=spec.mines, x=x, y=y
@@ -49,17 +51,20 @@ def test_500_no_guess_boards_of_each_level_need_no_guess(settings, level):
         board.reveal(x, y, layout=layout)  # the engine accepts it as the first tap's layout
         mines = mine_indexes(board)
         assert mines == layout and not set(mines) & noguess.opening(spec.width, spec.height, x, y)
+        seen.add(tuple(mines))
         if not solve(spec.width, spec.height, mines, (x, y)).cleared:
             needed_guess.append((n, x, y))
     assert needed_guess == []
+    assert len(seen) == BOARDS  # 500 different boards
 
 
 @pytest.mark.parametrize("level", list(LEVELS))
 def test_no_guess_games_dealt_through_http_need_no_guess(alice_api, settings, level):
     spec = LEVELS[level]
-    settings.GAME_TEST_SEED = f"no-guess-http-{level}"
     taps = random.Random(f"http-{level}")
-    for _ in range(HTTP_BOARDS):
+    seen = set()
+    for n in range(HTTP_BOARDS):
+        settings.GAME_TEST_SEED = f"no-guess-http-{level}-{n}"  # one seed, one board
         created = alice_api.post("/api/games", {"level": level, "no_guess": True}, format="json")
         assert created.status_code == 201 and created.json()["no_guess"] is True
         at = {"x": taps.randrange(spec.width), "y": taps.randrange(spec.height)}
@@ -70,6 +75,8 @@ def test_no_guess_games_dealt_through_http_need_no_guess(alice_api, settings, le
         _, mines, opening = layout_and_opening(created.json()["id"])
         assert opening == (at["x"], at["y"])
         assert solve(spec.width, spec.height, mines, opening).cleared
+        seen.add(tuple(mines))
+    assert len(seen) == HTTP_BOARDS
 
 
 def test_the_seeded_generator_deals_the_same_board_again_and_another_for_another_seed(settings):
