@@ -3,7 +3,7 @@
 // page rebuilds every step locally from the final board and GET /api/games/{id}/moves.
 import { api, ApiError, gettext, fmt, fmtTime, messageOf, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { levelLabel, SITE } from "./constants.js";
+import { modeLabel, SITE } from "./constants.js";
 import { BoardView, cellPlace, flagAllMines } from "./board.js";
 import { LocalBoard, minesFromFinalBoard } from "./engine.js";
 
@@ -156,7 +156,7 @@ function play() {
     $("replay-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("This game does not exist.") : messageOf(err);
     return;
   }
-  $("replay-title").textContent = fmt(gettext("Replay: %(player)s · %(level)s"), { player: playerLabel(game.player), level: levelLabel(game.level) });
+  $("replay-title").textContent = fmt(gettext("Replay: %(player)s · %(level)s"), { player: playerLabel(game.player), level: modeLabel(game.level, game.no_guess) });
   if (!["won", "lost"].includes(game.state)) {
     $("replay-sub").replaceChildren(gettext("The replay opens once the game has ended. "), el("a", { href: `/games/${gameId}`, text: gettext("Watch it live") }));
     return;
