@@ -189,3 +189,24 @@ async def test_the_async_event_stream(live: str) -> None:
         game = await created
         assert first["type"] == "game_start" and first["game"]["id"] == game["id"]
         await events.aclose()
+
+
+@pytest.mark.parametrize(
+    ("scope", "refused"),
+    [
+        ("game:play", lambda api: api.races.queue("beginner")),
+        ("race:play", lambda api: api.games.create("beginner")),
+        ("account:read", lambda api: api.tokens.create("more")),
+        ("account:write", lambda api: api.games.create("beginner")),
+    ],
+)
+def test_a_token_without_the_scope_gets_missing_scope(live: str, scope: str, refused: Any) -> None:
+    with _signed_in(live) as owner:
+        made = owner.tokens.create(f"only {scope}", scopes=[scope])
+        assert made["token"].startswith("dmn_")
+        with Client(live, token=made["token"]) as scoped:
+            with pytest.raises(Forbidden) as missing:
+                refused(scoped)
+            assert missing.value.code == "missing_scope"
+            assert scope in missing.value.details["scopes"]
+            assert scoped.tokens.test([made["token"]])[made["token"]]["scopes"] == [scope]

@@ -84,9 +84,18 @@ class Accounts(_Area):
     ) -> Account:
         return await self._client.send(calls.register(username, password, kind=kind, email=email))
 
-    async def sign_in(self, username: str, password: str, *, otp: str | None = None) -> str:
-        """Obtains a token and keeps it for the client's next requests."""
-        self._client.token = await self._client.send(calls.sign_in(username, password, otp=otp))
+    async def sign_in(
+        self,
+        username: str,
+        password: str,
+        *,
+        otp: str | None = None,
+        scopes: builtins.list[str] | None = None,
+    ) -> str:
+        """Obtains a token (with `scopes`, else all four) and keeps it for the next requests."""
+        self._client.token = await self._client.send(
+            calls.sign_in(username, password, otp=otp, scopes=scopes)
+        )
         return self._client.token
 
     async def sign_out(self) -> None:
@@ -105,8 +114,12 @@ class Tokens(_Area):
     async def list(self) -> builtins.list[Token]:
         return await self._client.send(calls.tokens())
 
-    async def create(self, name: str) -> Token:
-        return await self._client.send(calls.token_create(name))
+    async def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> Token:
+        """A named token; `scopes` (API.md, Token scopes): without it, all four."""
+        return await self._client.send(calls.token_create(name, scopes))
+
+    async def test(self, keys: builtins.list[str]) -> dict[str, Any]:
+        return await self._client.send(calls.token_test(keys))
 
     async def revoke(self, token_id: int) -> None:
         await self._client.send(calls.token_revoke(token_id))

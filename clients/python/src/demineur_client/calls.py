@@ -32,10 +32,14 @@ def register(
     return Call("POST", "/api/auth/register", body)
 
 
-def sign_in(username: str, password: str, *, otp: str | None = None) -> Call[str]:
+def sign_in(
+    username: str, password: str, *, otp: str | None = None, scopes: list[str] | None = None
+) -> Call[str]:
     body: dict[str, Any] = {"username": username, "password": password}
     if otp is not None:
         body["otp"] = otp
+    if scopes is not None:
+        body["scopes"] = scopes
     return Call("POST", "/api/auth/token", body, read=lambda r: str(r.json()["token"]))
 
 
@@ -55,8 +59,22 @@ def tokens() -> Call[list[Token]]:
     return Call("GET", "/api/tokens", read=lambda r: list(r.json()["results"]), idempotent=True)
 
 
-def token_create(name: str) -> Call[Token]:
-    return Call("POST", "/api/tokens", {"name": name})
+def token_create(name: str, scopes: list[str] | None = None) -> Call[Token]:
+    body: dict[str, Any] = {"name": name}
+    if scopes is not None:
+        body["scopes"] = scopes
+    return Call("POST", "/api/tokens", body)
+
+
+def token_test(keys: list[str]) -> Call[dict[str, Any]]:
+    """What each key may do: {key: {username, scopes, created_at} | None}."""
+    return Call(
+        "POST",
+        "/api/tokens/test",
+        {"tokens": keys},
+        read=lambda r: dict(r.json()["results"]),
+        idempotent=True,
+    )
 
 
 def token_revoke(token_id: int) -> Call[None]:

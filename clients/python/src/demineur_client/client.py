@@ -87,9 +87,18 @@ class Accounts(_Area):
     ) -> Account:
         return self._client.send(calls.register(username, password, kind=kind, email=email))
 
-    def sign_in(self, username: str, password: str, *, otp: str | None = None) -> str:
-        """Obtains a token and keeps it for the client's next requests."""
-        self._client.token = self._client.send(calls.sign_in(username, password, otp=otp))
+    def sign_in(
+        self,
+        username: str,
+        password: str,
+        *,
+        otp: str | None = None,
+        scopes: builtins.list[str] | None = None,
+    ) -> str:
+        """Obtains a token (with `scopes`, else all four) and keeps it for the next requests."""
+        self._client.token = self._client.send(
+            calls.sign_in(username, password, otp=otp, scopes=scopes)
+        )
         return self._client.token
 
     def sign_out(self) -> None:
@@ -108,8 +117,12 @@ class Tokens(_Area):
     def list(self) -> builtins.list[Token]:
         return self._client.send(calls.tokens())
 
-    def create(self, name: str) -> Token:
-        return self._client.send(calls.token_create(name))
+    def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> Token:
+        """A named token; `scopes` (API.md, Token scopes): without it, all four."""
+        return self._client.send(calls.token_create(name, scopes))
+
+    def test(self, keys: builtins.list[str]) -> dict[str, Any]:
+        return self._client.send(calls.token_test(keys))
 
     def revoke(self, token_id: int) -> None:
         self._client.send(calls.token_revoke(token_id))
