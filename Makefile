@@ -73,7 +73,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-noguess bench-analysis bench-load bench-server
+bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -90,6 +90,11 @@ bench-live: venv
 # (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
 bench-races: venv
 	$(PY) -m bench.races.run
+
+# NDJSON streams against sockets: delivery p50/p99 of both from the same moves, lines/s (docs/LIVE.md).
+.PHONY: bench-streams
+bench-streams: venv
+	$(PY) -m bench.streams.run
 
 # The analysis of a finished game, p50/p99 per level (docs/ANALYSIS.md, docs/PERFORMANCE.md).
 .PHONY: bench-analysis
