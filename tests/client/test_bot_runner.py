@@ -36,6 +36,22 @@ def test_the_solver_deduces_from_the_numbers_alone() -> None:
     assert decision.reveal == {(0, 2), (1, 2)} and not decision.flag
     # Nothing provable: the least likely cell is guessed, never a sure mine.
     assert DeductionSolver().decide(["##", "##"], mines=1).guess == (0, 0)
+    # The count of mines left decides what the numbers cannot.
+    assert DeductionSolver().decide(["##", "##"], mines=0).reveal == {
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (1, 1),
+    }
+    full = DeductionSolver().decide(["##", "##"], mines=4)
+    assert len(full.flag) == 4 and not full.reveal and full.guess is None
+    # An end of Beginner where nine mines are proved and a 50/50 is left: the guess is one of
+    # the two, never a proved mine (a bot that only knew how to reveal stopped here).
+    end = ["111112###", "#22#23#31", "2#212#210", "221011100", "#21001110", "2#1001#10",
+           "111001110", "000000000", "000000000"]  # fmt: skip
+    decision = DeductionSolver().decide(end, mines=10)
+    assert not decision.reveal and len(decision.flag) == 9
+    assert decision.guess in {(7, 0), (8, 0)}
 
 
 async def test_a_bot_plays_solo_games_to_their_end(live: str) -> None:

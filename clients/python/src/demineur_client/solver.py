@@ -19,8 +19,9 @@ Cell = tuple[int, int]
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do next: `reveal` these safe cells, `flag` these mines, or, when both are
-    empty, `guess` the least likely closed cell (None: nothing left to open)."""
+    """What to do next: `reveal` these safe cells (`flag` says the mines it proved); when no
+    cell is proved safe, `guess` is the least likely closed cell that is not a proved mine
+    (None: nothing left to open)."""
 
     reveal: frozenset[Cell] = field(default_factory=frozenset)
     flag: frozenset[Cell] = field(default_factory=frozenset)
@@ -80,9 +81,19 @@ class DeductionSolver:
             rules = self._settle(rules, safe, mined)
             if len(safe) + len(mined) == known:
                 break
-        if safe or mined:
-            return Decision(reveal=frozenset(safe), flag=frozenset(mined))
-        return Decision(guess=self._least_likely(board, rules, mines))
+        # The count of mines left decides the rest when it is 0, or when every unknown
+        # closed cell must be a mine.
+        closed = {(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"}
+        unknown = closed - safe - mined
+        left = mines - sum(row.count("F") for row in board) - len(mined)
+        if unknown and left == 0:
+            safe |= unknown
+        elif unknown and left == len(unknown):
+            mined |= unknown
+        guess = None
+        if not safe:
+            guess = self._least_likely(board, rules, mines, avoid=mined)
+        return Decision(reveal=frozenset(safe), flag=frozenset(mined), guess=guess)
 
     @staticmethod
     def _settle(
@@ -104,19 +115,28 @@ class DeductionSolver:
 
     @staticmethod
     def _least_likely(
-        board: Sequence[str], rules: list[tuple[frozenset[Cell], int]], mines: int
+        board: Sequence[str],
+        rules: list[tuple[frozenset[Cell], int]],
+        mines: int,
+        avoid: set[Cell] | None = None,
     ) -> Cell | None:
-        closed = [(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"]
+        closed = [
+            (x, y)
+            for y, row in enumerate(board)
+            for x, c in enumerate(row)
+            if c == "#" and (x, y) not in (avoid or set())
+        ]
         if not closed:
             return None
         flags = sum(row.count("F") for row in board)
-        density = max(0.0, mines - flags) / len(closed)
+        density = max(0.0, mines - flags - len(avoid or ())) / len(closed)
         risk = dict.fromkeys(closed, density)
         touched: set[Cell] = set()
         for cells, n in rules:
             for cell in cells:
                 p = n / len(cells)
-                risk[cell] = max(risk[cell], p) if cell in touched else p
+                if cell in risk:
+                    risk[cell] = max(risk[cell], p) if cell in touched else p
                 touched.add(cell)
         # Corners open more when they are safe; among equals, prefer them, then the top left.
         height, width = len(board), len(board[0])
