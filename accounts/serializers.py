@@ -8,6 +8,7 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
+from accounts import scopes
 from accounts.models import User
 from accounts.names import is_encodable, mixed_scripts, normalise
 from accounts.services import is_reserved_username, username_taken
@@ -79,7 +80,7 @@ class RegisterSerializer(serializers.Serializer[User]):
 def scopes_field() -> serializers.ListField:
     """`scopes` of a new token (accounts.scopes): without it, all four."""
     return serializers.ListField(
-        child=StrictCharField(max_length=32),
+        child=serializers.ChoiceField(choices=list(scopes.ALL)),
         required=False,
         max_length=10,
         help_text="What the token may do: any of game:play, race:play, account:read, "

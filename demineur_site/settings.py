@@ -372,6 +372,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "demineur_site.schema_views.paths_as_written",
+        # The NDJSON streams, served by the ASGI application before Django's URLs.
+        "games.live.streams.schema_paths",
         # Every operation's error answers, with the API.md error body (issue 13, item 6).
         "demineur_site.schema_views.document_errors",
     ],

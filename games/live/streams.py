@@ -215,3 +215,63 @@ class NdjsonStream:
             for task in helpers:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+
+def _stream_operation(
+    summary: str, description: str, parameters: list[Any], *, anonymous: bool = True
+) -> dict[str, Any]:
+    line = {
+        "type": "object",
+        "description": "One JSON object a line; empty lines keep the connection alive.",
+        "properties": {"type": {"type": "string"}, "seq": {"type": "integer"}},
+        "required": ["type"],
+        "additionalProperties": True,
+    }
+    return {
+        "operationId": summary.lower().replace(" ", "_"),
+        "summary": summary,
+        "description": description,
+        "tags": ["streams"],
+        "parameters": parameters,
+        "security": [{"tokenAuth": []}, {"cookieAuth": []}, *([{}] if anonymous else [])],
+        "responses": {
+            "200": {"description": "NDJSON lines", "content": {NDJSON.decode(): {"schema": line}}},
+            # The socket's refusals, answered as REST answers them (error bodies added after).
+            **{code: {"description": ""} for code in ("401", "403", "404", "429")},
+        },
+    }
+
+
+def schema_paths(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """A drf-spectacular POSTPROCESSING_HOOK: the streams are served by the ASGI application
+    before Django's URLs, so the schema learns of them here (their errors are added by
+    demineur_site.schema_views.document_errors, which runs after)."""
+    game_id = {
+        "name": "game_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "format": "uuid"},
+    }
+    paths = result.setdefault("paths", {})
+    paths["/api/stream/game/{game_id}"] = {
+        "get": _stream_operation(
+            "Stream a game",
+            "First {type: state, seq, game}, then the very frames /ws/games/{id} sends (move, "
+            "paused, resumed, ended), each with its seq; the answer ends after `ended`. Anyone "
+            "who may watch the game. Refusals are the REST statuses with the error body.",
+            [game_id],
+        )
+    }
+    paths["/api/stream/event"] = {
+        "get": _stream_operation(
+            "Stream my events",
+            "Signed in (a token with game:play, race:play or account:read): first one "
+            "game_start per game of the player not yet ended, then game_start, game_end "
+            "(game), race_start and race_end (race) as they happen. One stream per account: "
+            "opening another ends this one.",
+            [],
+            anonymous=False,
+        )
+    }
+    result["paths"] = dict(sorted(paths.items()))
+    return result

@@ -182,3 +182,12 @@ def test_the_event_stream_needs_a_sign_in_and_is_no_socket(live: str) -> None:
     anonymous = httpx.get(f"{live}/api/stream/event", timeout=10)
     assert anonymous.status_code == 401
     assert anonymous.json()["error"]["code"] == "not_authenticated"
+
+
+@pytest.mark.django_db
+def test_the_streams_are_in_the_schema(anon_api: Any) -> None:
+    schema = anon_api.get("/api/schema", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    for path in ("/api/stream/game/{game_id}", "/api/stream/event"):
+        operation = schema["paths"][path]["get"]
+        assert "application/x-ndjson" in operation["responses"]["200"]["content"]
+        assert operation["responses"]["404"]["content"]["application/json"]
