@@ -35,6 +35,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "game_not_started": 409,
     "game_paused": 409,
     "game_over": 409,
+    "game_not_over": 409,  # a replay file of a game still running
     "cell_open": 409,
     "cell_closed": 409,
     "idempotency_conflict": 409,

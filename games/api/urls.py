@@ -99,6 +99,11 @@ games = [
     re_path(rf"^games/{GAME}/resume/?$", known(views.ResumeView, _game), name="api-resume"),
     re_path(rf"^games/{GAME}/resign/?$", known(views.ResignView, _game), name="api-resign"),
     re_path(rf"^games/{GAME}/moves/?$", known(views.MoveListView, _game), name="api-moves"),
+    re_path(
+        rf"^games/{GAME}/replay\.evf/?$",
+        known(views.ReplayEvfView, _game),
+        name="api-game-replay-evf",
+    ),
     re_path(r"^me/?$", views.MeView.as_view(), name="api-me"),
     re_path(rf"^users/{USER}/?$", known(views.UserProfileView, _player), name="api-user"),
     re_path(

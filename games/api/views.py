@@ -4,9 +4,12 @@ shape the answer. Every rule lives in games.engine and games.play.services."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,10 +33,12 @@ from games.api.serializers import (
     PageQuery,
     ProfileOut,
 )
-from games.engine import LEVELS
-from games.models import Game
+from games.engine import LEVELS, Board
+from games.errors import GameError
+from games.models import Game, GameState, Move
 from games.play import selectors, services
-from games.play.presenters import game_dict, move_dict
+from games.play.evf import Replay, evf_bytes
+from games.play.presenters import game_dict, game_elapsed_ms, move_dict
 from games.play.profiles import profile_dict
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -272,6 +277,62 @@ class MoveListView(APIView):
             selectors.game_moves(game=game),
             lambda page: [move_dict(m) for m in page],
         )
+
+
+class ReplayEvfView(APIView):
+    """GET /api/games/{id}/replay.evf (API.md, The account's lifecycle; docs/ACCOUNTS.md, EVF
+    replay files): an ended game as an EVF file, under the Game answer's visibility rules (the
+    layout leaves only once the game has ended, and a race game's once its race has)."""
+
+    @extend_schema(
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The ended game as an EVF (version 3) replay."
+            ),
+            403: ErrorOut,
+            404: ErrorOut,
+            409: ErrorOut,
+        },
+        operation_id="games_replay_evf",
+        tags=["games"],
+    )
+    def get(self, request: Request, game_id: str) -> HttpResponse:
+        game = selectors.game_get(game_id=game_id)
+        selectors.check_moves_visible(game=game, viewer_id=_viewer_id(request))
+        if not game.ended or game.started_at is None:
+            raise GameError("game_not_over", "A replay file is written once the game has ended.")
+        if game.sealed:
+            raise GameError("race_running", "This race game is hidden until the race ends.")
+        response = HttpResponse(
+            evf_bytes(_replay(game, list(selectors.game_moves(game=game)))),
+            content_type="application/octet-stream",
+        )
+        response["Content-Disposition"] = f'attachment; filename="demineur-{game.id}.evf"'
+        return response
+
+
+def _replay(game: Game, moves: list[Move]) -> Replay:
+    rows = Board.decode(bytes(game.board)).to_ascii()
+    return Replay(
+        width=game.width,
+        height=game.height,
+        mines=frozenset(
+            (x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in "*MX"
+        ),
+        moves=tuple((m.action, m.x, m.y, int(m.at_ms)) for m in moves),
+        player=game.player.username,
+        elapsed_ms=game_elapsed_ms(game),
+        won=game.state == GameState.WON,
+        bbbv=game.bbbv or 0,
+        no_guess=game.no_guess,
+        ranked=game.ranked,
+        started_us=_us(game.started_at),
+        ended_us=_us(game.ended_at),
+    )
+
+
+def _us(at: datetime | None) -> int | None:
+    return None if at is None else int(at.timestamp()) * 1_000_000 + at.microsecond
 
 
 class MeView(APIView):

@@ -57,7 +57,8 @@ def api_patterns() -> Iterator[tuple[str, Any]]:
 
 def path_of(regex: str, values: dict[str, str]) -> str:
     path = GROUP.sub(lambda m: values[m.group(1)], regex)
-    return "/" + path.removeprefix("^").replace("/?$", "").replace("\\Z", "").rstrip("$")
+    path = path.removeprefix("^").replace("/?$", "").replace("\\Z", "").rstrip("$")
+    return "/" + path.replace("\\.", ".")  # replay\.evf
 
 
 def answered(callback: Any) -> set[str]:

@@ -27,6 +27,7 @@ G, R, AR, AW = "game:play", "race:play", "account:read", "account:write"
 NEEDS: dict[str, tuple[str, ...]] = {
     "GET game": (),
     "GET moves": (),
+    "GET replay.evf": (),
     "GET games": (),
     "reveal": (G,),
     "flag": (G,),
@@ -68,7 +69,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
 
 # URLs that need no scope: public reads, sign-up and sign-in, links from mails, the session.
 PUBLIC = {
-    "api-game", "api-moves", "api-user", "api-user-games-export", "api-race", "api-leaderboard",
+    "api-game", "api-moves", "api-game-replay-evf", "api-user", "api-user-games-export", "api-race", "api-leaderboard",
     "api-register", "api-token", "api-guest", "api-session", "api-email-verify",
     "api-password-reset", "api-password-reset-confirm", "api-tokens-test", "api-schema",
     "api-docs",
