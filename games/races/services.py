@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from accounts.models import RaceRating, User
+from accounts.models import AccountKind, RaceRating, User
 from accounts.standings import ratings
 from accounts.standings.records import base_level, bucket_for
 from games import engine
@@ -605,6 +605,10 @@ def queue_join(*, player: User, level: Any, no_guess: bool = False) -> dict[str,
     has its own queue per level (the entry's `level` is the no-guess bucket, `expert:ng`)."""
     spec = _level_spec(level)
     key = bucket_for(spec.name, no_guess)
+    if player.kind == AccountKind.GUEST:
+        # Quick match pairs by rating, and a guest has none: a player matched with one would
+        # race unrated (docs/RACES.md, Quick match). Rooms take guests; the queue does not.
+        raise GameError("guest_account", "Quick match is for signed-up players: sign up first.")
     now = timezone.now()
     with transaction.atomic():
         _lock_player(player)

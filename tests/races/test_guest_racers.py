@@ -90,3 +90,16 @@ def test_beside_two_players_a_guest_races_and_only_the_players_are_rated(
     # bob beat alice among the rated players, whatever the guest did.
     assert ended["bob"]["rating_after"] > ended["alice"]["rating_after"]
     assert not RaceRating.objects.filter(player__username=name, rated_races__gt=0).exists()
+
+
+def test_a_guest_is_refused_by_quick_match_and_nothing_is_queued(alice_api: Any) -> None:
+    from games.models import RaceQueueEntry
+
+    guest, _ = guest_client()
+    refused = guest.post("/api/races/queue", {"level": "beginner"}, format="json")
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["error"]["code"] == "guest_account"
+    assert not RaceQueueEntry.objects.exists()
+    # A player queues as before (API.md, Races).
+    waiting = alice_api.post("/api/races/queue", {"level": "beginner"}, format="json")
+    assert waiting.status_code == 200 and waiting.json()["state"] == "waiting"
