@@ -14,7 +14,9 @@ from tests.support.shapes import BUCKETS, STATS_KEYS
 pytestmark = pytest.mark.django_db
 
 
-def test_a_profile_has_its_keys_and_all_seven_buckets_of_each_mode_with_zeros_and_nulls(anon_api, alice):
+def test_a_profile_has_its_keys_and_all_seven_buckets_of_each_mode_with_zeros_and_nulls(
+    anon_api, alice
+):
     profile = anon_api.get("/api/users/alice").json()
     assert set(profile) == {
         "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games",
