@@ -319,7 +319,7 @@ def _replay(game: Game, moves: list[Move]) -> Replay:
         mines=frozenset(
             (x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in "*MX"
         ),
-        moves=tuple((m.action, m.x, m.y, int(m.at_ms)) for m in moves),
+        moves=tuple((m.action, m.x, m.y, int(m.at_ms), m.flagged) for m in moves),
         player=game.player.username,
         elapsed_ms=game_elapsed_ms(game),
         won=game.state == GameState.WON,

@@ -5,7 +5,9 @@ Pure: bytes from the size, the mine layout and the stored moves (their game cloc
 never the wall clock. Each move becomes the mouse events the format's reader replays:
 
 - a reveal: a left press and release at the cell's pixel centre,
-- a flag (or unflag): a right press and release,
+- a flag (or unflag): a right press and release; a flag move that changed nothing (an
+  explicit `flagged` the cell already had, API.md's accepted no-op) leaves no event, since the
+  format's right click always toggles,
 - a chord: a middle press and release (the format's "double press"),
 
 all stamped with the move's `at_ms` (the format counts milliseconds from the first press, and
@@ -55,7 +57,8 @@ class Replay:
     width: int
     height: int
     mines: frozenset[tuple[int, int]]  # (x, y) of every mine
-    moves: tuple[tuple[str, int | None, int | None, int], ...]  # (action, x, y, at_ms)
+    # (action, x, y, at_ms, flagged): Move rows in `seq` order; `flagged` a flag's explicit one
+    moves: tuple[tuple[str, int | None, int | None, int, bool | None], ...]
     player: str
     elapsed_ms: int
     won: bool
@@ -82,11 +85,25 @@ def _mine_bits(width: int, height: int, mines: frozenset[tuple[int, int]]) -> by
     return bytes(out)
 
 
-def _events(replay: Replay) -> Iterable[bytes]:
-    for action, x, y, at_ms in replay.moves:
-        buttons = _BUTTONS.get(action)
-        if buttons is None or x is None or y is None:
+def clicks(replay: Replay) -> list[tuple[str, int, int, int]]:
+    """The moves that are clicks in the file: (action, x, y, at_ms)."""
+    flags: set[tuple[int, int]] = set()
+    out: list[tuple[str, int, int, int]] = []
+    for action, x, y, at_ms, flagged in replay.moves:
+        if action not in _BUTTONS or x is None or y is None:
             continue  # pause, resume, resign, abandon: no mouse
+        if action == "flag":
+            now = (x, y) not in flags if flagged is None else flagged
+            if now == ((x, y) in flags):
+                continue  # an explicit no-op
+            flags.symmetric_difference_update({(x, y)})
+        out.append((action, x, y, at_ms))
+    return out
+
+
+def _events(replay: Replay) -> Iterable[bytes]:
+    for action, x, y, at_ms in clicks(replay):
+        buttons = _BUTTONS[action]
         t = _u(min(max(at_ms, 0), MAX_MS), 3)
         where = _u(x * CELL_PX + CELL_PX // 2, 2) + _u(y * CELL_PX + CELL_PX // 2, 2)
         for kind in buttons:
@@ -99,7 +116,7 @@ def evf_bytes(replay: Replay) -> bytes:
     width, height = replay.width, replay.height
     if not (0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE):
         raise ValueError(f"EVF holds at most {MAX_SIDE} x {MAX_SIDE} cells")
-    flagged = any(action == "flag" for action, *_ in replay.moves)
+    flagged = any(action == "flag" for action, *_ in clicks(replay))
     official = replay.won and replay.ranked and not replay.no_guess
     fair = replay.won and replay.ranked
     summary = (

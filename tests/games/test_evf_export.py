@@ -29,19 +29,24 @@ def _seeded(settings: Any) -> None:
     settings.GAME_TEST_SEED = SEED  # a known layout, so a chord is always there to make
 
 
-def _flags_and_chord(api: APIClient, game_id: str) -> None:
-    """Flag, unflag and flag again one mine, flag the others around a number, chord it."""
+def _flags_and_chord(api: APIClient, game_id: str) -> int:
+    """Flag, unflag and flag again one mine, flag the others around a number (the first one a
+    second time: an accepted no-op, no click in the file), chord it. The count of right clicks
+    that changed a flag."""
     board = board_of(game_id)
     number, its_mines = chord_target(board, mines_of(board))
     first = its_mines[0]
     for flagged in (True, False):
         response = post(api, game_id, "flag", {"x": first[0], "y": first[1], "flagged": flagged})
         assert response.status_code == 200, response.content
-    for x, y in its_mines:
+    for x, y in [*its_mines, first]:
         response = post(api, game_id, "flag", {"x": x, "y": y, "flagged": True})
         assert response.status_code == 200, response.content
+    assert response.json()["changes"] == []  # the second flag on `first`: a no-op
     response = post(api, game_id, "chord", {"x": number[0], "y": number[1]})
     assert response.status_code == 200, response.content
+    assert response.json()["changes"], "the chord opened cells"
+    return 2 + len(its_mines)
 
 
 def _evf(api: APIClient, game_id: str) -> Any:
@@ -61,7 +66,7 @@ def _evf(api: APIClient, game_id: str) -> Any:
     return video
 
 
-def _assert_same_game(video: Any, game_id: str) -> None:
+def _assert_same_game(video: Any, game_id: str, right_clicks: int) -> None:
     game = Game.objects.select_related("player").get(pk=game_id)
     mines = mines_of(board_of(game_id))
     assert (video.column, video.row, video.mine_num) == (game.width, game.height, game.mines)
@@ -70,7 +75,8 @@ def _assert_same_game(video: Any, game_id: str) -> None:
     )
     moves = list(Move.objects.filter(game=game).values_list("action", flat=True))
     assert video.left == moves.count("reveal")
-    assert video.right == moves.count("flag")
+    assert moves.count("flag") == right_clicks + 1  # the no-op is a Move, not a click
+    assert video.right == right_clicks
     assert video.double == moves.count("chord")
     assert video.rtime_ms == game.elapsed_ms  # the format keeps milliseconds
     assert video.player_identifier == game.player.username
@@ -78,31 +84,36 @@ def _assert_same_game(video: Any, game_id: str) -> None:
     assert video.bbbv == game.bbbv  # ms-toollib's own 3BV of the layout agrees with ours
     # Replaying the clicks, the reader opened exactly the cells our engine opened.
     ours = board_of(game_id).to_ascii()
+    flagged = {(x, y) for y, row in enumerate(ours) for x, ch in enumerate(row) if ch in "MF"}
+    assert flagged == {
+        (x, y) for y, row in enumerate(video.game_board) for x, v in enumerate(row) if v == 11
+    }
+    assert video.flag == len(flagged)
     opened = {(x, y) for y, row in enumerate(video.game_board) for x, v in enumerate(row) if v <= 8}
     assert opened == {(x, y) for y, row in enumerate(ours) for x, ch in enumerate(row) if ch == "o"}
 
 
 def test_a_won_game_reads_back_with_its_board_and_clicks(alice_api: APIClient) -> None:
     game_id = start(alice_api)["id"]
-    _flags_and_chord(alice_api, game_id)
+    right = _flags_and_chord(alice_api, game_id)
     assert win(alice_api, game_id)["state"] == "won"
     video = _evf(alice_api, game_id)
-    _assert_same_game(video, game_id)
+    _assert_same_game(video, game_id, right)
     assert video.bbbv_solved == video.bbbv
     assert (video.left, video.right, video.double) != (0, 0, 0)
 
 
 def test_a_lost_game_reads_back_for_anyone(alice_api: APIClient) -> None:
     game_id = start(alice_api)["id"]
-    _flags_and_chord(alice_api, game_id)
+    right = _flags_and_chord(alice_api, game_id)
     x, y = mine_cell(board_of(game_id))
     if board_of(game_id).to_ascii()[y][x] == "M":  # a flagged mine: take the flag off first
-        assert (
-            post(alice_api, game_id, "flag", {"x": x, "y": y, "flagged": False}).status_code == 200
-        )
+        response = post(alice_api, game_id, "flag", {"x": x, "y": y, "flagged": False})
+        assert response.status_code == 200, response.content
+        right += 1
     response = post(alice_api, game_id, "reveal", {"x": x, "y": y})
     assert response.status_code == 200 and response.json()["game"]["state"] == "lost"
-    _assert_same_game(_evf(APIClient(), game_id), game_id)  # a public read, like /moves
+    _assert_same_game(_evf(APIClient(), game_id), game_id, right)  # a public read, like /moves
 
 
 def test_a_running_game_has_no_replay_file(alice_api: APIClient) -> None:
