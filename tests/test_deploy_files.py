@@ -36,7 +36,14 @@ def compose() -> dict[str, Any]:
 def test_compose_file_starts_the_wsgi_and_asgi_entry_points_that_exist():
     services = compose()["services"]
     assert {"db", "redis", "web", "live", "migrate", "proxy", "scheduler"} <= set(services)
-    assert "close_idle_games" in " ".join(services["scheduler"]["command"])
+    scheduled = " ".join(services["scheduler"]["command"])
+    for command in (
+        "close_idle_games",
+        "remove_stale_guests",
+        "send_mail",
+        "delete_closed_accounts",
+    ):
+        assert f"manage.py {command}" in scheduled, command
     web, live = " ".join(services["web"]["command"]), " ".join(services["live"]["command"])
     assert "demineur_site.wsgi:application" in web
     assert "demineur_site.asgi:application" in live
