@@ -9,7 +9,7 @@ from django.contrib.auth import authenticate, login, logout, update_session_auth
 from django.db import IntegrityError, transaction
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ErrorDetail, Throttled, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -238,6 +238,9 @@ def _scopes_of(validated: dict[str, Any]) -> str:
     return scopes.STORED_ALL if asked is None else scopes.stored(asked)
 
 
+SCOPES = list(scopes.ALL)  # (the serializers' own `scopes` field shadows the module in them)
+
+
 class TokenRowSerializer(serializers.ModelSerializer[ApiToken]):
     scopes = serializers.SerializerMethodField()
 
@@ -245,6 +248,7 @@ class TokenRowSerializer(serializers.ModelSerializer[ApiToken]):
         model = ApiToken
         fields = ["id", "name", "prefix", "scopes", "created_at", "last_used_at"]
 
+    @extend_schema_field(serializers.ListField(child=serializers.ChoiceField(choices=SCOPES)))
     def get_scopes(self, token: ApiToken) -> list[str]:
         mine = scopes.parse(token.scopes)
         return [s for s in scopes.ALL if s in mine]

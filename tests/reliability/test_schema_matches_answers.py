@@ -150,6 +150,7 @@ def test_a_new_token_answers_every_field_its_schema_lists(
             "prefix",
             "created_at",
             "last_used_at",
+            "scopes",  # API.md, Token scopes
             "token",
         }
     )
