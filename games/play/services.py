@@ -83,11 +83,17 @@ def seeded_rng(seed: str, width: int, height: int, mines: int) -> random.Random:
     return random.Random(f"{seed}:{width}x{height}:{mines}")
 
 
-def _rng_for(game: Game) -> random.Random:
-    """SystemRandom in production; a seeded generator only when the test-only setting is on."""
+def layout_rng(width: int, height: int, mines: int, *, scope: str = "") -> random.Random:
+    """The one source of mine layouts (a game's first tap, a race's start): SystemRandom in
+    production; a seeded generator only when the test-only GAME_TEST_SEED is on, its seed
+    followed by `scope` (a race's `:race:<code>`)."""
     if settings.GAME_TEST_SEED:
-        return seeded_rng(settings.GAME_TEST_SEED, game.width, game.height, game.mines)
+        return seeded_rng(f"{settings.GAME_TEST_SEED}{scope}", width, height, mines)
     return _SYSTEM_RANDOM
+
+
+def _rng_for(game: Game) -> random.Random:
+    return layout_rng(game.width, game.height, game.mines)
 
 
 def no_guess_seed(seed: str, width: int, height: int, mines: int, x: int, y: int) -> str:

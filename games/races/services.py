@@ -57,7 +57,6 @@ from games.races.selectors import parse_race_id
 
 log = logging.getLogger(__name__)
 
-_SYSTEM_RANDOM = random.SystemRandom()
 
 
 # --- reading helpers shared with games.races.selectors ------------------------------------------
@@ -353,12 +352,8 @@ def _countdown(race: Race, *, now: datetime) -> None:
 
 
 def _race_rng(race: Race) -> random.Random:
-    """SystemRandom in production; seeded only under the test-only GAME_TEST_SEED."""
-    if settings.GAME_TEST_SEED:
-        return services.seeded_rng(
-            f"{settings.GAME_TEST_SEED}:race:{race.code}", race.width, race.height, race.mines
-        )
-    return _SYSTEM_RANDOM
+    """The race's one layout (games.play.services.layout_rng), seeded per race code in tests."""
+    return services.layout_rng(race.width, race.height, race.mines, scope=f":race:{race.code}")
 
 
 def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
