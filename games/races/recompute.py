@@ -67,17 +67,14 @@ def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None
             changes = rate_race(racers, places, skill_of, rated_together)
             for racer, place in zip(racers, places, strict=True):
                 row = rows.setdefault((racer.player_id, bucket), _Row())
-                row.races += 1
-                row.wins += place == 1
-                row.podiums += place <= 3
+                change = changes.get(racer.pk)
+                race_rules.count_race(row, place, rated=change is not None)
                 row.pool = racer.pool or row.pool
                 row.updated_at = race.ended_at
-                change = changes.get(racer.pk)
                 before = change.before if change else None
                 after = change.after if change else None
                 if change is not None:
                     row.skill = change.skill
-                    row.rated_races += 1
                 if not (_close(before, racer.rating_before) and _close(after, racer.rating_after)):
                     differences += 1
                     if write:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import combinations
-from typing import Any
+from typing import Any, Protocol
 
 MIN_RACERS = 2
 MAX_RACERS = 8
@@ -272,3 +272,26 @@ def pick_match(
     if not close:
         return None
     return [anchor.player_id, *(w.player_id for w in close[: MAX_RACERS - 1])]
+
+
+class RaceCounts(Protocol):
+    races: int
+    wins: int
+    podiums: int
+    rated_races: int
+
+
+def count_race(row: RaceCounts, place: int, *, rated: bool) -> None:
+    """A finished race in one racer's counts, the same at the race's end
+    (games.races.services) and when `recompute_race_ratings` replays the history.
+
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(races=0, wins=0, podiums=0, rated_races=0)
+    >>> count_race(row, 1, rated=True); count_race(row, 4, rated=False)
+    >>> (row.races, row.wins, row.podiums, row.rated_races)
+    (2, 1, 1, 1)
+    """
+    row.races += 1
+    row.wins += place == 1
+    row.podiums += place <= 3
+    row.rated_races += rated

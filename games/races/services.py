@@ -58,7 +58,6 @@ from games.races.selectors import parse_race_id
 log = logging.getLogger(__name__)
 
 
-
 # --- reading helpers shared with games.races.selectors ------------------------------------------
 
 
@@ -562,15 +561,12 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
         racer.place = place
         racer.active = False
         row = rows[racer.player_id]
-        row.races += 1
-        row.wins += place == 1
-        row.podiums += place <= 3
         change = rated.get(racer.pk)
+        race_rules.count_race(row, place, rated=change is not None)
         if change is not None:
             racer.rating_before, racer.rating_after = change.before, change.after
             row.mu, row.sigma = change.skill.mu, change.skill.sigma
             row.rating = change.skill.shown
-            row.rated_races += 1
         if racer.pool:
             row.pool = racer.pool
         row.updated_at = now
