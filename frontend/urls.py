@@ -11,6 +11,13 @@ urlpatterns = [
     *(path(page, getattr(views, page.replace("-", "_")), name=page) for page in NAMED_PAGES),
     path("games/<str:game_id>", views.game, name="game"),
     path("games/<str:game_id>/replay", views.replay, name="replay"),
+    # Links people share and the installed app (docs/FRONTEND.md, Links people share).
+    path("games/<str:game_id>/preview.png", views.game_preview, name="game-preview"),
+    path("races/<str:race_id>/preview.png", views.race_preview, name="race-preview"),
+    path("icons/<int:size>.png", views.app_icon, name="app-icon"),
+    path("manifest.webmanifest", views.manifest, name="manifest"),
+    path("sw.js", views.service_worker, name="service-worker"),
+    path("offline", views.offline, name="offline"),
     path("races/<str:race_id>", views.race, name="race"),
     path("leaderboards/<str:level>", views.leaderboards, name="leaderboards-level"),
     path("players/<str:username>", views.profile, name="profile"),

@@ -108,14 +108,18 @@ def game(request: HttpRequest, game_id: str) -> HttpResponse:
     """Play (the player, while the game runs) or watch (anyone else, or after the end)."""
     if not GAME_ID.match(game_id):
         raise Http404
-    return _page(request, "game.html", page="game", game_id=game_id)
+    game = _public_game(game_id)
+    share = _game_card(request, game, replay=False) if game else None
+    return _page(request, "game.html", page="game", game_id=game_id, share=share)
 
 
 @ensure_csrf_cookie
 def replay(request: HttpRequest, game_id: str) -> HttpResponse:
     if not GAME_ID.match(game_id):
         raise Http404
-    return _page(request, "replay.html", page="replay", game_id=game_id)
+    game = _public_game(game_id)
+    share = _game_card(request, game, replay=True) if game else None
+    return _page(request, "replay.html", page="replay", game_id=game_id, share=share)
 
 
 @ensure_csrf_cookie
@@ -124,7 +128,9 @@ def race(request: HttpRequest, race_id: str) -> HttpResponse:
     rival's progress while it runs, the results at the end (API.md, Races)."""
     if not GAME_ID.match(race_id):
         raise Http404
-    return _page(request, "race.html", page="race", race_id=race_id)
+    race = _public_race(race_id)
+    share = _race_card(request, race) if race else None
+    return _page(request, "race.html", page="race", race_id=race_id, share=share)
 
 
 @ensure_csrf_cookie
@@ -177,3 +183,174 @@ settings_page = _simple_page("settings.html", "settings")
 account = _simple_page("account.html", "account")
 verify_email = _simple_page("verify_email.html", "verify-email")
 reset_password = _simple_page("reset_password.html", "reset-password")
+
+
+# --- Links people share and the installed app (docs/FRONTEND.md, Links people share) ---------
+# The pictures and the cards' text come from the API's own public answers (an anonymous
+# viewer's Game, the Race), never from a layout: a running game shows no closed cell.
+
+LONG_CACHE = "public, max-age=86400"  # an ended game or race no longer changes
+SHORT_CACHE = "public, max-age=30"  # a running one: a link shared now shows it nearly now
+
+
+def _public_game(game_id: str) -> dict[str, Any] | None:
+    from games.play import selectors as play_selectors
+    from games.play.presenters import game_dict
+
+    try:
+        game = play_selectors.game_get(game_id=game_id)
+    except GameError:
+        return None
+    return game_dict(game, player_name=game.player.username, viewer_id=None)
+
+
+def _public_race(race_id: str) -> dict[str, Any] | None:
+    from games.races import selectors as race_selectors
+    from games.races.presenters import race_dict
+
+    try:
+        race = race_selectors.race_get(race_id=race_id)
+    except GameError:
+        return None
+    return race_dict(race, race_selectors.racers_by_race([race])[race.pk])
+
+
+def _not_found(request: HttpRequest) -> HttpResponse:
+    return render(request, "404.html", {}, status=404)
+
+
+def _png(body: bytes, *, ended: bool) -> HttpResponse:
+    response = HttpResponse(body, content_type="image/png")
+    response["Cache-Control"] = LONG_CACHE if ended else SHORT_CACHE
+    return response
+
+
+def _level_label(level: str) -> str:
+    return str(LEVEL_LABELS.get(level, CUSTOM_LABEL))
+
+
+def _game_card(request: HttpRequest, game: dict[str, Any], *, replay: bool) -> dict[str, Any]:
+    from django.urls import reverse
+
+    size = f"{game['width']} \u00d7 {game['height']}, {game['mines']}"
+    facts = {"level": _level_label(game["level"]), "player": game["player"], "size": size}
+    if game["state"] == "won":
+        seconds = f"{game['elapsed_ms'] / 1000:.1f}"
+        text = _("%(player)s won a %(level)s game (%(size)s mines) in %(seconds)s s.") % {
+            **facts,
+            "seconds": seconds,
+        }
+    elif game["state"] == "lost":
+        text = _("%(player)s lost a %(level)s game (%(size)s mines).") % facts
+    else:
+        text = _("%(player)s is playing a %(level)s game (%(size)s mines). Watch it live.") % facts
+    title = _("Replay: %(level)s by %(player)s") if replay else _("%(level)s by %(player)s")
+    image = reverse("game-preview", args=[game["id"]])
+    return {
+        "title": title % facts,
+        "text": text,
+        "image": request.build_absolute_uri(image),
+        "image_alt": _("The board of the game"),
+        "url": request.build_absolute_uri(request.path),
+    }
+
+
+def _race_card(request: HttpRequest, race: dict[str, Any]) -> dict[str, Any]:
+    from django.urls import reverse
+
+    facts = {"level": _level_label(race["level"]), "racers": len(race["racers"])}
+    if race["state"] == "finished":
+        podium = [r["player"] for r in race["racers"] if r.get("place")][:3]
+        text = _("Podium: %(names)s.") % {"names": ", ".join(podium)} if podium else ""
+        alt = _("The race's podium")
+    else:
+        text = _("%(racers)s racers on a %(level)s board.") % facts
+        alt = _("Each racer's progress")
+    image = reverse("race-preview", args=[race["id"]])
+    return {
+        "title": _("A %(level)s race") % facts,
+        "text": text,
+        "image": request.build_absolute_uri(image),
+        "image_alt": alt,
+        "url": request.build_absolute_uri(request.path),
+    }
+
+
+def game_preview(request: HttpRequest, game_id: str) -> HttpResponse:
+    """The picture of a shared game (and its replay): the board as anyone may see it now."""
+    from frontend.previews import board_picture
+
+    game = _public_game(game_id) if GAME_ID.match(game_id) else None
+    if game is None:
+        return _not_found(request)
+    ended = game["state"] in ("won", "lost") and game["board"] is not None
+    return _png(board_picture(game), ended=ended)
+
+
+def race_preview(request: HttpRequest, race_id: str) -> HttpResponse:
+    """The picture of a shared race: the podium at the end, the racers' progress before."""
+    from frontend.previews import race_picture
+
+    race = _public_race(race_id) if GAME_ID.match(race_id) else None
+    if race is None:
+        return _not_found(request)
+    return _png(race_picture(race), ended=race["state"] == "finished")
+
+
+ICON_SIZES = (192, 512)
+
+
+def app_icon(request: HttpRequest, size: int) -> HttpResponse:
+    from frontend.previews import icon
+
+    if size not in ICON_SIZES:
+        return _not_found(request)
+    return _png(icon(size), ended=True)
+
+
+def manifest(request: HttpRequest) -> HttpResponse:
+    """The web app manifest: the site installs as an app (docs/FRONTEND.md)."""
+    import json
+
+    from django.urls import reverse
+
+    body = {
+        "name": "Démineur",
+        "short_name": "Démineur",
+        "description": str(_("Minesweeper against the clock, alone or in races.")),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#1d3557",
+        "theme_color": "#1d3557",
+        "icons": [
+            {
+                "src": reverse("app-icon", args=[size]),
+                "sizes": f"{size}x{size}",
+                "type": "image/png",
+                "purpose": "any",
+            }
+            for size in ICON_SIZES
+        ],
+    }
+    response = HttpResponse(json.dumps(body), content_type="application/manifest+json")
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, at the root so that its scope is the whole site; never cached by
+    HTTP so that a new version reaches browsers at once."""
+    response = render(
+        request,
+        "frontend/sw.js",
+        {"offline_url": "/offline"},
+        content_type="text/javascript",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def offline(request: HttpRequest) -> HttpResponse:
+    """The page the service worker shows when a page cannot be fetched."""
+    return render(request, "frontend/offline.html")
