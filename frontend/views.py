@@ -1,6 +1,8 @@
 """Page views. They render a template and nothing else: every page reads and writes data
 through the public API and the WebSockets from the browser (docs/FRONTEND.md), so a page
-view never touches a model. One asks a question first: a player's profile looks the name up
+view never touches a model. The game, replay and race pages read the public answer (the API's
+selectors and presenters, as an anonymous viewer) for a shared link's card and picture
+(docs/FRONTEND.md, Links people share). One asks a question first: a player's profile looks the name up
 (games.play.selectors.user_get, the API's own rule) so that a name nobody has is a real 404
 page, not a page of empty tables. ensure_csrf_cookie makes sure the page's scripts can send
 the CSRF token that session-authenticated API calls need.
