@@ -266,7 +266,7 @@ def _race_card(request: HttpRequest, race: dict[str, Any]) -> dict[str, Any]:
         text = _("Podium: %(names)s.") % {"names": ", ".join(podium)} if podium else ""
         alt = _("The race's podium")
     else:
-        text = _("%(racers)s racers on a %(level)s board.") % facts
+        text = _("Racers: %(racers)s.") % facts
         alt = _("Each racer's progress")
     image = reverse("race-preview", args=[race["id"]])
     return {
