@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from frontend.previews import BLAST, MINE, NUMBERS
+from frontend.previews import BLAST, MINE, NUMBERS, PODIUM
 from tests.support.boards import win
 from tests.support.http import post, start
+from tests.support.races import racing, tick
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +99,28 @@ def test_manifest_icons_and_worker() -> None:
     assert '"/api/"' in worker.content.decode() and '"/ws/"' in worker.content.decode()
     assert "default-src 'self'" in worker["Content-Security-Policy"]  # worker-src falls back
     assert client.get("/offline").status_code == 200
+
+
+def test_a_race_game_shows_no_mine_while_its_race_runs_and_the_podium_at_the_end(
+    alice_api: Any, bob_api: Any
+) -> None:
+    race = racing(alice_api, [bob_api])
+    client = Client()
+    running = client.get(f"/races/{race['id']}/preview.png")
+    assert running.status_code == 200 and running["Cache-Control"] == "public, max-age=30"
+    assert PODIUM[0] not in pixels(running.content)
+    games = {r["player"]: r["game"] for r in race["racers"]}
+    post(alice_api, games["alice"], "reveal", {"x": 4, "y": 4})
+    post(alice_api, games["alice"], "resign")  # alice's game has ended, the race runs on
+    sealed = client.get(f"/games/{games['alice']}/preview.png")
+    assert MINE not in pixels(sealed.content) and BLAST not in pixels(sealed.content)
+    post(bob_api, games["bob"], "reveal", {"x": 4, "y": 4})
+    post(bob_api, games["bob"], "resign")
+    tick()  # the race clock closes a race whose racers have all ended
+    ended = client.get(f"/races/{race['id']}/preview.png")
+    assert bob_api.get(f"/api/races/{race['id']}").json()["state"] == "finished"
+    assert ended["Cache-Control"] == "public, max-age=86400"
+    assert PODIUM[0] in pixels(ended.content)
+    page = client.get(f"/races/{race['id']}").content.decode()
+    assert "Podium" in (meta(page, "og:description") or "")
+    assert MINE in pixels(client.get(f"/games/{games['alice']}/preview.png").content)
