@@ -58,8 +58,9 @@ from games.play.selectors import has_played
 from games.races.services import ratings_set_pool
 
 
-def _user_from_credentials(request: Request) -> User:
-    """The user named by `{username, password}` in the body, or 401 invalid_credentials."""
+def _user_from_credentials(request: Request) -> tuple[User, dict[str, Any]]:
+    """The user named by `{username, password}` in the body (or 401 invalid_credentials), and
+    the body as validated (a token's `scopes` are read from it)."""
     data = CredentialsSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     user = authenticate(
@@ -84,7 +85,7 @@ def _user_from_credentials(request: Request) -> User:
                 raise ApiError("account_closed", "This account was closed for good.")
             user.refresh_from_db()
             ratings_set_pool(player_id=user.pk, pool=user.board_pool)
-    return user
+    return user, data.validated_data
 
 
 OTP_SESSION_KEY = two_factor.OTP_SESSION_KEY
@@ -212,14 +213,10 @@ class TokenView(APIView):
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
-        user = _user_from_credentials(request)
+        user, validated = _user_from_credentials(request)
         if user.kind == AccountKind.GUEST:  # no usable password: not reached, but never a key
             raise _guest_refused()
-        requested = CredentialsSerializer(data=request.data)
-        requested.is_valid(raise_exception=True)
-        _, key = services.token_issue(
-            user=user, name="api", scopes=_scopes_of(requested.validated_data)
-        )
+        _, key = services.token_issue(user=user, name="api", scopes=_scopes_of(validated))
         return Response({"token": key})
 
     @extend_schema(request=None, responses={204: None}, tags=["accounts"])
@@ -363,7 +360,7 @@ class SessionView(APIView):
         tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
-        user = _user_from_credentials(request)
+        user, _ = _user_from_credentials(request)
         login(request._request, user)
         if two_factor.is_active(user):  # it was asked for and given
             request._request.session[OTP_SESSION_KEY] = True

@@ -78,11 +78,14 @@ STREAM_KINDS = {"started": "race_start", "ended": "race_end"}
 
 
 def _publish(kind: str, race: Race) -> None:
-    body = race_json(race)
+    racers = racers_of(race)
+    body = race_dict(race, racers)
     race_events.race_on_commit(race.id, race_events.race_event(kind, race=body))
     if kind in STREAM_KINDS:  # each racer's event stream (/api/stream/event)
-        for player_id in Racer.objects.filter(race=race).values_list("player_id", flat=True):
-            play_events.player_on_commit(player_id, {"type": STREAM_KINDS[kind], "race": body})
+        for racer in racers:
+            play_events.player_on_commit(
+                racer.player_id, {"type": STREAM_KINDS[kind], "race": body}
+            )
 
 
 def _bump(race: Race, kind: str) -> None:

@@ -78,6 +78,8 @@ PUBLIC = {
 
 def test_every_matrix_row_says_which_scopes_it_accepts() -> None:
     assert set(NEEDS) == {what for what, _, _ in REST}
+    # The model's default (every scope) is the scopes module's list, in its order.
+    assert ",".join(scopes.ALL) == scopes.STORED_ALL
 
 
 def _names(patterns: list[Any]) -> set[str]:
