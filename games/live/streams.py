@@ -43,7 +43,7 @@ ROUTES = [
     (re.compile(r"^/api/stream/event/?$"), "/ws/stream/event"),
 ]
 NDJSON = b"application/x-ndjson"
-END_TYPES = {"ended", "discarded"}
+END_PREFIXES = ('{"type":"ended"', '{"type":"discarded"')
 
 
 def socket_path(path: str) -> str | None:
@@ -140,14 +140,17 @@ class _Answer:
         if kind != "websocket.send":
             return
         text = message.get("text") or ""
-        frame = json.loads(text)
         if not self.started:
+            frame = json.loads(text)  # the first frame only: a state, or a refusal
             if frame.get("type") == "error":
                 self.held_error = frame  # the refusal comes with the close that follows
                 return
             await self._start(200, NDJSON)
         await self.line(text.encode() + b"\n")
-        if frame.get("type") in END_TYPES:
+        # A game event's text is encoded once per process for every watcher
+        # (games.play.events.encode_event): read without decoding it again. Every frame is
+        # compact JSON whose first key is "type" (games.play.events.dumps and its builders).
+        if text.startswith(END_PREFIXES):
             await self.finish()
 
 
