@@ -348,6 +348,76 @@ class RaceRating(models.Model):
         return f"{self.player_id} {self.level} {self.rating}"
 
 
+# --- The daily challenge (RULES.md; docs/DAILY.md) -------------------------------------------
+
+
+class DailyEntry(models.Model):
+    """One player's daily game of one day and level (RULES.md, The daily challenge): a row of
+    that day's board and of the player's calendar. Written by accounts.standings.daily only.
+
+    `score` is "lower is better" and, with `achieved_at` and the user id, orders the board:
+    the winners by time, then the games that ended without a win by safe cells opened (more
+    first), then the games still running. `pool` is the board the row ranks on; `none` for a
+    row that ranks nowhere (a guest's, a paused game's, a flagged or closed account's)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    day = models.DateField()
+    level = models.CharField(max_length=16)
+    game_id = models.UUIDField(unique=True)
+    pool = models.CharField(max_length=5, choices=BoardPool.choices)
+    state = models.CharField(max_length=8)  # the game's: playing, paused, won, lost
+    time_ms = models.BigIntegerField(null=True, blank=True)
+    opened = models.PositiveIntegerField(default=0)
+    bbbv_per_s = models.FloatField(null=True, blank=True)
+    score = models.BigIntegerField()
+    achieved_at = models.DateTimeField()
+    place = models.PositiveIntegerField(null=True, blank=True)  # fixed at the day's end
+
+    class Meta:
+        db_table = "accounts_daily_entry"
+        constraints = [
+            # One attempt per player, level and day, whatever two requests at once try.
+            models.UniqueConstraint(fields=["user", "day", "level"], name="daily_entry_once"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["day", "level", "pool", "score", "achieved_at", "user"],
+                name="daily_board",
+            ),
+            models.Index(fields=["user", "day"], name="daily_calendar"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} daily {self.day} {self.level} {self.state}"
+
+
+class DailyStats(models.Model):
+    """A player's daily statistics for one level, or `all` across the six (the profile's
+    `daily`): played, won, the daily streak (days in a row with a daily won: `current_streak`
+    is the run that ended on `last_won_day`, shown as 0 once a day has passed without a win)
+    and the best final place. Written by accounts.standings.daily only."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    level = models.CharField(max_length=16)  # a level, or "all"
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    current_streak = models.PositiveIntegerField(default=0)
+    best_streak = models.PositiveIntegerField(default=0)
+    last_won_day = models.DateField(null=True, blank=True)
+    best_rank = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        db_table = "accounts_daily_stats"
+        constraints = [
+            models.UniqueConstraint(fields=["user", "level"], name="daily_stats_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} daily {self.level}"
+
+
 # --- The account's lifecycle (docs/ACCOUNTS.md) ----------------------------------------------
 
 

@@ -43,6 +43,7 @@ class UnrankedReason(models.TextChoices):
     FLAGGED = "flagged"
     RACE = "race"
     GUEST = "guest"
+    PRACTICE = "practice"  # a past daily played again (RULES.md, The daily challenge)
 
 
 ENDED_STATES = (GameState.WON, GameState.LOST)
@@ -91,6 +92,9 @@ class Game(models.Model):
     # A no-guess game (RULES.md, No-guess boards): its layout, placed at the first tap (or
     # around a race's start cell), is cleared by deduction alone. Its own statistics and boards.
     no_guess = models.BooleanField(default=False, db_default=False)
+    # A daily game (RULES.md, The daily challenge) names its UTC day; its level names which of
+    # the day's six. Sealed like a race game until the day ends; practice games are unranked.
+    daily = models.DateField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -110,6 +114,12 @@ class Game(models.Model):
                 name="game_ended_race",
                 condition=models.Q(ended_at__isnull=False, race__isnull=False),
             ),
+            # A day's daily games (the day's end ends, unseals and ranks them: games.daily).
+            models.Index(
+                fields=["daily", "level", "state"],
+                name="game_daily",
+                condition=models.Q(daily__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -122,6 +132,49 @@ class Game(models.Model):
     @property
     def ended(self) -> bool:
         return self.state in ENDED_STATES
+
+    @property
+    def server_opened(self) -> bool:
+        """Move 1 was the server's opening, not the player's tap (a race or a daily game)."""
+        return self.race_id is not None or self.daily is not None
+
+    @property
+    def solo(self) -> bool:
+        """A game the solo statistics, streaks and boards count: neither a race's nor a daily."""
+        return self.race_id is None and self.daily is None
+
+
+# The solo games of a query (Game.solo): neither a race's nor a daily.
+SOLO = models.Q(race__isnull=True, daily__isnull=True)
+
+
+class DailyChallenge(models.Model):
+    """One of a UTC day's six dailies (RULES.md, The daily challenge; docs/DAILY.md): a no-guess
+    layout with its start cell already opened, which every daily game of that day and level
+    starts as a copy of. Dealt by games.daily.services only; never leaves the server before the
+    day has ended (`closed_at`: the day's end was handled)."""
+
+    day = models.DateField()
+    level = models.CharField(max_length=16)
+    width = models.PositiveSmallIntegerField()
+    height = models.PositiveSmallIntegerField()
+    mines = models.PositiveIntegerField()
+    # The engine's codec of the board with the start cell opened (mines included).
+    board = models.BinaryField()
+    start_x = models.PositiveSmallIntegerField()
+    start_y = models.PositiveSmallIntegerField()
+    bbbv = models.PositiveIntegerField()
+    opened = models.PositiveIntegerField()  # safe cells the opening opened
+    created_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["day", "level"], name="daily_day_level_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"daily {self.day} {self.level}"
 
 
 class Move(models.Model):
