@@ -357,8 +357,9 @@ class DailyEntry(models.Model):
 
     `score` is "lower is better" and, with `achieved_at` and the user id, orders the board:
     the winners by time, then the games that ended without a win by safe cells opened (more
-    first), then the games still running. `pool` is the board the row ranks on; `none` for a
-    row that ranks nowhere (a guest's, a paused game's, a flagged or closed account's)."""
+    first), then the games still running. `pool` is the board the row ranks on: the player's
+    board pool while the game is ranked, else `none` (a guest's, a paused or held game's, a
+    flagged or closed account's)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
@@ -367,6 +368,7 @@ class DailyEntry(models.Model):
     level = models.CharField(max_length=16)
     game_id = models.UUIDField(unique=True)
     pool = models.CharField(max_length=5, choices=BoardPool.choices)
+    ranked = models.BooleanField()  # the game's `ranked` (a pause or a hold unranks it)
     state = models.CharField(max_length=8)  # the game's: playing, paused, won, lost
     time_ms = models.BigIntegerField(null=True, blank=True)
     opened = models.PositiveIntegerField(default=0)

@@ -29,6 +29,7 @@ class Migration(migrations.Migration):
                         choices=[("human", "Human"), ("bot", "Bot"), ("none", "None")], max_length=5
                     ),
                 ),
+                ("ranked", models.BooleanField()),
                 ("state", models.CharField(max_length=8)),
                 ("time_ms", models.BigIntegerField(blank=True, null=True)),
                 ("opened", models.PositiveIntegerField(default=0)),
