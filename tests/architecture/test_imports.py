@@ -1,5 +1,5 @@
 """The house in rooms (docs/ARCHITECTURE.md, The rooms): no import circle anywhere, and every
-import points one way, site <- engine <- accounts <- play <- races <- doors."""
+import points one way, site <- engine <- accounts <- play <- races <- arenas <- doors."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("accounts", ("accounts",)),
     ("play", ("games", "games.models", "games.errors", "games.play")),
     ("races", ("games.races",)),
+    ("arenas", ("games.arenas",)),
     (
         "doors",
         (
@@ -91,6 +92,7 @@ def test_every_project_module_has_a_room():
     [
         ("games.play.services", "play"),
         ("games.races.progress", "races"),
+        ("games.arenas.rules", "arenas"),
         ("games.live.consumers", "doors"),
         ("accounts.standings.leaderboards", "accounts"),
         ("games.engine", "engine"),

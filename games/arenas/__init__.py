@@ -1,0 +1,1 @@
+"""Arenas: timed tournaments of races (RULES.md and API.md, Arenas; docs/ARENAS.md)."""
