@@ -42,10 +42,16 @@ REQUIRED: dict[str, dict[str, tuple[str, ...]]] = {
     # games: creating one, moves, pause, resume, resign
     "api-games": _PLAY,
     **{f"api-{a}": _PLAY for a in ("reveal", "flag", "chord", "pause", "resume", "resign")},
-    # races and the quick-match queue (arenas when they exist)
+    # races and the quick-match queue
     "api-races": _RACE,
     **{f"api-race-{a}": _RACE for a in ("join", "leave", "ready", "start")},
     "api-race-queue": {"POST": (RACE_PLAY,), "GET": (RACE_PLAY,), "DELETE": (RACE_PLAY,)},
+    # arenas: creating one, joining and leaving it
+    "api-arenas": _RACE,
+    **{f"api-arena-{a}": _RACE for a in ("join", "leave")},
+    # the daily challenge: today's attempt and a past day's practice are games
+    "api-daily-day": _PLAY,
+    "api-daily-practice": _PLAY,
     # the account: read it, change it, its tokens, sessions, exports
     "api-me": {"GET": _READ, "PATCH": _WRITE},
     "api-me-settings": {"GET": _READ, "PUT": _WRITE, "PATCH": _WRITE},

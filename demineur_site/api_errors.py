@@ -51,6 +51,14 @@ STATUS_BY_CODE: dict[str, int] = {
     "race_game": 409,
     "not_in_race": 409,
     "too_many_rooms": 409,
+    # Arenas (API.md, Arenas; docs/ARENAS.md)
+    "arena_closed": 409,
+    "arena_players": 403,
+    "too_many_arenas": 409,
+    # The daily challenge (API.md, Daily challenge)
+    "daily_running": 403,
+    "daily_not_over": 409,
+    "daily_unavailable": 503,
     # The account's lifecycle (API.md; docs/ACCOUNTS.md)
     "token_invalid": 400,
     "otp_required": 401,
@@ -240,6 +248,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def _log_unavailable(request: Any, exc: BaseException) -> None:
     # One line, no traceback: an outage is not a bug, and it would repeat on every request.
+    from demineur_site.metrics import DATABASE_UNAVAILABLE
+
+    DATABASE_UNAVAILABLE.labels("http").inc()
     method = getattr(request, "method", "?")
     path = getattr(request, "path", "?")
     logger.warning("Database unavailable on %s %s: %s", method, path, str(exc).strip()[:200])

@@ -7,6 +7,8 @@ site refuses to start on the placeholder SECRET_KEY.
 
 from __future__ import annotations
 
+import hashlib
+
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -83,7 +85,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: under /api/ an unexpected error is the JSON 500 body, DEBUG or not.
+    # The request id on every log line of the request and in X-Request-Id (demineur_site.logs).
+    "demineur_site.logs.RequestIdMiddleware",
+    # Requests and latency per route (URL name) for Prometheus (demineur_site.metrics).
+    "demineur_site.metrics.RequestMetricsMiddleware",
+    # Under /api/ an unexpected error is the JSON 500 body, DEBUG or not.
     "demineur_site.middleware.ApiServerErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "demineur_site.middleware.ContentSecurityPolicyMiddleware",
@@ -418,6 +424,13 @@ if GAME_TEST_SEED and not DEBUG:
         "GAME_TEST_SEED makes mine layouts predictable: it is refused with DEBUG off."
     )
 
+# The daily challenge (games.daily, docs/DAILY.md): a day's six layouts and start cells are
+# drawn from an HMAC of the day and level under this secret, so nobody can compute tomorrow's
+# boards. Defaults to a key derived from SECRET_KEY; a day already dealt keeps its layout.
+DAILY_SECRET = env_str("DAILY_SECRET", "") or hashlib.sha256(
+    f"daily:{SECRET_KEY}".encode()
+).hexdigest()
+
 # Measurement switch, not a feature: LIVE_EVENTS=0 publishes nothing, so bench/live can price
 # the publish on the move endpoint (games.play.events). Always on in real deployments.
 LIVE_EVENTS = env_bool("LIVE_EVENTS", True)
@@ -443,6 +456,29 @@ RACE_TIME_LIMITS_S = env_levels(
         "marathon": 3600.0,
     },
 )
+
+# The server's own arenas (games.arenas.services.schedule_arenas, docs/ARENAS.md): a comma-
+# separated list of `level:every_minutes:minutes[:no_guess][:bots]`; each makes the next arena
+# of its slot (slots start at whole multiples of the period from midnight UTC). Empty: none.
+ARENA_SCHEDULE: list[tuple[str, int, int, bool, str]] = []
+for _slot in env_str("ARENA_SCHEDULE", "beginner:60:30,expert:1440:120").split(","):
+    if not _slot.strip():
+        continue
+    _parts = _slot.strip().split(":")
+    _flags = set(_parts[3:])
+    if len(_parts) < 3 or not _parts[1].isdigit() or not _parts[2].isdigit():
+        raise ImproperlyConfigured(f"ARENA_SCHEDULE: {_slot!r} is not level:every:minutes.")
+    if not 20 <= int(_parts[2]) <= 180 or int(_parts[1]) < 1 or _flags - {"no_guess", "bots"}:
+        raise ImproperlyConfigured(f"ARENA_SCHEDULE: {_slot!r} (minutes 20-180; no_guess, bots).")
+    ARENA_SCHEDULE.append(
+        (
+            _parts[0],
+            int(_parts[1]),
+            int(_parts[2]),
+            "no_guess" in _flags,
+            "bots" if "bots" in _flags else "humans",
+        )
+    )
 
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
 # A human's won game beyond any of these limits is held for review (games.play.fairplay). The
@@ -543,14 +579,37 @@ CSRF_FAILURE_VIEW = "demineur_site.api_errors.csrf_failure"
 # No secret in any log: every record is redacted (tokens in query strings, Authorization
 # headers, passwords) by demineur_site.log_redaction, on our handlers and, once Django has
 # configured logging, on the servers' own loggers too (uvicorn's and gunicorn's access logs).
+# LOG_FORMAT=json: one JSON object per line (time, level, logger, message, request_id), the
+# servers' own lines included once Django has started; `text` (the default) as before. Every
+# line logged during a request carries its id either way (demineur_site.logs).
+LOG_FORMAT = env_str("LOG_FORMAT", "text")
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT is `text` or `json`, not {LOG_FORMAT!r}.")
 LOGGING_CONFIG = "demineur_site.log_redaction.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact": {"()": "demineur_site.log_redaction.RedactSecretsFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact"]}},
+    "filters": {
+        "redact": {"()": "demineur_site.log_redaction.RedactSecretsFilter"},
+        "request_id": {"()": "demineur_site.logs.RequestIdFilter"},
+    },
+    "formatters": {"json": {"()": "demineur_site.logs.JsonLines"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["redact", "request_id"],
+            **({"formatter": "json"} if LOG_FORMAT == "json" else {}),
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
+
+# Prometheus (demineur_site.metrics, docs/DEPLOYMENT.md "Metrics and logs"): GET /metrics on
+# each app server's own port, never through the proxy; METRICS=0 turns it off. With several
+# worker processes, PROMETHEUS_MULTIPROC_DIR names an empty directory of the server's where
+# each worker writes its counts (prometheus-client reads the variable itself, too).
+METRICS = env_bool("METRICS", True)
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", "")
 
 if not DEBUG:
     SESSION_COOKIE_HTTPONLY = True

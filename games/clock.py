@@ -16,7 +16,7 @@ start of the current pause ``paused_at`` (or None) and ``ended_at`` (or None).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 __all__ = ["add_pause", "elapsed_ms"]
 
@@ -67,3 +67,9 @@ def add_pause(*, paused_ms: int, paused_at: datetime, resumed_at: datetime) -> i
     2500
     """
     return paused_ms + max(0, _whole_ms(resumed_at - paused_at))
+
+
+def daily_day_end(day: date) -> datetime:
+    """The instant a daily's day ends: the next day's 00:00 UTC (RULES.md, The daily challenge;
+    docs/DAILY.md). A daily game still running then is ended by the server."""
+    return datetime.combine(day + timedelta(days=1), time(0, 0), tzinfo=UTC)

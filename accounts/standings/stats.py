@@ -21,6 +21,7 @@ from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
 from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind
+from accounts.standings import daily
 from accounts.standings.leaderboards import PERIODS, STREAK_SORTS, maintain_boards
 from accounts.standings.records import (
     GameEnd,
@@ -345,6 +346,7 @@ def remove_from_boards(*, user_id: int) -> None:
     nowhere. Its statistics stay as they are (RULES.md, Fair play)."""
     PersonalRecord.objects.filter(user_id=user_id).delete()
     PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+    daily.boards_hide(user_id=user_id)
 
 
 def boards_hide(*, user_id: int) -> None:
@@ -353,12 +355,14 @@ def boards_hide(*, user_id: int) -> None:
     reopening (`boards_restore`) puts them back exactly."""
     PersonalRecord.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
     PlayerStats.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+    daily.boards_hide(user_id=user_id)
 
 
 def boards_restore(*, user_id: int, pool: str) -> None:
     """A reopened account's rows back on the boards of `pool` (its User.board_pool). The
     buckets of custom no-guess boards rank nowhere and stay at `none` (record_game_end)."""
     PersonalRecord.objects.filter(user_id=user_id).update(pool=pool)
+    daily.boards_restore(user_id=user_id, pool=pool)
     for row in PlayerStats.objects.filter(user_id=user_id).only("id", "level"):
         kept = BoardPool.NONE if row.level != "custom" and is_custom(row.level) else pool
         PlayerStats.objects.filter(pk=row.pk).update(pool=kept)

@@ -106,7 +106,7 @@ class FlagIn(MoveIn):
 
 # --- response shapes, for the schema ------------------------------------------------------
 
-UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest"]
+UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest", "practice"]
 END_REASONS = ["cleared", "mine", "resigned", "abandoned"]
 
 
@@ -165,6 +165,9 @@ class GameOut(BoardOut):
     ranked = serializers.BooleanField()
     unranked_reason = serializers.ChoiceField(choices=UNRANKED_REASONS, allow_null=True)
     race = serializers.UUIDField(allow_null=True)
+    daily = serializers.DateField(
+        allow_null=True, help_text="The day of a daily game (practice included), else null."
+    )
     end_reason = serializers.ChoiceField(choices=END_REASONS, allow_null=True)
     result_stats = ResultStatsOut(allow_null=True)
     seq = serializers.IntegerField()
@@ -281,6 +284,20 @@ class RecentGameOut(serializers.Serializer[Any]):
     ended_at = serializers.DateTimeField()
 
 
+class DailyStatsOut(serializers.Serializer[Any]):
+    current_streak = serializers.IntegerField(help_text="Days in a row with a daily won.")
+    best_streak = serializers.IntegerField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    best_rank = serializers.IntegerField(allow_null=True)
+
+
+class ProfileDailyOut(DailyStatsOut):
+    """API.md's profile `daily`, across the six levels, with the same per level played."""
+
+    levels = serializers.DictField(child=DailyStatsOut())
+
+
 class ProfileOut(serializers.Serializer[Any]):
     username = serializers.CharField()
     kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
@@ -288,6 +305,7 @@ class ProfileOut(serializers.Serializer[Any]):
     stats = ProfileStatsOut()
     stats_no_guess = ProfileStatsOut()  # the same seven buckets, for no-guess games
     recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
+    daily = ProfileDailyOut()
 
 
 class AccountPatchIn(serializers.Serializer[Any]):

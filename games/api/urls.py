@@ -1,5 +1,6 @@
 """Every REST path of the games app: one game, races, leaderboards and profiles. Order matters
-once: the race board (`leaderboards/{level}/races`) comes before the solo boards' pattern.
+once: the race and daily boards (`leaderboards/{level}/races`, `.../daily`) come before the solo
+boards' pattern.
 
 A pattern with segments (`games/{id}`, `leaderboards/{level}/{board}`, ...) matches paths that
 name nothing, and API.md says an unknown path is 404 for every method. A view looks its
@@ -23,7 +24,8 @@ from accounts.standings import leaderboards as solo_boards
 from accounts.standings import race_board
 from demineur_site.api_errors import error_body, status_for
 from demineur_site.errors import DomainError
-from games.api import export_views, leaderboard_views, race_views, views
+from games.api import daily_views, export_views, leaderboard_views, race_views, views
+from games.daily import services as daily_services
 from games.play import selectors
 from games.races import selectors as race_selectors
 
@@ -57,6 +59,10 @@ def _solo_board(level: str, board: str, **_: Any) -> object:
 
 def _race_board(level: str, **_: Any) -> object:
     return race_board.race_board(level=level, players=None)  # a queryset, not evaluated
+
+
+def _daily_board(level: str, **_: Any) -> object:
+    return daily_services.check_level(level)
 
 
 def _unknown(lookups: tuple[Lookup, ...], kwargs: dict[str, Any]) -> DomainError | None:
@@ -125,6 +131,31 @@ races = [
     re_path(rf"^leaderboards/{LEVEL}/races/?$", known(race_views.RaceBoardView, _race_board)),
 ]
 
+# The daily challenge (API.md, Daily challenge). `daily/{segment}`: GET a day, POST a level.
+daily = [
+    re_path(r"^daily/?$", daily_views.DailyTodayView.as_view(), name="api-daily"),
+    re_path(
+        r"^daily/(?P<segment>[^/]{1,32})/?$",
+        daily_views.DailyDayView.as_view(),
+        name="api-daily-day",
+    ),
+    re_path(
+        r"^daily/(?P<day>[^/]{1,32})/(?P<level>[^/]{1,32})/?$",
+        daily_views.DailyPracticeView.as_view(),
+        name="api-daily-practice",
+    ),
+    re_path(
+        rf"^leaderboards/{LEVEL}/daily/?$",
+        known(daily_views.DailyBoardView, _daily_board),
+        name="api-leaderboard-daily",
+    ),
+    re_path(
+        rf"^users/{USER}/daily/?$",
+        known(daily_views.PlayerDailyView, _player),
+        name="api-user-daily",
+    ),
+]
+
 leaderboards = [
     re_path(
         rf"^leaderboards/{LEVEL}/(?P<board>[^/]{{1,32}})/?$",
@@ -133,4 +164,4 @@ leaderboards = [
     ),
 ]
 
-urlpatterns = [*games, *races, *leaderboards]
+urlpatterns = [*games, *races, *daily, *leaderboards]

@@ -301,8 +301,8 @@ class ReplayEvfView(APIView):
         selectors.check_moves_visible(game=game, viewer_id=_viewer_id(request))
         if not game.ended or game.started_at is None:
             raise GameError("game_not_over", "A replay file is written once the game has ended.")
-        if game.sealed:
-            raise GameError("race_running", "This race game is hidden until the race ends.")
+        if game.sealed:  # its own player too: the layout waits for the race's or day's end
+            raise selectors.sealed_error(game)
         response = HttpResponse(
             evf_bytes(_replay(game, list(selectors.game_moves(game=game)))),
             content_type="application/octet-stream",

@@ -28,13 +28,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.standings import stats
-from games.models import ENDED_STATES, EndReason, Game, GameAnalysis, GameState, Move
+from games.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 from games.play import analysis
 
 log = logging.getLogger(__name__)
 
 LOOKBACK = timedelta(hours=24)  # how far back a starting worker looks
 SETTLE = timedelta(seconds=60)  # the solo watermark trails now by this much (slow commits)
+DAILY_WINDOW = timedelta(hours=48)  # daily games are looked for this far back (their day's end)
 BATCH = 20
 IDLE_S = 1.0  # the wait between polls of an empty queue
 BUSY_PAUSE_S = 0.02  # the pause between two analyses (lets request threads have the GIL)
@@ -51,8 +52,8 @@ def compute(game: Game) -> analysis.Analysis:
         .order_by("seq")
         .values_list("seq", "action", "x", "y", "flagged")
     ]
-    # A race game's Move 1 is the server's opening, not the player's (RULES.md, Races).
-    server_moves = 1 if game.race_id is not None else 0
+    # A race or daily game's Move 1 is the server's opening, not the player's (RULES.md).
+    server_moves = 1 if game.server_opened else 0
     return analysis.analyse(
         width=game.width,
         height=game.height,
@@ -87,7 +88,7 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
             compute_ms=round((time.perf_counter() - started) * 1000),
             folded=False,
         )
-        if game.race_id is None:  # race games count in race statistics only
+        if game.solo:  # race games count in race statistics only, dailies in the daily ones
             stats.record_analysis(
                 user_id=game.player_id,
                 level=game.level,
@@ -107,7 +108,7 @@ def _bucket_games(game: Game) -> Any:
     from accounts.models import RANKED_LEVELS
 
     games = Game.objects.filter(
-        player_id=game.player_id, race__isnull=True, no_guess=game.no_guess, ended_at__isnull=False
+        SOLO, player_id=game.player_id, no_guess=game.no_guess, ended_at__isnull=False
     )
     if game.level in RANKED_LEVELS:
         return games.filter(level=game.level)
@@ -206,7 +207,7 @@ class AnalysisWorker:
         now = now or timezone.now()
         waiting = Game.objects.filter(analysis__isnull=True).exclude(pk__in=list(self.failed))
         solo = list(
-            waiting.filter(race__isnull=True, ended_at__gte=self.solo_mark)
+            waiting.filter(SOLO, ended_at__gte=self.solo_mark)
             .order_by("ended_at", "id")
             .values_list("id", "ended_at")[:limit]
         )
@@ -217,7 +218,14 @@ class AnalysisWorker:
             .order_by("ended_at", "id")
             .values_list("id", flat=True)[:limit]
         )
-        return [gid for gid, _ in solo] + race
+        # Daily games wait for their day's end (sealed until then), practice games not at all:
+        # both are looked for over the last two days, a day's end being at most one day back.
+        daily = list(
+            waiting.filter(daily__isnull=False, sealed=False, ended_at__gte=now - DAILY_WINDOW)
+            .order_by("ended_at", "id")
+            .values_list("id", flat=True)[:limit]
+        )
+        return [gid for gid, _ in solo] + race + daily
 
     def run_once(self, *, now: datetime | None = None) -> int:
         """Analyse what is waiting now; how many this worker stored."""

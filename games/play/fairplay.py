@@ -30,6 +30,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import AccountKind, BoardPool, RaceRating, User
+from accounts.standings import daily as daily_standings
 from accounts.standings import stats
 from games.engine import LEVELS
 from games.models import (
@@ -317,8 +318,10 @@ def hold_if_superhuman(game: Game, *, player: User) -> Review | None:
     held (their boards are their own)."""
     if not game.ranked or player.kind != AccountKind.HUMAN or game.level == "custom":
         return None
+    # A daily's Move 1 is the server's opening at 0 ms, not a hand's (RULES.md, The daily).
+    first_hand = 2 if game.server_opened else 1
     hand = list(
-        Move.objects.filter(game=game, action__in=HAND_ACTIONS)
+        Move.objects.filter(game=game, action__in=HAND_ACTIONS, seq__gte=first_hand)
         .order_by("seq")
         .values_list("action", "x", "y", "at_ms")
     )
@@ -441,6 +444,9 @@ def review_clear(*, review_id: int, staff: User) -> Review:
         game.unranked_reason = None
         game.save(update_fields=["ranked", "unranked_reason"])
         assert game.ended_at is not None and game.elapsed_ms is not None
+        if game.daily is not None:  # a daily win ranks on its day's board, not the solo ones
+            daily_standings.entry_rank(game_id=game.id, pool=game.player.board_pool)
+            return _decided(review, ReviewStatus.CLEARED, staff)
         stats.record_ranked_win(
             user_id=game.player_id,
             level=game.level,
@@ -451,10 +457,15 @@ def review_clear(*, review_id: int, staff: User) -> Review:
             bbbv_per_s=game.bbbv_per_s,
             ended_at=game.ended_at,
         )
-        review.status = ReviewStatus.CLEARED
-        review.decided_at = timezone.now()
-        review.decided_by = staff
-        review.save()
+        _decided(review, ReviewStatus.CLEARED, staff)
+    return review
+
+
+def _decided(review: Review, status: str, staff: User) -> Review:
+    review.status = status
+    review.decided_at = timezone.now()
+    review.decided_by = staff
+    review.save()
     return review
 
 

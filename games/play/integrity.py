@@ -20,7 +20,7 @@ from typing import Any
 from accounts.models import PlayerStats, User
 from accounts.standings.records import GameEnd, Summary, bucket_for, sets_bests, stats_after
 from games.engine import Board, EngineError
-from games.models import ENDED_STATES, Action, EndReason, Game, GameState, Move
+from games.models import ENDED_STATES, SOLO, Action, EndReason, Game, GameState, Move
 
 HAND = (Action.REVEAL, Action.FLAG, Action.CHORD)
 # How a game may end, by its last move: the engine's status and the stored end_reason.
@@ -172,9 +172,9 @@ def check_stats(user_ids: Iterable[int]) -> list[Mismatch]:
         flagged = User.objects.filter(pk=user_id, flagged=True).exists()
         summaries: dict[str, Summary] = {}
         # Race games count in race statistics only (RULES.md, Races; games.races.recompute).
-        games = Game.objects.filter(
-            player_id=user_id, state__in=ENDED_STATES, race__isnull=True
-        ).order_by("ended_at", "id")
+        games = Game.objects.filter(SOLO, player_id=user_id, state__in=ENDED_STATES).order_by(
+            "ended_at", "id"
+        )
         # A custom or guest game keeps its first reason when paused: its moves say it was.
         paused = set(
             Move.objects.filter(game__player_id=user_id, action=Action.PAUSE).values_list(

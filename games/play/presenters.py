@@ -72,9 +72,10 @@ def game_dict(
     that move's clock (Move.at_ms, as its socket frame does), not the clock at the moment the
     answer happens to be built, which under load is tens of milliseconds later.
 
-    A race game while its race runs (`sealed`, RULES.md, Races): no board for anyone but its
-    player, and for its player no layout even once their own game has ended (a racer who
-    opens a mine on purpose must not learn where the others' mines are)."""
+    A race game while its race runs, or a daily game while its day runs (`sealed`, RULES.md):
+    no board for anyone but its player, and for its player no layout even once their own game
+    has ended (a racer who opens a mine on purpose must not learn where the others' mines are,
+    nor a daily player what a second account would then play knowing)."""
     rows: list[str] | None
     if game.state == GameState.PAUSED or game.sealed_for(viewer_id):
         rows = None  # RULES.md, Time: a paused game's board is hidden from every response
@@ -98,6 +99,8 @@ def game_dict(
         "unranked_reason": game.unranked_reason,
         # A race game names its race (API.md, Races); solo games have none.
         "race": str(game.race_id) if game.race_id is not None else None,
+        # A daily game (practice included) names its day (API.md, Daily challenge).
+        "daily": game.daily.isoformat() if game.daily is not None else None,
         "end_reason": game.end_reason,
         "result_stats": result_stats(game),
         "seq": game.seq,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from accounts.models import User
+from accounts.standings import daily as daily_standings
 from accounts.standings.selectors import stats_by_mode
 from demineur_site.formats import iso
 from games.play import selectors
@@ -21,6 +24,8 @@ def profile_dict(user: User) -> dict[str, Any]:
         "date_joined": iso(user.date_joined),
         "stats": stats[False],
         "stats_no_guess": stats[True],
+        # API.md, Daily challenge: the daily streak and results (accounts.standings.daily).
+        "daily": daily_standings.profile_daily(user_id=user.pk, today=timezone.now().date()),
         "recent_games": [
             {
                 "id": str(g.id),

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from accounts.models import User
 from demineur_site.db_router import read_alias
 from games.errors import GameError
-from games.models import Game, GameState, Move, UnrankedReason
+from games.models import SOLO, Game, GameState, Move, UnrankedReason
 
 LIST_STATES = {s.value for s in GameState}
 
@@ -64,16 +64,25 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
     return qs
 
 
+def sealed_error(game: Game) -> GameError:
+    """The refusal of a sealed game to anyone but its player: a race game until its race ends
+    (403 `race_running`, API.md Races), a daily game until its day ends (403 `daily_running`,
+    API.md Daily challenge)."""
+    if game.daily is not None:
+        return GameError("daily_running", "This daily game is hidden until the day ends.")
+    return GameError("race_running", "This race game is hidden until the race ends.")
+
+
 def check_moves_visible(*, game: Game, viewer_id: int | None) -> None:
-    """A race game's moves are its player's alone until the race ends (API.md, Races)."""
+    """A sealed game's moves are its player's alone until its race or day ends."""
     if game.sealed_for(viewer_id):
-        raise GameError("race_running", "This race game is hidden until the race ends.")
+        raise sealed_error(game)
 
 
 def check_watchable(*, game: Game, viewer_id: int | None) -> None:
-    """Who may open a socket on a game: anyone, except on a race game while its race runs."""
+    """Who may open a socket on a game: anyone, except on a sealed race or daily game."""
     if game.sealed_for(viewer_id):
-        raise GameError("race_running", "This race game can be watched once the race ends.")
+        raise sealed_error(game)
 
 
 def game_moves(*, game: Game) -> QuerySet[Move]:
@@ -99,11 +108,11 @@ def user_get(*, username: str) -> User:
 
 def recent_games(*, user: User, limit: int = 20) -> list[Game]:
     """The newest ended solo games of a player (API.md, Fine points: 20; race games are in the
-    race history, games.races.selectors). Finished games may lag:
+    race history, games.races.selectors, and daily games in the daily calendar). Finished games may lag:
     the replica when there is one (demineur_site.db_router)."""
     return list(
         Game.objects.using(read_alias())
-        .filter(player=user, state__in=(GameState.WON, GameState.LOST), race__isnull=True)
+        .filter(SOLO, player=user, state__in=(GameState.WON, GameState.LOST))
         .order_by("-ended_at")
         .defer("board")[:limit]
     )
@@ -114,7 +123,7 @@ def live_games(*, limit: int) -> list[Game]:
     are watched through their race). Guests' games are left out (docs/GUESTS.md): a game
     made by a guest is unranked `guest` for good, so that reason is the filter."""
     return list(
-        Game.objects.filter(state__in=(GameState.PLAYING, GameState.PAUSED), race__isnull=True)
+        Game.objects.filter(SOLO, state__in=(GameState.PLAYING, GameState.PAUSED))
         .exclude(unranked_reason=UnrankedReason.GUEST)
         .exclude(player__closed_at__isnull=False)  # closed accounts (docs/ACCOUNTS.md)
         .select_related("player")

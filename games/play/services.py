@@ -21,12 +21,22 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.standings import daily as daily_standings
 from accounts.standings import stats
 from accounts.standings.records import sets_bests
 from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
-from games.models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
+from games.models import (
+    ENDED_STATES,
+    Action,
+    DailyChallenge,
+    EndReason,
+    Game,
+    GameState,
+    Move,
+    UnrankedReason,
+)
 from games.play import events, fairplay, move_store, noguess
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
@@ -193,6 +203,7 @@ def game_create(
             no_guess=no_guess,
             state__in=(GameState.NEW, GameState.PLAYING, GameState.PAUSED),
             race__isnull=True,  # a race game is the race's to end (games.races.services)
+            daily__isnull=True,  # a daily game is its own slot (API.md, Daily challenge)
         )
         for old in previous:
             old.player = player
@@ -263,7 +274,16 @@ def _check_playable(game: Game) -> None:
 
 def _close_if_idle(game: Game, *, player_name: str, now: datetime) -> bool:
     """The server closes a player's idle game when that player next acts on it, as
-    games_close_idle would have: a started one is abandoned, an untapped one discarded."""
+    games_close_idle would have: a started one is abandoned, an untapped one discarded. A
+    daily game whose day has ended is abandoned the same way, as the day's end would have."""
+    if (
+        game.daily is not None
+        and game.unranked_reason != UnrankedReason.PRACTICE
+        and game.state in (GameState.PLAYING, GameState.PAUSED)
+        and now >= clock.daily_day_end(game.daily)
+    ):
+        _abandon_or_discard(game, player_name=player_name, now=now)
+        return True
     if (
         game.state in (GameState.NEW, GameState.PLAYING, GameState.PAUSED)
         and now - game.last_action_at >= _idle_limit()
@@ -455,6 +475,9 @@ def _finish(
         # RULES.md, Races: race games count in race statistics and ratings only (games.races.services).
         return
     player = game.player
+    if game.daily is not None:
+        _finish_daily(game, player=player, won=won, now=now, at_ms=at_ms)
+        return
     if won:
         review = fairplay.hold_if_superhuman(game, player=player)
         if review is not None:
@@ -484,6 +507,30 @@ def _finish(
                     game, player_name=player_name, kind="speed", value=game.bbbv_per_s
                 )
             )
+
+
+def _finish_daily(game: Game, *, player: User, won: bool, now: datetime, at_ms: int) -> None:
+    """A daily game's end: the superhuman hold as for any ranked win, then the day's board and
+    the daily statistics, never the solo ones (RULES.md, The daily challenge). A practice
+    game (a past daily played again) counts nowhere."""
+    if game.unranked_reason == UnrankedReason.PRACTICE or game.daily is None:
+        return
+    if won:
+        review = fairplay.hold_if_superhuman(game, player=player)
+        if review is not None:
+            review.save()  # unranked `review`: entry_end below keeps it off the board
+    daily_standings.entry_end(
+        user=player,
+        game_id=game.id,
+        day=game.daily,
+        level=game.level,
+        won=won,
+        ranked=game.ranked,
+        time_ms=at_ms,
+        opened=game.opened,
+        bbbv_per_s=game.bbbv_per_s,
+        ended_at=now,
+    )
 
 
 def _sets_bests(game: Game, *, player: User) -> bool:
@@ -518,7 +565,7 @@ def _publish_move(
 def _publish_end(game: Game, board: Board, *, player_name: str) -> None:
     events.game_on_commit(game.id, events.ended_event(game, player_name=player_name, board=board))
     events.player_on_commit(game.player_id, events.game_stream_event("game_end", game))
-    if game.race_id is None:  # race games are followed through their race, not the lobby
+    if game.solo:  # race games are followed through their race; dailies are nobody's to watch
         events.lobby_on_commit(events.game_ended_event(game, player=game.player))
 
 
@@ -537,7 +584,10 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         board = Board.decode(bytes(game.board))
         game.state = GameState.PAUSED
         # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
-        fairplay.unrank(game, UnrankedReason.PAUSED)
+        if fairplay.unrank(game, UnrankedReason.PAUSED) and game.daily is not None:
+            daily_standings.entry_unrank(game_id=game.id)
+        if game.daily is not None:
+            daily_standings.entry_state(game_id=game.id, state=GameState.PAUSED)
         game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
         at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.PAUSE)
         events.game_on_commit(game.id, events.paused_event(game, at_ms=at_ms))
@@ -559,6 +609,8 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         )
         game.paused_at = None
         game.state = GameState.PLAYING
+        if game.daily is not None:
+            daily_standings.entry_state(game_id=game.id, state=GameState.PLAYING)
         board = Board.decode(bytes(game.board))
         at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.RESUME)
         events.game_on_commit(
@@ -707,6 +759,86 @@ def deal_opened_games(
         Move(game=g, seq=1, action=Action.REVEAL, x=x, y=y, at_ms=0, created_at=now) for g in games
     )
     return Dealt(games=games, opening=(x, y), won_at_once=won_at_once)
+
+
+def daily_game_deal(
+    *, player: User, challenge: DailyChallenge, now: datetime, practice: bool = False
+) -> Game:
+    """A player's copy of one daily (RULES.md, The daily challenge), inside the caller's
+    transaction (games.daily.services): the day's layout with its start cell already opened
+    as Move 1 at 0 ms, the clock started `now`. A daily of today is sealed until the day ends
+    (nobody else sees it, and its player not the layout); a practice game of a past day is
+    not sealed, and unranked `practice`."""
+    if practice:
+        reason: str | None = UnrankedReason.PRACTICE
+    else:
+        reason = fairplay.reason_at_creation(level=challenge.level, player=player)
+    board = Board.decode(bytes(challenge.board))
+    game = Game.objects.create(
+        player=player,
+        level=challenge.level,
+        width=challenge.width,
+        height=challenge.height,
+        mines=challenge.mines,
+        no_guess=True,
+        ranked=reason is None,
+        unranked_reason=reason,
+        state=GameState.PLAYING,
+        board=bytes(challenge.board),
+        seq=1,
+        clicks=1,
+        mines_left=board.mines_left,
+        opened=challenge.opened,
+        bbbv=challenge.bbbv,
+        created_at=now,
+        started_at=now,
+        last_action_at=now,
+        daily=challenge.day,
+        sealed=not practice,
+    )
+    Move.objects.create(
+        game=game,
+        seq=1,
+        action=Action.REVEAL,
+        x=challenge.start_x,
+        y=challenge.start_y,
+        at_ms=0,
+        created_at=now,
+    )
+    events.player_on_commit(player.pk, events.game_stream_event("game_start", game))
+    return game
+
+
+def daily_games_end(*, day: Any, level: str, now: datetime) -> int:
+    """The day is over: its daily games still running end as lost (`abandoned`, the server's
+    abandon), each under its row lock, as the 24-hour rule ends a solo game. Practice games of
+    that day are not the day's and go on. Returns how many were ended."""
+    ended = 0
+    ids = list(
+        Game.objects.filter(daily=day, level=level, state__in=(GameState.PLAYING, GameState.PAUSED))
+        .exclude(unranked_reason=UnrankedReason.PRACTICE)
+        .values_list("pk", flat=True)
+    )
+    for game_id in ids:
+        with transaction.atomic():
+            game = move_store.lock_game(game_id)
+            if game is None or game.state not in (GameState.PLAYING, GameState.PAUSED):
+                continue
+            game.player = User.objects.get(pk=game.player_id)
+            _end_without_mine(
+                game,
+                player_name=game.player.username,
+                now=now,
+                action=Action.ABANDON,
+                reason=EndReason.ABANDONED,
+            )
+            ended += 1
+    return ended
+
+
+def daily_games_unseal(*, day: Any, level: str) -> None:
+    """The day is over: its daily games may be watched and their layouts shown."""
+    Game.objects.filter(daily=day, level=level, sealed=True).update(sealed=False)
 
 
 def race_games_unseal(*, race_id: Any) -> None:

@@ -25,8 +25,15 @@ log = logging.getLogger(__name__)
 
 
 class RaceClock:
-    def __init__(self, *, interval_s: float, tick: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        interval_s: float,
+        tick: Callable[[], int] | None = None,
+        name: str = "race-clock",
+    ) -> None:
         self.interval_s = interval_s
+        self.name = name
         self._tick = tick
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -49,7 +56,7 @@ class RaceClock:
             except Exception:
                 self.failures += 1
                 if self.failures == 1 or self.failures % 100 == 0:
-                    log.exception("race clock tick failed (%d in a row)", self.failures)
+                    log.exception("%s tick failed (%d in a row)", self.name, self.failures)
                 close_old_connections()
                 connection.close()
             self.ticks += 1
@@ -60,7 +67,7 @@ class RaceClock:
         if self._thread is not None and self._thread.is_alive():
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self.run, name="race-clock", daemon=True)
+        self._thread = threading.Thread(target=self.run, name=self.name, daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
@@ -71,16 +78,26 @@ class RaceClock:
 
 
 _clock: RaceClock | None = None
+# The daily clock (games.daily.services.daily_tick, docs/DAILY.md): once a second, its own
+# thread, since a day's end can take longer than a race tick.
+_daily: RaceClock | None = None
+DAILY_INTERVAL_S = 1.0
 _analysis: AnalysisWorker | None = None  # started and stopped with the clock (docs/ANALYSIS.md)
 _clock_lock = threading.Lock()
 started = False  # start_in_process() was called in this process (whatever RACE_CLOCK says)
+
+
+def _daily_tick() -> int:
+    from games.daily.services import daily_tick
+
+    return daily_tick()
 
 
 def start_in_process() -> RaceClock | None:
     """Start this process's clock thread when RACE_CLOCK is `thread` (once per process), and
     beside it the analysis worker's thread (games.play.analysis_jobs): its own thread, since
     one Marathon analysis can take longer than a tick of the clock."""
-    global _clock, _analysis, started
+    global _clock, _analysis, _daily, started
     started = True
     if settings.RACE_CLOCK != "thread":
         return None
@@ -88,6 +105,9 @@ def start_in_process() -> RaceClock | None:
         if _clock is None:
             _clock = RaceClock(interval_s=settings.RACE_CLOCK_INTERVAL_MS / 1000)
         _clock.start()
+        if _daily is None:
+            _daily = RaceClock(interval_s=DAILY_INTERVAL_S, tick=_daily_tick, name="daily-clock")
+        _daily.start()
         if _analysis is None:
             _analysis = AnalysisWorker()
         _analysis.start()
@@ -98,5 +118,7 @@ def stop_in_process() -> None:
     with _clock_lock:
         if _clock is not None:
             _clock.stop()
+        if _daily is not None:
+            _daily.stop()
         if _analysis is not None:
             _analysis.stop()

@@ -1,5 +1,5 @@
 """The house in rooms (docs/ARCHITECTURE.md, The rooms): no import circle anywhere, and every
-import points one way, site <- engine <- accounts <- play <- races <- arenas <- doors."""
+import points one way, site <- engine <- accounts <- play <- daily <- races <- arenas <- doors."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("engine", ("games.engine", "games.clock")),
     ("accounts", ("accounts",)),
     ("play", ("games", "games.models", "games.errors", "games.play")),
+    ("daily", ("games.daily",)),
     ("races", ("games.races",)),
     ("arenas", ("games.arenas",)),
     (
@@ -93,6 +94,7 @@ def test_every_project_module_has_a_room():
         ("games.play.services", "play"),
         ("games.races.progress", "races"),
         ("games.arenas.rules", "arenas"),
+        ("games.daily.services", "daily"),
         ("games.live.consumers", "doors"),
         ("accounts.standings.leaderboards", "accounts"),
         ("games.engine", "engine"),

@@ -1,0 +1,354 @@
+"""The daily challenge's standings (RULES.md, The daily challenge; docs/DAILY.md): the day's
+board rows (DailyEntry), the players' daily statistics and streaks (DailyStats), and the
+board's reads. The only writer of both tables; games.daily.services (a daily's start and the
+day's end) and games.play.services (a daily game's end, pause or hold) call it.
+
+The board's order is one ascending key, (score, achieved_at, user id):
+
+* the winners by time (`score` = time_ms); every racer of a day plays the same layout, so the
+  same 3BV, and "then by 3BV/s" orders nobody a time has not ordered already: equal times go
+  to whoever finished first;
+* then the games that ended without a win, by safe cells opened, more first, then whoever
+  stopped first;
+* then the games still running, in the order they started (their place is provisional).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db import connections, transaction
+from django.db.models import Q
+
+from accounts.models import BoardPool, DailyEntry, DailyStats, User
+from accounts.standings.leaderboards import BoardPage, pool_of
+from demineur_site.db_router import lagging_reads
+from demineur_site.errors import DomainError
+from demineur_site.formats import iso
+
+ALL_LEVELS = "all"  # DailyStats across the six levels
+ENDED_BASE = 10**10  # score of a game ended without a win: ENDED_BASE - opened
+RUNNING_SCORE = 2 * 10**10  # a game still running: after every ended one
+WON, LOST, PLAYING, PAUSED = "won", "lost", "playing", "paused"
+
+
+# --- the rules (pure) --------------------------------------------------------------------------
+
+
+def score(state: str, *, time_ms: int | None, opened: int) -> int:
+    """The first part of a row's board key (lower is better)."""
+    if state == WON:
+        return int(time_ms or 0)
+    if state == LOST:
+        return ENDED_BASE - opened
+    return RUNNING_SCORE
+
+
+def streak_after(*, current: int, last_won_day: date | None, day: date) -> int:
+    """The daily streak once `day` is won: one more when the last win was the day before, the
+    same when that day was won already, else a new run of one."""
+    if last_won_day == day:
+        return current
+    if last_won_day is not None and last_won_day == day - timedelta(days=1):
+        return current + 1
+    return 1
+
+
+def streak_shown(*, current: int, last_won_day: date | None, today: date) -> int:
+    """The current streak as of `today`: the stored run, unless a whole day has passed
+    since its last win (today still counts as open: it may yet be won)."""
+    if last_won_day is None or last_won_day < today - timedelta(days=1):
+        return 0
+    return current
+
+
+# --- the writer --------------------------------------------------------------------------------
+
+
+def entry_start(
+    *,
+    user: User,
+    day: date,
+    level: str,
+    game_id: Any,
+    ranked: bool,
+    opened: int,
+    started_at: datetime,
+) -> DailyEntry:
+    """The player's row of the day's board, at the start of their daily game (inside the
+    transaction that creates the game; the unique (user, day, level) makes it the only one)."""
+    return DailyEntry.objects.create(
+        user=user,
+        day=day,
+        level=level,
+        game_id=game_id,
+        ranked=ranked,
+        pool=user.board_pool if ranked else BoardPool.NONE,
+        state=PLAYING,
+        opened=opened,
+        score=RUNNING_SCORE,
+        achieved_at=started_at,
+    )
+
+
+def entry_end(
+    *,
+    user: User,
+    game_id: Any,
+    day: date,
+    level: str,
+    won: bool,
+    ranked: bool,
+    time_ms: int,
+    opened: int,
+    bbbv_per_s: float | None,
+    ended_at: datetime,
+) -> None:
+    """A daily game ended (in its transaction): its row takes its final time or cells, and the
+    player's daily statistics count it, per level and across levels (`all`: games played and
+    won on every level; its streak counts days with at least one daily won)."""
+    state = WON if won else LOST
+    DailyEntry.objects.filter(game_id=game_id).update(
+        state=state,
+        ranked=ranked,
+        pool=user.board_pool if ranked else BoardPool.NONE,
+        time_ms=time_ms if won else None,
+        opened=opened,
+        bbbv_per_s=bbbv_per_s,
+        score=score(state, time_ms=time_ms, opened=opened),
+        achieved_at=ended_at,
+    )
+    for key in (level, ALL_LEVELS):
+        row = _lock_stats(user.pk, key)
+        row.played += 1
+        if won:
+            row.won += 1
+            row.current_streak = streak_after(
+                current=row.current_streak, last_won_day=row.last_won_day, day=day
+            )
+            row.best_streak = max(row.best_streak, row.current_streak)
+            row.last_won_day = day
+        row.save()
+
+
+def _lock_stats(user_id: int, level: str) -> DailyStats:
+    row, _ = DailyStats.objects.select_for_update().get_or_create(user_id=user_id, level=level)
+    return row
+
+
+def entry_state(*, game_id: Any, state: str) -> None:
+    """A running daily game paused or resumed: the row shows it (its place stays with the
+    running games)."""
+    DailyEntry.objects.filter(game_id=game_id).update(state=state)
+
+
+def entry_unrank(*, game_id: Any) -> None:
+    """A daily game was unranked (a pause, a hold for review): off the day's board."""
+    DailyEntry.objects.filter(game_id=game_id).update(ranked=False, pool=BoardPool.NONE)
+
+
+def entry_rank(*, game_id: Any, pool: str) -> None:
+    """A held daily win that staff cleared: back on the day's board at the time it was won."""
+    DailyEntry.objects.filter(game_id=game_id).update(ranked=True, pool=pool)
+
+
+def boards_hide(*, user_id: int) -> None:
+    """A closed or flagged account's rows rank nowhere (accounts.standings.stats, the solo
+    boards' same rule); `ranked` is kept, so that reopening puts them back exactly."""
+    DailyEntry.objects.filter(user_id=user_id).update(pool=BoardPool.NONE)
+
+
+def boards_restore(*, user_id: int, pool: str) -> None:
+    DailyEntry.objects.filter(user_id=user_id, ranked=True).update(pool=pool)
+
+
+def day_close(*, day: date, level: str) -> int:
+    """The day's end, once its games have ended: every ranked row gets its final place on its
+    board, and each player's best daily rank takes it. Returns how many rows were placed."""
+    placed = 0
+    with transaction.atomic():
+        for pool in (BoardPool.HUMAN, BoardPool.BOT):
+            rows = list(
+                DailyEntry.objects.filter(day=day, level=level, pool=pool)
+                .order_by("score", "achieved_at", "user_id")
+                .values_list("pk", "user_id")
+            )
+            for start in range(0, len(rows), 2000):
+                chunk = rows[start : start + 2000]
+                entries = [
+                    DailyEntry(pk=pk, place=start + i + 1) for i, (pk, _) in enumerate(chunk)
+                ]
+                DailyEntry.objects.bulk_update(entries, ["place"])
+                _best_ranks({uid: start + i + 1 for i, (_, uid) in enumerate(chunk)}, level)
+            placed += len(rows)
+    return placed
+
+
+def _best_ranks(places: dict[int, int], level: str) -> None:
+    rows = DailyStats.objects.select_for_update().filter(
+        user_id__in=list(places), level__in=(level, ALL_LEVELS)
+    )
+    changed = []
+    for row in rows:
+        place = places[row.user_id]
+        if row.best_rank is None or place < row.best_rank:
+            row.best_rank = place
+            changed.append(row)
+    DailyStats.objects.bulk_update(changed, ["best_rank"])
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+def profile_daily(*, user_id: int, today: date) -> dict[str, Any]:
+    """API.md's profile `daily` (across levels), with `levels` (an extension: the same per
+    level, for the levels the player has played)."""
+    rows = {r.level: r for r in DailyStats.objects.filter(user_id=user_id)}
+
+    def shown(row: DailyStats | None) -> dict[str, Any]:
+        if row is None:
+            return {"current_streak": 0, "best_streak": 0, "played": 0, "won": 0, "best_rank": None}
+        return {
+            "current_streak": streak_shown(
+                current=row.current_streak, last_won_day=row.last_won_day, today=today
+            ),
+            "best_streak": row.best_streak,
+            "played": row.played,
+            "won": row.won,
+            "best_rank": row.best_rank,
+        }
+
+    out = shown(rows.get(ALL_LEVELS))
+    out["levels"] = {level: shown(row) for level, row in rows.items() if level != ALL_LEVELS}
+    return out
+
+
+def day_counts(day: date) -> dict[str, tuple[int, int]]:
+    """(players, winners) per level on `day`'s human board (API.md's `players`, `winners`)."""
+    counts: dict[str, tuple[int, int]] = {}
+    rows = (
+        DailyEntry.objects.filter(day=day, pool=BoardPool.HUMAN)
+        .values_list("level", "state")
+        .order_by()
+    )
+    for level, state in rows.iterator():
+        players, winners = counts.get(level, (0, 0))
+        counts[level] = (players + 1, winners + (state == WON))
+    return counts
+
+
+def calendar(*, user_id: int, since: date, until: date) -> list[DailyEntry]:
+    """The player's daily rows between two days (both included), newest first."""
+    return list(
+        DailyEntry.objects.filter(user_id=user_id, day__gte=since, day__lte=until).order_by(
+            "-day", "level"
+        )
+    )
+
+
+@dataclass(frozen=True)
+class DailyBoard:
+    day: date
+    level: str
+    pool: str
+
+    def where(self) -> Q:
+        return Q(day=self.day, level=self.level, pool=self.pool)
+
+
+def daily_board(*, day: date, level: str, players: str | None) -> DailyBoard:
+    return DailyBoard(day=day, level=level, pool=pool_of(players))
+
+
+_COLUMNS = ("score", "achieved_at", "user_id", "state", "time_ms", "opened", "game_id", "place")
+
+
+def _row(rank: int, values: dict[str, Any], username: str) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "player": username,
+        "state": values["state"],
+        "time_ms": values["time_ms"],
+        "opened": values["opened"],
+        "game_id": str(values["game_id"]),
+        "achieved_at": iso(values["achieved_at"]),
+    }
+
+
+def _key(values: dict[str, Any]) -> Q:
+    """Rows strictly ahead of `values` on its board (the key spelled out, not a row
+    comparison, which PostgreSQL 15 does not start an index scan from)."""
+    s, at, uid = values["score"], values["achieved_at"], values["user_id"]
+    return (
+        Q(score__lt=s)
+        | Q(score=s, achieved_at__lt=at)
+        | Q(score=s, achieved_at=at, user_id__lt=uid)
+    )
+
+
+def daily_board_page(
+    *,
+    board: DailyBoard,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool = False,
+) -> BoardPage:
+    """One page of a day's board with `me`, by every board's paging rules (a page past the
+    last 404, page 1 of an empty board an empty page, `around_me` the viewer's page). Read in
+    one snapshot on the replica when there is one."""
+    with lagging_reads() as alias:
+        connection = connections[alias]
+        outermost = not connection.in_atomic_block
+        with transaction.atomic(using=alias):
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cur:
+                    if outermost:
+                        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            return _page(
+                board, alias, page=page, page_size=page_size, viewer=viewer, around_me=around_me
+            )
+
+
+def _page(
+    board: DailyBoard,
+    alias: str,
+    *,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool,
+) -> BoardPage:
+    rows = DailyEntry.objects.using(alias).filter(board.where())
+    count = rows.count()
+    me: dict[str, Any] | None = None
+    if viewer is not None and viewer.is_authenticated:
+        mine = rows.filter(user_id=viewer.pk).values(*_COLUMNS).first()
+        if mine is not None:
+            rank = rows.filter(_key(mine)).count() + 1
+            me = _row(rank, mine, viewer.username)
+    if around_me:
+        page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
+    elif page > max(1, math.ceil(count / page_size)):
+        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    start = (page - 1) * page_size
+    wanted = max(0, min(page_size, count - start))
+    ordered = ("score", "achieved_at", "user_id")
+    from_end = count - start - wanted
+    if wanted and from_end < start:  # past the middle: walk from the end, skipping less
+        found = list(
+            rows.order_by(*(f"-{k}" for k in ordered)).values(*_COLUMNS, "user__username")[
+                from_end : from_end + wanted
+            ]
+        )
+        found.reverse()
+    else:
+        found = list(
+            rows.order_by(*ordered).values(*_COLUMNS, "user__username")[start : start + page_size]
+        )
+    results = [_row(start + i + 1, v, v["user__username"]) for i, v in enumerate(found)]
+    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
