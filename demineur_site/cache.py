@@ -104,6 +104,9 @@ class RedisCacheWithFallback(RedisCache):
             try:
                 value = redis()
             except REDIS_DOWN as exc:
+                from demineur_site.metrics import REDIS_ERRORS
+
+                REDIS_ERRORS.labels("cache").inc()
                 if not self._down:
                     log.warning("cache: Redis does not answer, counting in this process (%r)", exc)
                 self._down = True

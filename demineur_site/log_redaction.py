@@ -110,6 +110,11 @@ def install_on_server_loggers() -> None:
 
 def configure(logging_settings: dict[str, Any] | None) -> None:
     """Django's LOGGING_CONFIG callable: dictConfig(LOGGING), then the servers' loggers."""
+    from django.conf import settings
+
+    from demineur_site.logs import install_on_server_handlers
+
     if logging_settings:
         logging.config.dictConfig(logging_settings)
     install_on_server_loggers()
+    install_on_server_handlers(getattr(settings, "LOG_FORMAT", "text"))

@@ -74,6 +74,9 @@ class ApiServerErrorMiddleware:
             return None  # 400/403/404 answered by the JSON handlers of demineur_site.urls
         if is_database_unavailable(exception):
             # PostgreSQL down or unreachable (docs/RELIABILITY.md): 503, retry, not a bug.
+            from demineur_site.metrics import DATABASE_UNAVAILABLE
+
+            DATABASE_UNAVAILABLE.labels("http").inc()
             logger.warning(
                 "Database unavailable on %s %s: %s",
                 request.method,

@@ -34,6 +34,8 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from demineur_site import metrics
+
 log = logging.getLogger(__name__)
 
 PUBLISH_WAIT_SECONDS = 0.5
@@ -104,9 +106,12 @@ class _Breaker:
             if not self.down or time.monotonic() >= self._retry_at:
                 return True
             self.dropped += 1
-            return False
+        metrics.EVENTS_DROPPED.labels("redis_away").inc()
+        return False
 
     def failed(self, exc: BaseException) -> None:
+        metrics.EVENTS_DROPPED.labels("failed").inc()
+        metrics.REDIS_ERRORS.labels("publish").inc()
         with self._lock:
             if not self.down:
                 log.warning("live events dropped: Redis does not answer (%r)", exc)
@@ -115,6 +120,7 @@ class _Breaker:
             self._retry_at = time.monotonic() + self.RETRY_SECONDS
 
     def succeeded(self) -> None:
+        metrics.EVENTS_PUBLISHED.inc()
         with self._lock:
             if self.down:
                 log.warning("live events flow again; %d were dropped", self.dropped)
@@ -161,6 +167,7 @@ def send_now(group: str, message: dict[str, Any]) -> None:
         return
     if isinstance(layer, InMemoryChannelLayer):
         _send_in_memory(layer, group, message)
+        metrics.EVENTS_PUBLISHED.inc()
         return
     if not _breaker.allows():
         return  # Redis is away: the event is dropped (counted and logged by the breaker)

@@ -8,7 +8,6 @@ site refuses to start on the placeholder SECRET_KEY.
 from __future__ import annotations
 
 import hashlib
-
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -427,9 +426,9 @@ if GAME_TEST_SEED and not DEBUG:
 # The daily challenge (games.daily, docs/DAILY.md): a day's six layouts and start cells are
 # drawn from an HMAC of the day and level under this secret, so nobody can compute tomorrow's
 # boards. Defaults to a key derived from SECRET_KEY; a day already dealt keeps its layout.
-DAILY_SECRET = env_str("DAILY_SECRET", "") or hashlib.sha256(
-    f"daily:{SECRET_KEY}".encode()
-).hexdigest()
+DAILY_SECRET = (
+    env_str("DAILY_SECRET", "") or hashlib.sha256(f"daily:{SECRET_KEY}".encode()).hexdigest()
+)
 
 # Measurement switch, not a feature: LIVE_EVENTS=0 publishes nothing, so bench/live can price
 # the publish on the move endpoint (games.play.events). Always on in real deployments.

@@ -8,5 +8,8 @@ from demineur_site.middleware import BodySizeLimitWSGI
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
 
-# Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
-application = BodySizeLimitWSGI(get_wsgi_application())
+from demineur_site.metrics import MetricsWSGI  # after the settings module is named
+
+# Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them; GET /metrics is
+# answered in front of Django (demineur_site.metrics: never through the proxy).
+application = MetricsWSGI(BodySizeLimitWSGI(get_wsgi_application()))

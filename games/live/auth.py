@@ -208,6 +208,9 @@ async def _unless_database_down(handler: Any, scope: Scope, receive: Any, send: 
         if not is_database_unavailable(exc) or seen["close"]:
             raise
         log.warning("database unavailable for a WebSocket handshake on %s", scope.get("path"))
+        from demineur_site.metrics import DATABASE_UNAVAILABLE
+
+        DATABASE_UNAVAILABLE.labels("socket").inc()
         body = socket_error(
             "service_unavailable",
             "The service is temporarily unavailable; retry shortly.",

@@ -47,6 +47,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
 from accounts import socket_credentials
+from demineur_site import logs, metrics
 from demineur_site.api_errors import ApiError, socket_error, status_of
 from demineur_site.errors import DomainError
 from games.live import guard as socket_guard
@@ -77,6 +78,19 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     credential_group: str | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        # The socket's lines carry its handshake's request id (demineur_site.logs); the tasks
+        # below copy the context. Counted as open until its consumer returns (metrics).
+        headers = dict(scope.get("headers") or [])
+        raw_id = headers.get(b"x-request-id", b"").decode("latin-1")
+        logs.REQUEST_ID.set(logs.request_id_from(raw_id))
+        open_sockets = metrics.SOCKETS.labels(type(self).__name__)
+        open_sockets.inc()
+        try:
+            await self._serve(scope, receive, send)
+        finally:
+            open_sockets.dec()
+
+    async def _serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.channel_name = await self.channel_layer.new_channel()

@@ -227,6 +227,9 @@ class GameConsumer(SequencedConsumer):
 
             if is_database_unavailable(exc):  # PostgreSQL unreachable: 503, as over REST
                 log.warning("database unavailable for a WebSocket action on game %s", self.game_id)
+                from demineur_site.metrics import DATABASE_UNAVAILABLE
+
+                DATABASE_UNAVAILABLE.labels("socket").inc()
                 unavailable = "The service is temporarily unavailable; retry shortly."
                 await self._send_error(
                     ApiError("service_unavailable", unavailable, {"retry_after": retry}),

@@ -41,6 +41,8 @@ from typing import Any
 
 from django.conf import settings
 
+from demineur_site import metrics
+
 log = logging.getLogger(__name__)
 
 SLOT_TTL_SECONDS = 90
@@ -175,6 +177,7 @@ class SocketSlots:
                 return await self._acquire_redis(member, caps)
             except Exception as exc:  # Redis down: count in this process rather than refuse all
                 log.warning("socket caps: Redis unavailable, counting locally: %r", exc)
+                metrics.REDIS_ERRORS.labels("socket_caps").inc()
         return self._acquire_local(member, caps)
 
     async def release(self, slot: Slot) -> None:

@@ -15,8 +15,9 @@ from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connections
+from django.db import connections, transaction
 
+from demineur_site import metrics
 from demineur_site.rawsql import Columns, columns, run
 from games.models import Game, Move
 
@@ -86,7 +87,9 @@ def insert_move(move: Move) -> None:
 
 def store(game: Game, move: Move) -> None:
     """`save_game(game)` then `insert_move(move)`. On PostgreSQL both go in one statement (a
-    data-modifying WITH), so a move costs one round trip less."""
+    data-modifying WITH), so a move costs one round trip less. Prometheus counts it once it
+    is committed (demineur_moves_total, by action)."""
+    transaction.on_commit(metrics.MOVES.labels(move.action).inc, using=ALIAS)
     connection = connections[ALIAS]
     if connection.vendor != "postgresql":
         save_game(game)

@@ -11,6 +11,7 @@ from django.db.models import Count, QuerySet
 
 from accounts.models import RaceRating, User
 from accounts.standings.ratings import shown_rating
+from demineur_site import metrics
 from demineur_site.formats import iso
 from games.engine import LEVELS
 from games.errors import GameError
@@ -111,3 +112,19 @@ def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
             for r in recent
         ],
     }
+
+
+def races_in_progress() -> dict[str, int]:
+    """Races not finished yet, by state (open, countdown, running): read at each Prometheus
+    scrape (demineur_site.metrics, registered below); every state is present."""
+    live = (RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING)
+    counts = dict.fromkeys((str(s) for s in live), 0)
+    rows = (
+        Race.objects.filter(state__in=live).order_by().values_list("state").annotate(n=Count("id"))
+    )
+    for state, count in rows:
+        counts[str(state)] = int(count)
+    return counts
+
+
+metrics.register_in_progress("races", races_in_progress)
