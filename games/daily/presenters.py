@@ -25,13 +25,16 @@ LEVEL_NAMES = {level: level.capitalize() for level in LEVELS}
 def day_dict(day: date, *, viewer: User | None, now: datetime | None = None) -> dict[str, Any]:
     """API.md's `{date, ends_at, levels: [...]}` for `day` as `viewer` may see it; each level
     with `start_cell` once the day is over, and (extensions) `over` and the viewer's `share`
-    line. A day in the future, or a past day nobody was dealt, is 404."""
+    line. A day in the future, or a past day nobody was dealt, is 404. `over`: the server has
+    handled the day's end (a few seconds after `ends_at`)."""
     now = now or timezone.now()
     today = rules.day_of(now)
     challenges = {c.level: c for c in DailyChallenge.objects.filter(day=day).defer("board")}
     if day > today or (day < today and not challenges):
         raise GameError("not_found", "No daily on this day.", {"today": today.isoformat()})
-    over = day < today
+    # Over once the server has handled the day's end (games.daily.services.daily_close): the
+    # boards are unsealed then, and only then is the start cell shown.
+    over = bool(challenges) and all(c.closed_at is not None for c in challenges.values())
     counts = daily_standings.day_counts(day)
     own: dict[str, Game] = {}
     entries: dict[str, DailyEntry] = {}
@@ -58,7 +61,7 @@ def day_dict(day: date, *, viewer: User | None, now: datetime | None = None) -> 
             "share": None,
         }
         challenge = challenges.get(level)
-        if over and challenge is not None:
+        if challenge is not None and challenge.closed_at is not None:
             item["start_cell"] = {"x": challenge.start_x, "y": challenge.start_y}
         entry = entries.get(level)
         if game is not None and entry is not None and game.ended:
