@@ -14,11 +14,11 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.services import token_issue
+from frontend.previews import board_picture
 from games.daily import rules, services
 from games.engine import Board
 from games.models import GameAnalysis
 from games.play.analysis_jobs import analyse_game
-from frontend.previews import board_picture
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.sockets import connected, game_path, socket, until_closed
