@@ -19,7 +19,7 @@ def test_a_profile_has_its_keys_and_all_seven_buckets_of_each_mode_with_zeros_an
 ):
     profile = anon_api.get("/api/users/alice").json()
     assert set(profile) == {
-        "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games",
+        "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games", "daily",
     }  # fmt: skip
     assert list(profile["stats_no_guess"]) == BUCKETS
     assert profile["username"] == "alice" and profile["recent_games"] == []

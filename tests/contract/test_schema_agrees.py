@@ -54,6 +54,7 @@ def test_the_schema_describes_the_game_and_the_profile(schema):
         "stats",
         "stats_no_guess",
         "recent_games",
+        "daily",
     }
     stats = _component(schema, profile["properties"]["stats"])
     assert list(stats["properties"]) == BUCKETS

@@ -193,6 +193,16 @@ def _alice_session(w: World) -> int:
 
 # The account's lifecycle (API.md; docs/ACCOUNTS.md): each persona acts on its own account
 # only; the paths name no one, but the session id names alice's.
+# The daily challenge (API.md): anyone signed in may start today's; a past day's practice is
+# refused while no past day was dealt (404), whoever asks; the day's overview and board are public.
+REST += [
+    ("start the daily", _post("/api/daily/beginner", {}), (201, 201, 401, 201, 201)),
+    ("practise a past daily", _post("/api/daily/2001-01-01/beginner", {}), (404, 404, 401, 404, 404)),
+    ("GET the daily", _get(lambda w: "/api/daily"), (200,) * 5),
+    ("daily board", _get(lambda w: "/api/leaderboards/beginner/daily"), (200,) * 5),
+    ("daily calendar", _get(lambda w: "/api/users/alice/daily"), (200,) * 5),
+]
+
 REST += [
     ("set email", _post("/api/me/email", {"email": "x@example.org"}), (202, 202, 401, 202, 202)),
     ("verify email", _post("/api/auth/email/verify", {"token": "forged"}), (400,) * 5),

@@ -65,6 +65,11 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "close": (AW,),
     "export": (AW,),
     "games export": (),
+    "start the daily": (G,),
+    "practise a past daily": (G,),
+    "GET the daily": (),
+    "daily board": (),
+    "daily calendar": (),
 }
 
 # URLs that need no scope: public reads, sign-up and sign-in, links from mails, the session.
@@ -72,7 +77,8 @@ PUBLIC = {
     "api-game", "api-moves", "api-game-replay-evf", "api-user", "api-user-games-export", "api-race", "api-leaderboard",
     "api-register", "api-token", "api-guest", "api-session", "api-email-verify",
     "api-password-reset", "api-password-reset-confirm", "api-tokens-test", "api-schema",
-    "api-docs",
+    "api-docs", "api-arena", "api-arena-standings", "api-daily", "api-leaderboard-daily",
+    "api-user-daily",
 }  # fmt: skip
 
 
