@@ -23,7 +23,7 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from demineur_site import metrics, publish  # noqa: E402
+from demineur_site import logs, metrics, publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
@@ -42,6 +42,7 @@ async def http(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["path"] == metrics.PATH:  # Prometheus, in front of Django (demineur_site.metrics)
         await metrics.metrics_asgi(scope, receive, send)
         return
+    logs.bind_asgi_request(scope)  # the request id on every line logged for this request
     door = streams if scope["path"].startswith("/api/stream/") else django_doors
     await door(scope, receive, send)
 

@@ -10,8 +10,9 @@
 * `RequestIdFilter` puts it on every record (`request_id`, None outside a request); for
   gunicorn's access lines, which are written after the request, from the answer's header.
 * `JsonLines` (LOG_FORMAT=json): one JSON object per line, python-json-logger's formatter with
-  the time, level, logger, message, request id and, when there is one, the traceback that
-  demineur_site.log_redaction has already cleaned of secrets.
+  the time, level, logger, message, request id (a status code when Django gives one) and,
+  when there is one, the traceback that demineur_site.log_redaction has already cleaned of
+  secrets; nothing else of the record.
 """
 
 from __future__ import annotations
@@ -40,19 +41,48 @@ def request_id_from(header: str | None) -> str:
     return uuid.uuid4().hex
 
 
+class RequestIdWSGI:
+    """Around Django's whole WSGI handler (demineur_site.wsgi): the id is set before Django
+    starts and still set when Django logs the answer's status (django.request's `Not Found`
+    lines come after the middleware chain has returned)."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        token = REQUEST_ID.set(request_id_from(environ.get("HTTP_X_REQUEST_ID")))
+        try:
+            return self.app(environ, start_response)
+        finally:
+            REQUEST_ID.reset(token)
+
+
+def bind_asgi_request(scope: dict[str, Any]) -> None:
+    """The same for an ASGI request (demineur_site.asgi): set in the request's own task, whose
+    context Django's sync threads copy; a new request runs in a new task."""
+    headers = dict(scope.get("headers") or [])
+    REQUEST_ID.set(request_id_from(headers.get(b"x-request-id", b"").decode("latin-1")))
+
+
 class RequestIdMiddleware:
-    """The outermost middleware: everything logged while Django answers carries the id."""
+    """The outermost middleware: the id in the answer's X-Request-Id. Behind the entry points'
+    wrappers it finds the id already set; alone (the test client, `make run`) it sets one for
+    the middleware chain."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        request_id = request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
-        token = REQUEST_ID.set(request_id)
-        try:
+        request_id = REQUEST_ID.get()
+        if request_id is not None:
             response = self.get_response(request)
-        finally:
-            REQUEST_ID.reset(token)
+        else:
+            request_id = request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
+            token = REQUEST_ID.set(request_id)
+            try:
+                response = self.get_response(request)
+            finally:
+                REQUEST_ID.reset(token)
         response[HEADER] = request_id
         return response
 
@@ -80,6 +110,24 @@ class JsonLines(JsonFormatter):
         )
         kwargs.setdefault("datefmt", "%Y-%m-%dT%H:%M:%S%z")
         super().__init__(*args, **kwargs)
+
+    # Only these keys: a record's other attributes (Django's `request` among them, whose text
+    # holds the query string) would bypass the redaction of the message.
+    KEYS = frozenset(
+        {
+            "time",
+            "level",
+            "logger",
+            "message",
+            "request_id",
+            "status_code",
+            "exc_info",
+            "stack_info",
+        }
+    )
+
+    def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in log_data.items() if k in self.KEYS}
 
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info and record.exc_text:

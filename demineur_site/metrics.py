@@ -172,7 +172,7 @@ class _ThisProcess:
 def exposition() -> bytes:
     """The text every scrape gets: every worker's counters (multiprocess mode) or this
     process's, and the in-progress gauges."""
-    from django.db import close_old_connections
+    from django.db import close_old_connections, connection
 
     registry = CollectorRegistry(auto_describe=False)
     path = _multiprocess_dir()
@@ -185,7 +185,8 @@ def exposition() -> bytes:
     try:
         return generate_latest(registry)
     finally:
-        close_old_connections()  # outside Django's request cycle: give the connection back
+        if not connection.in_atomic_block:  # (a test's transaction is left alone)
+            close_old_connections()  # outside Django's request cycle: give the connection back
 
 
 def _refused(headers_forwarded: bool) -> bool:

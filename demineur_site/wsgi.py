@@ -8,8 +8,10 @@ from demineur_site.middleware import BodySizeLimitWSGI
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
 
-from demineur_site.metrics import MetricsWSGI  # after the settings module is named
+from demineur_site.logs import RequestIdWSGI  # after the settings module is named
+from demineur_site.metrics import MetricsWSGI
 
 # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them; GET /metrics is
-# answered in front of Django (demineur_site.metrics: never through the proxy).
-application = MetricsWSGI(BodySizeLimitWSGI(get_wsgi_application()))
+# answered in front of Django (demineur_site.metrics: never through the proxy); every line
+# logged for a request carries its id (demineur_site.logs).
+application = RequestIdWSGI(MetricsWSGI(BodySizeLimitWSGI(get_wsgi_application())))

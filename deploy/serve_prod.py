@@ -12,6 +12,9 @@
 SECRET_KEY comes from the environment, or is generated once into `.run/secret_key` (ignored
 by git) for a local try. Pid files, logs and the generated proxy config live in the run
 directory (SERVE_PROD_RUN_DIR, default `.run/serve-prod`). docs/deploy/SERVING.md.
+Prometheus scrapes each server on its own port, /metrics (docs/DEPLOYMENT.md, "Metrics and
+logs"); layout.json names the ports. Each server keeps its workers' counts in
+`metrics/<server>` of the run directory (PROMETHEUS_MULTIPROC_DIR), emptied at start.
 """
 
 from __future__ import annotations
@@ -206,6 +209,14 @@ class Layout:
         if result.returncode != 0:
             raise ServeError(f"manage.py {' '.join(args)} failed ({result.returncode})")
 
+    def metrics_dir(self, name: str) -> str:
+        """An empty directory per server, where its workers keep their Prometheus counts
+        (demineur_site.metrics); emptied at every start."""
+        path = self.dir / "metrics" / name
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        return str(path)
+
     def spawn(self, name: str, command: list[str], **extra_env: str) -> None:
         log = (self.dir / f"{name}.log").open("ab")
         process = subprocess.Popen(
@@ -244,7 +255,11 @@ class Layout:
             "--limit-request-line",
             "8190",
         ]
-        self.spawn("web", gunicorn_argv(self.web_port, workers=self.web_workers, extra=web_options))
+        self.spawn(
+            "web",
+            gunicorn_argv(self.web_port, workers=self.web_workers, extra=web_options),
+            PROMETHEUS_MULTIPROC_DIR=self.metrics_dir("web"),
+        )
         for index, port in enumerate(self.live_ports, start=1):
             self.spawn(
                 f"live-{index}",
@@ -261,6 +276,7 @@ class Layout:
                     ],
                 ),
                 DB_POOL="1",
+                PROMETHEUS_MULTIPROC_DIR=self.metrics_dir(f"live-{index}"),
             )
         self.wait_until("web", f"http://127.0.0.1:{self.web_port}/readyz")
         for index, port in enumerate(self.live_ports, start=1):

@@ -24,6 +24,7 @@ from tests.support.sockets import new_game  # noqa: F401  (fixture)
 # `make test` (README, Tests): together they are the whole suite.
 STACK_MODULES = {
     "tests/deploy/test_serve_prod.py",
+    "tests/deploy/test_metrics_stack.py",
     "tests/deploy/test_proxy_limits.py",
     "tests/deploy/test_replica.py",
     "tests/reliability/test_crash.py",

@@ -41,7 +41,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
@@ -51,6 +50,7 @@ from demineur_site import logs, metrics
 from demineur_site.api_errors import ApiError, socket_error, status_of
 from demineur_site.errors import DomainError
 from games.live import guard as socket_guard
+from games.live.dbcall import db_call
 from games.play import events
 
 T = TypeVar("T")
@@ -80,9 +80,7 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         # The socket's lines carry its handshake's request id (demineur_site.logs); the tasks
         # below copy the context. Counted as open until its consumer returns (metrics).
-        headers = dict(scope.get("headers") or [])
-        raw_id = headers.get(b"x-request-id", b"").decode("latin-1")
-        logs.REQUEST_ID.set(logs.request_id_from(raw_id))
+        logs.bind_asgi_request(scope)
         open_sockets = metrics.SOCKETS.labels(type(self).__name__)
         open_sockets.inc()
         try:
@@ -186,7 +184,7 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
         self.group = group
         await self.channel_layer.group_add(group, self.channel_name)
         try:
-            snapshot: T = await database_sync_to_async(read)()
+            snapshot: T = await db_call(read)()
         except DomainError as exc:
             await self.channel_layer.group_discard(group, self.channel_name)
             self.group = None
