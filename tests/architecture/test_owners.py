@@ -32,6 +32,9 @@ WRITERS = {
         "games.management.commands.remove_stale_guests",  # and its race entries
     },
     "RaceQueueEntry": {"games.races.services"},
+    "Arena": {"games.arenas.services"},
+    "ArenaEntry": {"games.arenas.services"},
+    "ArenaResult": {"games.arenas.services"},
     "RaceRating": {"games.races.services", "games.races.recompute", "games.play.fairplay"},
     "User": {
         "accounts.services",
@@ -41,6 +44,9 @@ WRITERS = {
     "ApiToken": {"accounts.services", "accounts.authentication", "accounts.models"},
     "PlayerStats": {"accounts.standings.stats"},
     "PersonalRecord": {"accounts.standings.stats"},
+    "DailyChallenge": {"games.daily.services"},
+    "DailyEntry": {"accounts.standings.daily"},
+    "DailyStats": {"accounts.standings.daily"},
 }
 
 
