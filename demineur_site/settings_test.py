@@ -7,6 +7,8 @@ os.environ.setdefault("THROTTLE_ANON", "100000/min")
 # Race tests drive the race clock themselves (games.races.services.race_clock_tick); the servers the
 # suite starts (tests/support/services.py) run it as production does.
 os.environ.setdefault("RACE_CLOCK", "off")
+# The server's own arenas would appear in every test's database: tests/arenas sets them.
+os.environ.setdefault("ARENA_SCHEDULE", "")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH", "100000/min")
 os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")

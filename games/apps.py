@@ -12,3 +12,10 @@ class GamesConfig(AppConfig):
         from games.races import progress
 
         services.on_race_move(progress.after_race_move)
+        # Arenas sit above races: the race services call them back at each race's end (to
+        # score it) and on each tick of the race clock (to start, pair and end arenas).
+        from games.arenas import services as arenas
+        from games.races import services as race_services
+
+        race_services.on_race_end(arenas.arena_race_ended)
+        race_services.on_clock_tick(arenas.arena_clock_tick)

@@ -62,6 +62,7 @@ class RaceOut(BoardOut):
     max_players = serializers.IntegerField()
     quick = serializers.BooleanField()
     no_guess = serializers.BooleanField()
+    arena = serializers.UUIDField(allow_null=True)
     rated = serializers.BooleanField()
     time_limit_ms = serializers.IntegerField()
     seq = serializers.IntegerField()

@@ -24,13 +24,22 @@ from accounts.standings import leaderboards as solo_boards
 from accounts.standings import race_board
 from demineur_site.api_errors import error_body, status_for
 from demineur_site.errors import DomainError
-from games.api import daily_views, export_views, leaderboard_views, race_views, views
+from games.api import (
+    arena_views,
+    daily_views,
+    export_views,
+    leaderboard_views,
+    race_views,
+    views,
+)
+from games.arenas import selectors as arena_selectors
 from games.daily import services as daily_services
 from games.play import selectors
 from games.races import selectors as race_selectors
 
 GAME = r"(?P<game_id>[^/]{1,64})"
 RACE = r"(?P<race_id>[^/]{1,64})"
+ARENA = r"(?P<arena_id>[^/]{1,64})"
 USER = r"(?P<username>[^/]{1,150})"
 LEVEL = r"(?P<level>[^/]{1,32})"
 
@@ -47,6 +56,10 @@ def _game(game_id: str, **_: Any) -> object:
 
 def _race(race_id: str, **_: Any) -> object:
     return race_selectors.race_get(race_id=race_id)
+
+
+def _arena(arena_id: str, **_: Any) -> object:
+    return arena_selectors.arena_get(arena_id=arena_id)
 
 
 def _player(username: str, **_: Any) -> object:
@@ -131,6 +144,20 @@ races = [
     re_path(rf"^leaderboards/{LEVEL}/races/?$", known(race_views.RaceBoardView, _race_board)),
 ]
 
+arenas = [
+    re_path(r"^arenas/?$", arena_views.ArenaListView.as_view(), name="api-arenas"),
+    re_path(rf"^arenas/{ARENA}/?$", known(arena_views.ArenaDetailView, _arena), name="api-arena"),
+    *(
+        re_path(rf"^arenas/{ARENA}/{action}/?$", known(view, _arena), name=f"api-arena-{action}")
+        for action, view in arena_views.ACTION_VIEWS.items()
+    ),
+    re_path(
+        rf"^arenas/{ARENA}/standings/?$",
+        known(arena_views.StandingsView, _arena),
+        name="api-arena-standings",
+    ),
+]
+
 # The daily challenge (API.md, Daily challenge). `daily/{segment}`: GET a day, POST a level.
 daily = [
     re_path(r"^daily/?$", daily_views.DailyTodayView.as_view(), name="api-daily"),
@@ -164,4 +191,4 @@ leaderboards = [
     ),
 ]
 
-urlpatterns = [*games, *races, *daily, *leaderboards]
+urlpatterns = [*games, *races, *arenas, *daily, *leaderboards]

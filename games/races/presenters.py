@@ -79,6 +79,7 @@ def race_dict(
         "max_players": race.max_players,
         "quick": race.quick,
         "no_guess": race.no_guess,
+        "arena": str(race.arena_id) if race.arena_id is not None else None,
         "rated": rated,
         "time_limit_ms": race.time_limit_ms,
         "seq": race.seq,

@@ -39,6 +39,8 @@ from games.errors import GameError
 from games.models import (
     ACTIVE_RACE_STATES,
     Action,
+    ArenaEntry,
+    ArenaState,
     Game,
     GameState,
     Move,
@@ -76,6 +78,27 @@ def race_json(race: Race, *, now: datetime | None = None) -> dict[str, Any]:
 
 STREAM_KINDS = {"started": "race_start", "ended": "race_end"}
 
+# What the rooms above races hang on a race's end and on the clock's tick (games.apps wires
+# them: games.arenas scores an arena race at its end and pairs its pools on each tick), so
+# that races never imports them (docs/ARCHITECTURE.md, The rooms).
+RaceEndListener = Callable[[Race, list[Racer]], None]
+TickListener = Callable[[datetime], int]
+_end_listeners: list[RaceEndListener] = []
+_tick_listeners: list[TickListener] = []
+
+
+def on_race_end(listener: RaceEndListener) -> None:
+    """Call `listener(race, racers)` in the transaction that ends a race, once its places,
+    `took_part` and ratings are stored."""
+    if listener not in _end_listeners:
+        _end_listeners.append(listener)
+
+
+def on_clock_tick(listener: TickListener) -> None:
+    """Call `listener(now)` at the end of every tick of the race clock."""
+    if listener not in _tick_listeners:
+        _tick_listeners.append(listener)
+
 
 def _publish(kind: str, race: Race) -> None:
     racers = racers_of(race)
@@ -109,6 +132,10 @@ def _check_free(player: User) -> None:
         raise GameError("already_racing", "You are already in a race: finish or leave it first.")
     if RaceQueueEntry.objects.filter(player=player, race__isnull=True).exists():
         raise GameError("already_racing", "You are waiting for a quick match: leave it first.")
+    if ArenaEntry.objects.filter(
+        player=player, active=True, arena__state=ArenaState.RUNNING
+    ).exists():
+        raise GameError("already_racing", "You are in an arena: leave it first.")
 
 
 def _lock_race(race_id: Any) -> Race:
@@ -151,6 +178,7 @@ def _new_race(
     now: datetime,
     quick: bool,
     no_guess: bool = False,
+    arena_id: Any = None,
 ) -> Race:
     spec = _level_spec(level)
     created_by = None if quick else host
@@ -168,6 +196,7 @@ def _new_race(
                     max_players=max_players,
                     quick=quick,
                     no_guess=no_guess,
+                    arena_id=arena_id,
                     time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
                     created_at=now,
                     deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
@@ -270,7 +299,12 @@ def race_leave(*, race_id: Any, player: User) -> Race:
             if race.host_id == player.pk:
                 race.host = left[0].player
             if race.state == RaceState.COUNTDOWN and len(left) < race_rules.MIN_RACERS:
-                _reopen(race)
+                if race.arena_id is not None:  # an arena's race is no room: it is called off
+                    Racer.objects.filter(race=race).update(active=False)
+                    race.state = RaceState.CANCELLED
+                    race.ended_at, race.deadline, race.starts_at = now, None, None
+                else:
+                    _reopen(race)
         _bump(race, "left")
     return race
 
@@ -583,6 +617,8 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
     race.ended_at = now
     race.deadline = None
     _bump(race, "ended")
+    for listener in _end_listeners:
+        listener(race, racers)
     return True
 
 
@@ -675,6 +711,28 @@ def _match_level(level: str, *, now: datetime) -> int:
             formed += 1
 
 
+def arena_race_create(
+    *, arena_id: Any, level: str, no_guess: bool, player_ids: list[int], now: datetime
+) -> Race:
+    """A race an arena formed from its pool (games.arenas.services, in its transaction): the
+    players ready, straight to the countdown, like a quick match; the first is its host."""
+    joined = {pid: now + timedelta(microseconds=i) for i, pid in enumerate(player_ids)}
+    race = _new_race(
+        level=level,
+        host=User.objects.get(pk=player_ids[0]),
+        max_players=race_rules.MAX_RACERS,
+        now=now,
+        quick=True,
+        no_guess=no_guess,
+        arena_id=arena_id,
+    )
+    Racer.objects.bulk_create(
+        Racer(race=race, player_id=pid, joined_at=joined[pid], ready=True) for pid in player_ids
+    )
+    _countdown(race, now=now)
+    return race
+
+
 # --- the race clock ----------------------------------------------------------------------------
 
 
@@ -705,6 +763,8 @@ def race_clock_tick(*, now: datetime | None = None) -> int:
     )
     for level in list(levels):
         acted += _match_level(level, now=now)
+    for listener in _tick_listeners:
+        acted += listener(now)
     return acted
 
 

@@ -22,7 +22,7 @@ from tests.support.sockets import connected, game_path, socket, until_closed
 # The keys a race frame or a Race may hold anywhere inside it: counts, names, times, states.
 RACE_KEYS = {
     "type", "seq", "race", "id", "code", "level", "width", "height", "mines", "state", "host",
-    "max_players", "quick", "no_guess", "rated", "time_limit_ms", "created_at", "starts_at", "started_at",
+    "max_players", "quick", "no_guess", "arena", "rated", "time_limit_ms", "created_at", "starts_at", "started_at",
     "ended_at", "start_cell", "racers", "player", "player_kind", "ready", "game", "opened",
     "safe_cells", "flags", "elapsed_ms", "place", "rating_before", "rating_after", "x", "y",
 }  # fmt: skip

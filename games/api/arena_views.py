@@ -1,0 +1,123 @@
+"""REST endpoints of arenas (API.md, Arenas). Thin: validate, call games.arenas.services or
+games.arenas.selectors, shape the answer with games.arenas.presenters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from demineur_site.pagination import Pagination, page_number
+from games.api.arena_serializers import (
+    ARENA_STATES,
+    ArenaCreateIn,
+    ArenaOut,
+    ArenaPageOut,
+    StandingsPageOut,
+)
+from games.api.leaderboard_views import around_me, board_response
+from games.api.serializers import ErrorOut, PageQuery
+from games.api.views import _signed_in, _valid, list_schema, paginated_response
+from games.arenas import selectors as arena_selectors
+from games.arenas import services as arenas
+from games.arenas.presenters import arena_dict
+from games.engine import LEVELS
+from games.models import Arena
+
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
+
+
+def _viewer(request: Request) -> User | None:
+    return request.user if isinstance(request.user, User) else None
+
+
+def _arena_response(request: Request, arena: Arena, code: int = status.HTTP_200_OK) -> Response:
+    fresh = arena_selectors.arena_get(arena_id=arena.pk)
+    return Response(arena_selectors.arena_json(fresh, viewer=_viewer(request)), status=code)
+
+
+class ArenaListView(APIView):
+    @list_schema(
+        tag="arenas",
+        page=ArenaPageOut,
+        states=ARENA_STATES,
+        levels=list(LEVELS),
+        by="code",
+    )
+    def get(self, request: Request) -> Response:
+        """Arenas, the next to start first; the server's scheduled ones among them; private
+        arenas only by `?code=`."""
+        params = request.query_params
+        qs = arena_selectors.arena_list(
+            state=params.get("state"), level=params.get("level"), code=params.get("code")
+        )
+        viewer = _viewer(request)
+        return paginated_response(
+            request,
+            self,
+            qs,
+            lambda page: [
+                arena_selectors.arena_json(a, viewer=viewer) if viewer else arena_dict(a)
+                for a in page
+            ],
+        )
+
+    @extend_schema(request=ArenaCreateIn, responses={201: ArenaOut, **ERRORS}, tags=["arenas"])
+    def post(self, request: Request) -> Response:
+        player = _signed_in(request)
+        body = _valid(ArenaCreateIn, request)
+        arena = arenas.arena_create(player=player, **body)
+        return _arena_response(request, arena, status.HTTP_201_CREATED)
+
+
+class ArenaDetailView(APIView):
+    @extend_schema(responses={200: ArenaOut, 404: ErrorOut}, tags=["arenas"])
+    def get(self, request: Request, arena_id: str) -> Response:
+        return _arena_response(request, arena_selectors.arena_get(arena_id=arena_id))
+
+
+def _action_view(name: str, act: Callable[..., Arena]) -> Any:
+    """The view of `POST /api/arenas/{id}/<name>`: the signed-in player, the service, the
+    Arena as it now is."""
+
+    @extend_schema(request=None, responses={200: ArenaOut, **ERRORS}, tags=["arenas"])
+    def post(self: APIView, request: Request, arena_id: str) -> Response:
+        player = _signed_in(request)
+        arena_selectors.parse_arena_id(arena_id)
+        return _arena_response(request, act(arena_id=arena_id, player=player))
+
+    return type(f"Arena{name.title()}View", (APIView,), {"post": post})
+
+
+ACTION_VIEWS = {
+    "join": _action_view("join", arenas.arena_join),
+    "leave": _action_view("leave", arenas.arena_leave),
+}
+
+
+class StandingsView(APIView):
+    @extend_schema(
+        parameters=[PageQuery, OpenApiParameter("around", str, enum=["me"])],
+        responses={200: StandingsPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        operation_id="arenas_standings",
+        tags=["arenas"],
+    )
+    def get(self, request: Request, arena_id: str) -> Response:
+        """The standings by points (docs/ARENAS.md, Ties), with `me`; `around=me` is the page
+        holding the viewer's row."""
+        arena = arena_selectors.arena_get(arena_id=arena_id)
+        centred, viewer = around_me(request)
+        page = arena_selectors.standings_page(
+            arena=arena,
+            page=page_number(request),
+            page_size=Pagination().get_page_size(request),
+            viewer=viewer,
+            around_me=centred,
+        )
+        return board_response(request, page)
