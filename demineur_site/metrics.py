@@ -119,6 +119,7 @@ def _forget_dead_processes(path: str) -> None:
 
 
 if _multiprocess_dir():
+    os.makedirs(_multiprocess_dir(), exist_ok=True)  # a container's /tmp/prometheus, say
     # Before this process opens any live-gauge file: a dead process with the same pid may
     # have left one, whose count this process would otherwise start from.
     multiprocess.mark_process_dead(os.getpid(), _multiprocess_dir())  # type: ignore[no-untyped-call]

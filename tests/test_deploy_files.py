@@ -62,7 +62,10 @@ def test_compose_runs_two_replicas_of_each_server_and_publishes_only_the_proxy()
     for name, service in services.items():
         # Replicas cannot share a container name or a fixed host port.
         assert "container_name" not in service, name
-        if name != "proxy":
+        if "monitoring" in service.get("profiles", []):
+            # The optional Grafana: on the host's loopback only (tests/deploy/test_metrics.py).
+            assert all(str(p).startswith("127.0.0.1:") for p in service.get("ports", [])), name
+        elif name != "proxy":
             assert "ports" not in service, f"{name} publishes ports: only the proxy may"
     assert services["proxy"]["ports"]
     assert compose()["volumes"] and "pgdata:/var/lib/postgresql/data" in services["db"]["volumes"]
@@ -99,7 +102,14 @@ def test_app_services_read_the_env_file_and_no_secret_is_committed():
     # README's configuration table is the list of what an operator sets; compose sets the rest.
     readme = (ROOT / "README.md").read_text()
     table = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)`", readme, re.M))
-    set_by_compose = {"DATABASE_URL", "REDIS_URL", "DEBUG", "TRUSTED_PROXIES", "DB_POOL"}
+    set_by_compose = {
+        "DATABASE_URL",
+        "REDIS_URL",
+        "DEBUG",
+        "TRUSTED_PROXIES",
+        "DB_POOL",
+        "PROMETHEUS_MULTIPROC_DIR",
+    }
     not_for_production = {"GAME_TEST_SEED", "CHANNELS_PREFIX"}
     missing = table - names - set_by_compose - not_for_production
     assert not missing, f".env.example lacks {sorted(missing)}"

@@ -9,11 +9,15 @@ from __future__ import annotations
 import io
 import json
 import logging
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 from wsgiref.util import setup_testing_defaults
 
 import pytest
+import yaml
 from django.test import Client, override_settings
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -153,8 +157,6 @@ def test_every_answer_names_its_request_id_and_a_client_cannot_choose_it():
 
 
 def test_log_format_is_checked_at_start_up():
-    import subprocess
-
     result = subprocess.run(
         [sys.executable, "-c", "import demineur_site.settings"],
         env={"LOG_FORMAT": "yaml", "DEBUG": "1", "PATH": "/usr/bin:/bin"},
@@ -163,3 +165,79 @@ def test_log_format_is_checked_at_start_up():
         check=False,
     )
     assert result.returncode != 0 and "LOG_FORMAT" in result.stderr
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_monitoring_profile_scrapes_every_replica_on_its_own_port():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    for name in ("prometheus", "grafana"):
+        assert services[name]["profiles"] == ["monitoring"], name
+        assert services[name]["healthcheck"]["test"], name
+    assert "ports" not in services["prometheus"]  # reached by Grafana on the stack's network
+    for name in ("web", "live"):
+        assert services[name]["environment"]["PROMETHEUS_MULTIPROC_DIR"]
+    config = yaml.safe_load((ROOT / "deploy" / "monitoring" / "prometheus.yml").read_text())
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    assert jobs["web"]["dns_sd_configs"] == [
+        {"names": ["web"], "type": "A", "port": 8001, "refresh_interval": "15s"}
+    ]
+    assert jobs["live"]["dns_sd_configs"][0]["port"] == 8002
+    assert all(job["metrics_path"] == metrics.PATH for job in jobs.values())
+    mounts = " ".join(services["prometheus"]["volumes"] + services["grafana"]["volumes"])
+    assert "./deploy/monitoring/prometheus.yml:" in mounts
+    assert "./deploy/monitoring/grafana/dashboards:" in mounts
+
+
+def test_the_dashboard_asks_only_for_metrics_the_servers_export():
+    import re
+
+    dashboard = json.loads(
+        (ROOT / "deploy" / "monitoring" / "grafana" / "dashboards" / "demineur.json").read_text()
+    )
+    exported = {
+        "demineur_http_requests_total",
+        "demineur_http_request_duration_seconds_bucket",
+        "demineur_moves_total",
+        "demineur_sockets_open",
+        "demineur_events_published_total",
+        "demineur_events_dropped_total",
+        "demineur_in_progress",
+        "demineur_database_unavailable_total",
+        "demineur_redis_errors_total",
+    }
+    asked = set()
+    for panel in dashboard["panels"]:
+        assert panel["datasource"]["uid"] == "prometheus"
+        for target in panel["targets"]:
+            asked |= set(re.findall(r"demineur_[a-z_]+", target["expr"]))
+    assert asked == exported
+    names = {m.name for m in metrics.REGISTRY.collect()}
+    for name in exported - {"demineur_in_progress"}:
+        base = re.sub(r"_(total|bucket)$", "", name)
+        assert base in names, name
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
+def test_docker_compose_accepts_the_monitoring_profile(tmp_path: Path):
+    for name in ("docker-compose.yml", "Dockerfile"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / ".env.example", tmp_path / ".env")
+    result = subprocess.run(
+        ["docker-compose", "--profile", "monitoring", "config", "--services"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert {"prometheus", "grafana", "web", "live"} <= set(result.stdout.split())
+    merged = yaml.safe_load(
+        subprocess.run(
+            ["docker-compose", "config"], cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    # `up` without the profile leaves them out.
+    assert merged["services"]["grafana"]["profiles"] == ["monitoring"]
