@@ -9,8 +9,10 @@ API.md, Fine points: "Revoking a token (or signing out) closes every socket it o
   transaction commits; each consumer answers with one ``error`` (401
   ``authentication_failed``) and closes with code 4401 (games.live.consumers).
 * Channel-layer messages are fire-and-forget (Redis Pub/Sub), so the consumer also checks,
-  before each move it stores, that its credential still exists (`credential_is_valid`): a
-  move sent after the revocation committed is refused even if the kick is lost or late.
+  before each move it stores, that its credential still exists: a move sent after the
+  revocation committed is refused even if the kick is lost or late. A token is checked by
+  the statement that locks the game (`still_signed_in_condition`), a session by
+  `credential_is_valid`; nothing about either is cached between moves.
 
 Nothing here imports the games app; games.live.auth and games.live.consumers import this module.
 """
@@ -75,6 +77,18 @@ def _token_still_valid_sql() -> str:
         f" WHERE {tokens.table}.{tokens.pk_name} = %s AND {tokens.table}.user_id = %s"
         f" AND {users.table}.is_active"
     )
+
+
+def still_signed_in_condition(credential: SocketCredential | None) -> tuple[str, list[Any]] | None:
+    """The token re-check as a condition of the move's own row lock (games.play.move_store
+    `lock_only_if`): `EXISTS (...)` and its parameters, the same question as
+    `credential_is_valid` asks, answered by the statement that locks the game, so a socket
+    move costs no round trip for it (issue 27). None for a session (or no credential): its
+    check stays the separate `credential_is_valid`. When the lock then finds no row, the
+    caller asks `credential_is_valid` to tell a revoked token from an unknown game."""
+    if credential is None or credential.token_id is None:
+        return None
+    return f"EXISTS ({_token_still_valid_sql()})", [credential.token_id, credential.user_id]
 
 
 def credential_is_valid(credential: SocketCredential) -> bool:

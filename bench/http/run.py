@@ -60,8 +60,9 @@ ANCHOR_TOKEN = "0123456789abcdef0123456789abcdef01234567"  # the anchor's `manag
 HOST = "127.0.0.1"
 PORTS = range(18400, 18450)
 PG = os.environ.get("BENCH_HTTP_PG", "postgres://postgres@127.0.0.1:5432")
-OUR_DB = "demineur_http_bench"
-ANCHOR_DB = "demineur_http_anchor"
+# BENCH_HTTP_DB / BENCH_HTTP_ANCHOR_DB: other names, for a second bench run on the same server.
+OUR_DB = os.environ.get("BENCH_HTTP_DB", "demineur_http_bench")
+ANCHOR_DB = os.environ.get("BENCH_HTTP_ANCHOR_DB", "demineur_http_anchor")
 REDIS_URL = os.environ.get("BENCH_HTTP_REDIS_URL", "redis://127.0.0.1:6379/8")
 PREFIX = "benchhttp"
 WORKERS = 2

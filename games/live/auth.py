@@ -43,7 +43,6 @@ from typing import Any
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 from channels.auth import AuthMiddlewareStack
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
@@ -56,6 +55,7 @@ from demineur_site.api_errors import (
     is_database_unavailable,
     socket_error,
 )
+from games.live.dbcall import db_call
 from games.live.guard import CLOSE_TOO_MANY_SOCKETS, Refusal, client_address, slots
 
 Scope = dict[str, Any]
@@ -270,7 +270,7 @@ class WebSocketAuthMiddleware:
         key = token_from_scope(scope)
         redact_token_query(scope)
         if key is not None:
-            found = await database_sync_to_async(user_for_token_key)(key)
+            found = await db_call(user_for_token_key)(key)
             if found is None:
                 return await _refuse_token(receive, send)
             user, token = found

@@ -12,8 +12,9 @@ games.play.presenters; the edge checks and the lean message loop are games.live.
     "error": {code, message, details}}``; anything that is not a JSON object with a string
     ``action`` is a 400 (``malformed_json`` or ``invalid``), never a 500. An unknown or
     non-uuid game: the socket is accepted, gets one ``error`` (404 ``not_found``) and is
-    closed with code 4404. Each move re-checks the socket's credential (token or session) in
-    its database thread before it is stored.
+    closed with code 4404. Each move re-checks the socket's credential in its database
+    thread before it is stored: a token in the statement that locks the game, a session
+    before it.
 
 ``/ws/live`` (LobbyConsumer)
     A ``live`` snapshot of the newest running games, then ``game_started``, ``game_ended``
@@ -25,9 +26,10 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 
 from accounts import scopes, socket_credentials
@@ -38,9 +40,10 @@ from games.live import frames as socket_frames
 from games.live import guard as socket_guard
 from games.live import redis_watch, sequencing
 from games.live.base import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, LeanConsumer, error_frame
+from games.live.dbcall import db_call
 from games.live.sequenced import SequencedConsumer
 from games.models import ENDED_STATES, Game
-from games.play import events, selectors, services
+from games.play import events, move_store, selectors, services
 from games.play.presenters import game_dict
 
 log = logging.getLogger(__name__)
@@ -63,6 +66,24 @@ def _check_credential(credential: socket_credentials.SocketCredential | None) ->
     """In the move's database thread, before the move: the token or session still stands."""
     if credential is not None and not socket_credentials.credential_is_valid(credential):
         raise _CredentialEnded()
+
+
+@contextmanager
+def _signed_in(credential: socket_credentials.SocketCredential | None) -> Iterator[None]:
+    """Run a move or a pause only while the socket's credential stands. A token is re-checked
+    by the statement that locks the game (move_store.lock_only_if: no round trip of its own);
+    when that finds no game, the token is asked alone, so that a revoked one is told from an
+    unknown game. A session is checked first, by itself."""
+    condition = socket_credentials.still_signed_in_condition(credential)
+    if condition is None:
+        _check_credential(credential)
+    try:
+        with move_store.lock_only_if(condition):
+            yield
+    except GameError as exc:
+        if condition is not None and exc.code == "not_found":
+            _check_credential(credential)
+        raise
 
 
 class _Snapshot:
@@ -99,16 +120,16 @@ def _play(
     """Run a move through the same service as REST. Returns its seq, and the frame for the
     sender alone when the move was a replay of a `client_move_id` (a replay publishes nothing);
     otherwise the answer is the `move` event every watcher gets."""
-    _check_credential(credential)
-    result = services.game_move(
-        game_id=game_id,
-        player=player,
-        action=action,
-        x=body["x"],
-        y=body["y"],
-        flagged=body.get("flagged"),
-        client_move_id=body.get("client_move_id"),
-    )
+    with _signed_in(credential):
+        result = services.game_move(
+            game_id=game_id,
+            player=player,
+            action=action,
+            x=body["x"],
+            y=body["y"],
+            flagged=body.get("flagged"),
+            client_move_id=body.get("client_move_id"),
+        )
     if not result.replayed:
         return result.seq, None
     # The original move's seq, changes and clock; the game's state as it is now.
@@ -131,8 +152,8 @@ def _act(
     action: str,
     credential: socket_credentials.SocketCredential | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    _check_credential(credential)
-    game = STATE_ACTIONS[action](game_id=game_id, player=player)
+    with _signed_in(credential):
+        game = STATE_ACTIONS[action](game_id=game_id, player=player)
     return game.seq, game_dict(game, player_name=player.username, viewer_id=player.pk)
 
 
@@ -176,9 +197,7 @@ class GameConsumer(SequencedConsumer):
     async def _resync(self, why: str) -> None:
         log.warning("game %s: sending a fresh state (%s)", self.game_id, why)
         try:
-            snapshot = await database_sync_to_async(_read_snapshot)(
-                self.game_id, _viewer_id(self.scope)
-            )
+            snapshot = await db_call(_read_snapshot)(self.game_id, _viewer_id(self.scope))
         except GameError:  # the game vanished (a discarded untapped game): nothing to show
             await self.close(code=CLOSE_NOT_FOUND)
             return
@@ -252,7 +271,7 @@ class GameConsumer(SequencedConsumer):
         if action in socket_frames.MOVE_ACTIONS:
             body = socket_frames.move_body(action, content)
             self._require_player(user)
-            seq, replay = await database_sync_to_async(_play)(
+            seq, replay = await db_call(_play)(
                 game_id=self.game_id, player=user, action=action, body=body, credential=credential
             )
             if replay is not None:
@@ -262,7 +281,7 @@ class GameConsumer(SequencedConsumer):
                 self._arm()
         else:
             self._require_player(user)
-            seq, game = await database_sync_to_async(_act)(
+            seq, game = await db_call(_act)(
                 game_id=self.game_id, player=user, action=action, credential=credential
             )
             if seq <= self.order.last_seq:
@@ -291,14 +310,14 @@ class LobbyConsumer(LeanConsumer):
 
     async def connect(self) -> None:
         await self.channel_layer.group_add(events.LOBBY_GROUP, self.channel_name)
-        games = await database_sync_to_async(_live_games)()
+        games = await db_call(_live_games)()
         await self.accept()
         await self.send(text_data=events.dumps(events.live_event(games)))
         redis_watch.watch.add(self)
 
     async def redis_back(self) -> None:
         """Redis was away: send a fresh snapshot of the live games (games.live.redis_watch)."""
-        games = await database_sync_to_async(_live_games)()
+        games = await db_call(_live_games)()
         await self.send(text_data=events.dumps(events.live_event(games)))
 
     async def disconnect(self, code: int) -> None:

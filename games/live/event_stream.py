@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from accounts import scopes
 from demineur_site import publish
 from demineur_site.api_errors import ApiError
 from games.errors import GameError
 from games.live.base import CLOSE_UNAUTHENTICATED, LeanConsumer
+from games.live.dbcall import db_call
 from games.play import events, selectors
 
 REPLACE_TYPE = "stream.replace"
@@ -57,7 +56,7 @@ class EventStreamConsumer(LeanConsumer):
             self.group, {"type": REPLACE_TYPE, "channel": self.channel_name}
         )
         await self.channel_layer.group_add(self.group, self.channel_name)
-        starts = await database_sync_to_async(_starts)(user.pk)
+        starts = await db_call(_starts)(user.pk)
         await self.accept()
         for event in starts:
             await self._forward(event)

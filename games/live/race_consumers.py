@@ -15,11 +15,10 @@ import logging
 import time
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from games.errors import GameError
 from games.live import redis_watch
 from games.live.base import CLOSE_NOT_FOUND
+from games.live.dbcall import db_call
 from games.live.sequenced import SequencedConsumer
 from games.races import events as race_events
 from games.races import selectors as race_selectors
@@ -59,7 +58,7 @@ class RaceConsumer(SequencedConsumer):
     async def _resync(self, why: str) -> None:
         log.info("race %s: sending a fresh state (%s)", self.race_id, why)
         try:
-            race = await database_sync_to_async(_read_race)(self.race_id)
+            race = await db_call(_read_race)(self.race_id)
         except GameError:
             await self.close(code=CLOSE_NOT_FOUND)
             return

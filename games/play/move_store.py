@@ -11,6 +11,9 @@ Moves always write on the primary (`default`, demineur_site.db_router).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
@@ -29,16 +32,34 @@ def _games() -> Columns[Game]:
 
 
 @cache
-def _lock_sql(vendor: str) -> str:
+def _lock_sql(vendor: str, condition: str = "") -> str:
     games = _games()
     lock = " FOR UPDATE" if connections[ALIAS].features.has_select_for_update else ""
-    return f"SELECT {games.select_list} FROM {games.table} WHERE {games.pk_name} = %s{lock}"
+    also = f" AND {condition}" if condition else ""
+    return f"SELECT {games.select_list} FROM {games.table} WHERE {games.pk_name} = %s{also}{lock}"
+
+
+# A condition the row lock must also meet (lock_only_if), for the calls in this context only.
+_condition: ContextVar[tuple[str, list[Any]] | None] = ContextVar("lock_condition", default=None)
+
+
+@contextmanager
+def lock_only_if(condition: tuple[str, list[Any]] | None) -> Iterator[None]:
+    """Within the block, `lock_game` locks the game only if `condition` (SQL and its
+    parameters, e.g. accounts.socket_credentials' "the socket's token still stands") holds in
+    the same statement, and finds no game otherwise: a check that costs the move no round
+    trip of its own. None: no condition."""
+    token = _condition.set(condition)
+    try:
+        yield
+    finally:
+        _condition.reset(token)
 
 
 def lock_game(game_id: Any) -> Game | None:
     """The game `game_id`, its row locked until the transaction ends (SQLite: the transaction's
-    own write lock, settings' IMMEDIATE mode); None if there is no such game or the id is no
-    game id at all."""
+    own write lock, settings' IMMEDIATE mode); None if there is no such game, the id is no
+    game id at all, or the condition of `lock_only_if` does not hold."""
     connection = connections[ALIAS]
     pk = Game._meta.pk
     assert pk is not None
@@ -46,7 +67,12 @@ def lock_game(game_id: Any) -> Game | None:
         key = pk.get_db_prep_value(pk.to_python(game_id), connection)
     except (ValidationError, ValueError, TypeError, AttributeError):
         return None  # a malformed id is an unknown game
-    row = run(ALIAS, _lock_sql(connection.vendor), [key], fetch=True)
+    condition = _condition.get()
+    if condition is None:
+        row = run(ALIAS, _lock_sql(connection.vendor), [key], fetch=True)
+    else:
+        sql, params = condition
+        row = run(ALIAS, _lock_sql(connection.vendor, sql), [key, *params], fetch=True)
     return None if row is None else _games().instance(row)
 
 
