@@ -10,13 +10,14 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import re_path
 
 from demineur_site.api_errors import socket_error
-from games.live import consumers, event_stream, race_consumers
+from games.live import arena_consumers, consumers, event_stream, race_consumers
 from games.live.base import CLOSE_NOT_FOUND
 
 websocket_urlpatterns: list[Any] = [
     re_path(r"^ws/games/(?P<game_id>[^/]{1,64})/?$", consumers.GameConsumer.as_asgi()),
     re_path(r"^ws/live/?$", consumers.LobbyConsumer.as_asgi()),
     re_path(r"^ws/races/(?P<race_id>[^/]{1,64})/?$", race_consumers.RaceConsumer.as_asgi()),
+    re_path(r"^ws/arenas/(?P<arena_id>[^/]{1,64})/?$", arena_consumers.ArenaConsumer.as_asgi()),
     # Reached only through /api/stream/event (games.live.streams); as a socket it is a 404.
     re_path(r"^ws/stream/event/?$", event_stream.EventStreamConsumer.as_asgi()),
 ]
