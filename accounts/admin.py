@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
 from accounts import two_factor
-from accounts.models import User
+from accounts.models import DailyEntry, User
 from accounts.throttles import admin_sign_in_wait
 
 
@@ -109,3 +109,48 @@ class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
         for user in queryset:
             account_flag(user=user, staff=request.user)  # type: ignore[arg-type]
         self.message_user(request, f"{queryset.count()} account(s) flagged.", messages.SUCCESS)
+
+
+@admin.register(DailyEntry)
+class DailyEntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Staff review of each day's top times (docs/SECURITY.md, The daily challenge): filter a
+    day and a level, the board's order is the list's; a row links to its game's replay, and
+    the user admin's `flag_accounts` takes a cheat off every board. Read only: the rows are
+    written by accounts.standings.daily alone."""
+
+    list_display = ("day", "level", "place", "user", "state", "time_ms", "opened", "ranked", "pool")
+    list_filter = ("day", "level", "pool", "state", "ranked")
+    search_fields = ("user__username",)
+    ordering = ("-day", "level", "pool", "score", "achieved_at", "user_id")
+    readonly_fields = (
+        "user",
+        "day",
+        "level",
+        "game_id",
+        "pool",
+        "ranked",
+        "state",
+        "time_ms",
+        "opened",
+        "bbbv_per_s",
+        "score",
+        "achieved_at",
+        "place",
+        "replay",
+    )
+    list_select_related = ("user",)
+
+    @admin.display(description="replay")
+    def replay(self, entry: DailyEntry) -> str:
+        from django.utils.html import format_html
+
+        return format_html('<a href="/games/{}/replay">{}</a>', entry.game_id, entry.game_id)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
