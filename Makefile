@@ -74,7 +74,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -92,10 +92,21 @@ bench-live: venv
 bench-races: venv
 	$(PY) -m bench.races.run
 
+# One live process holding up to 10,000 sockets over 100 games: memory per socket and a
+# move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md, Issue 27).
+.PHONY: bench-watchers
+bench-watchers: venv
+	$(PY) -m bench.watchers.run --plots
+
 # NDJSON streams against sockets: delivery p50/p99 of both from the same moves, lines/s (docs/LIVE.md).
 .PHONY: bench-streams
 bench-streams: venv
 	$(PY) -m bench.streams.run
+
+# The daily board's reads with 100,000 players on one day, p50/p99 (docs/DAILY.md, docs/PERFORMANCE.md).
+.PHONY: bench-daily
+bench-daily: venv
+	$(PY) -m bench.daily.run
 
 # The analysis of a finished game, p50/p99 per level (docs/ANALYSIS.md, docs/PERFORMANCE.md).
 .PHONY: bench-analysis
