@@ -1,12 +1,12 @@
 """The request id on every log line of a request, and JSON lines (docs/DEPLOYMENT.md,
 "Metrics and logs").
 
-* `RequestIdMiddleware` gives each HTTP request an id: the proxy's `X-Request-Id` (Caddy sets
-  it to a fresh UUID on every request it forwards, replacing any a client sent) when the
-  request came through TRUSTED_PROXIES and the id looks like one, otherwise a new UUID. It is
-  in a context variable for the request's duration and goes back in the answer's
-  `X-Request-Id`. A socket's consumer takes it from its handshake the same way
-  (games.live.base).
+* Each HTTP request gets an id: the proxy's `X-Request-Id` (Caddy sets it to a fresh UUID on
+  every request it forwards, replacing any a client sent) when TRUSTED_PROXIES says a proxy
+  is in front and the id is well formed, otherwise 32 random hex digits. `RequestIdWSGI` and
+  `bind_asgi_request` (the entry points) keep it in a context variable while Django answers;
+  `RequestIdMiddleware` puts it in the answer's `X-Request-Id`. A socket's consumer takes it
+  from its handshake the same way (games.live.base).
 * `RequestIdFilter` puts it on every record (`request_id`, None outside a request); for
   gunicorn's access lines, which are written after the request, from the answer's header.
 * `JsonLines` (LOG_FORMAT=json): one JSON object per line, python-json-logger's formatter with
@@ -21,7 +21,7 @@ import contextvars
 import copy
 import logging
 import re
-import uuid
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +38,7 @@ def request_id_from(header: str | None) -> str:
     """The proxy's id when it is believed and well formed, else a fresh one."""
     if header and settings.TRUSTED_PROXIES > 0 and _WELL_FORMED.match(header):
         return header
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)
 
 
 class RequestIdWSGI:

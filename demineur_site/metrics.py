@@ -258,13 +258,21 @@ class RequestMetricsMiddleware:
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        # The labelled children, looked up once per (route, method, status): prometheus-
+        # client's labels() checks and converts its arguments under a lock at every call.
+        self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.perf_counter()
         response = self.get_response(request)
         elapsed = time.perf_counter() - started
-        route = route_of(request)
         method = request.method if request.method in METHODS else "other"
-        LATENCY.labels(route, method).observe(elapsed)
-        REQUESTS.labels(route, method, str(response.status_code)).inc()
+        key = (route_of(request), str(method), response.status_code)
+        children = self._children.get(key)
+        if children is None:
+            route, _, status = key
+            children = (LATENCY.labels(route, method), REQUESTS.labels(route, method, str(status)))
+            self._children[key] = children
+        children[0].observe(elapsed)
+        children[1].inc()
         return response

@@ -39,6 +39,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import sys
 import time
@@ -93,6 +94,9 @@ class Env(races.Env):
     with the socket's message throttle raised too: one bot plays far faster than a person."""
 
     ports = PORTS
+    # --metrics-dir: each server keeps its workers' Prometheus counts in a directory of its own
+    # there, and targets.json names the servers for Prometheus (bench/monitoring/run.py).
+    metrics_dir: Path | None = None
 
     def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
         env = super().server_env(pool=pool, publish=publish)
@@ -117,11 +121,17 @@ class Server(ServerProcess):
             uvicorn=["--no-access-log", "--ws-max-size", "4096", "--no-proxy-headers",
                      "--log-level", "warning"],
         )  # fmt: skip
+        server_env = env.server_env(pool=kind == "uvicorn")
+        if env.metrics_dir is not None:
+            counts = env.metrics_dir / f"{kind}-{port}"
+            shutil.rmtree(counts, ignore_errors=True)
+            counts.mkdir(parents=True)
+            server_env["PROMETHEUS_MULTIPROC_DIR"] = str(counts)
         super().__init__(
             f"{kind} {workers}w",
             argv,
             port=port,
-            env=env.server_env(pool=kind == "uvicorn"),
+            env=server_env,
             log_path=env.logs / f"{kind}-{port}.log",
         )
         self._env = env
@@ -152,6 +162,12 @@ class Servers:
                 ws.stop()
             raise
         say(f"  gunicorn {workers} workers :{rest.port}, uvicorn {workers} workers :{ws.port}")
+        if env.metrics_dir is not None:
+            targets = [
+                {"targets": [f"{HOST}:{rest.port}"], "labels": {"job": "web"}},
+                {"targets": [f"{HOST}:{ws.port}"], "labels": {"job": "live"}},
+            ]
+            (env.metrics_dir / "targets.json").write_text(json.dumps(targets))
         return cls(rest, ws, workers)
 
     def stop(self) -> None:
@@ -504,12 +520,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=32, help="concurrent bots (32)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn and uvicorn workers (2)")
     parser.add_argument("--transport", choices=("http", "ws", "both"), default="both")
+    parser.add_argument(
+        "--metrics-dir", type=Path, help="Prometheus counts and targets.json there (none)"
+    )
     add_common_arguments(parser, seconds=20)
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     env = prepare(args)
     if env is None:
         return
+    env.metrics_dir = args.metrics_dir
     if args.load_wait:
         wait_for_quiet(1.0, args.load_wait)
     transports = ("http", "ws") if args.transport == "both" else (args.transport,)
