@@ -164,6 +164,42 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     return _page(request, "profile.html", page="profile" if own else "player", username=username)
 
 
+@ensure_csrf_cookie
+def daily(request: HttpRequest, day: str | None = None) -> HttpResponse:
+    """The daily challenge of one day (docs/FRONTEND.md, The daily pages): `/daily` is today,
+    `/daily/YYYY-MM-DD` any day up to today. The day's six levels, the viewer's games, the
+    day's boards come from the API in the browser; a day after today, or a date that is no
+    date, is the site's 404 page (the API says which past days had a daily)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.daily import rules as daily_rules
+
+    today = daily_rules.day_of(timezone.now())
+    shown = today
+    if day is not None:
+        parsed = daily_rules.parse_day(day)
+        if parsed is None or parsed > today:
+            context = {
+                "heading": _("No daily on this day"),
+                "text": _("A daily is dealt for each day at 00:00 UTC: this day has not come yet."),
+            }
+            return render(request, "404.html", context, status=404)
+        shown = parsed
+    before, after = shown - timedelta(days=1), shown + timedelta(days=1)
+    return _page(
+        request,
+        "daily.html",
+        page="daily",
+        day="" if day is None else shown.isoformat(),
+        shown=shown,
+        today=today.isoformat(),
+        previous_day=before.isoformat(),
+        next_day=None if after > today else ("" if after == today else after.isoformat()),
+    )
+
+
 def _simple_page(template: str, page: str) -> Any:
     """A page that needs nothing but its template (its script reads the API)."""
 

@@ -61,6 +61,7 @@ def test_on_a_phone_the_statistics_and_the_board_are_cards_with_nothing_cut(phon
 
 PAGES_AT_360 = [
     "/",
+    "/daily",
     "/races",
     "/leaderboards/beginner",
     "/how-to-play",

@@ -8,7 +8,8 @@
 //   game_controls.js  board input, keys, buttons, the pause dialog, new game, resign
 //   game_view.js      the board, the counters, the clock, the notes, the result box
 import { $ } from "./dom.js";
-import { canPlay, createState, ENDED } from "./game_state.js";
+import { gettext } from "./api.js";
+import { canPlay, createState, ENDED, sealedDaily } from "./game_state.js";
 import { createView } from "./game_view.js";
 import { createFeed } from "./game_feed.js";
 import { createControls } from "./game_controls.js";
@@ -23,6 +24,7 @@ export function mountGame(root) {
   view.bindInput(createControls(s, view, feed));
   const ready = (async function start() {
     if (!(await feed.load())) return;
+    if (sealedDaily(s)) return view.say(gettext("A daily game's board is shown to others once its day is over (00:00 UTC)."));
     if (!s.game || !ENDED.has(s.game.state)) feed.connect();
     // Keyboard players start on the board; on touch screens a focus ring would only distract.
     if (s.game && s.board && canPlay(s) && window.matchMedia("(pointer: fine)").matches) s.board.setFocus(s.board.focusIndex);

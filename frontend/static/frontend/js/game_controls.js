@@ -126,6 +126,10 @@ export function createControls(s, view, feed) {
     }
     const g = s.game;
     if (!g || g.race) return; // a race game is not replaced: the race page offers what comes next
+    if (g.daily) {
+      location.href = `/daily/${g.daily}`; // a daily has one attempt: its day's page says what is next
+      return;
+    }
     if (g && isPlayer(s) && ["playing", "paused"].includes(g.state) && !(await askNewGame())) return;
     const size = g && g.level !== "custom" ? { level: g.level } : { width: g.width, height: g.height, mines: g.mines };
     const body = { ...size, no_guess: Boolean(g.no_guess) }; // the same mode again

@@ -25,6 +25,7 @@ import { SeqOrder } from "./live.js";
  * @property {boolean} ranked
  * @property {string | null} unranked_reason
  * @property {string | null} [race]
+ * @property {string | null} [daily]  the day of a daily game (practice included), YYYY-MM-DD
  * @property {string | null} [end_reason]
  * @property {Record<string, number | null> | null} [result_stats]
  */
@@ -86,6 +87,10 @@ export function createState(root) {
 
 /** The signed-in visitor is this game's player. */
 export const isPlayer = (/** @type {GameState} */ s) => !!s.game && me() !== "" && me() === s.game.player;
+
+/** Another player's daily game while its day runs (API.md, Daily challenge): the server
+ * sends no board and refuses its socket; the page says so and follows nothing. */
+export const sealedDaily = (/** @type {GameState} */ s) => !!s.game && !!s.game.daily && !isPlayer(s) && !s.game.board && s.game.state !== "paused";
 
 /** The player, and the game has not ended. */
 export const canPlay = (/** @type {GameState} */ s) => isPlayer(s) && !!s.game && !ENDED.has(s.game.state);

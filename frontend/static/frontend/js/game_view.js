@@ -3,7 +3,8 @@
 // box. It draws the state (game_state.js) it is given and never talks to the server.
 import { api, gettext, ngettext, fmt, fmtClock, fmtNum, fmtTime, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { modeLabel } from "./constants.js";
+import { levelLabel, modeLabel } from "./constants.js";
+import { readDay, fmtDay, shareBox } from "./daily_common.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { AWAY_GRACE_MS, ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
@@ -26,6 +27,7 @@ function unrankedText(reason) {
     case "flagged": return gettext("Not ranked: the account is flagged.");
     case "race": return gettext("Not ranked: race games count in race ratings only.");
     case "guest": return gettext("Not ranked: games played as a guest never rank.");
+    case "practice": return gettext("Not ranked: practice of a past day's daily.");
     default: return gettext("Not ranked.");
   }
 }
@@ -35,6 +37,7 @@ function unrankedText(reason) {
 /** @param {GameState} s  @param {Game} g */
 function fairText(s, g) {
   if (!g.ranked) return unrankedText(g.unranked_reason);
+  if (ENDED.has(g.state) && g.daily) return gettext("Ranked on the day's board.");
   if (ENDED.has(g.state)) return g.state === "won" ? gettext("Ranked: this win counts on the leaderboards.") : gettext("This game was ranked.");
   // The automatic pause (page hidden past the grace period, a menu opened) cannot ask first:
   // the player is told now.
@@ -45,6 +48,14 @@ function fairText(s, g) {
 /** @param {GameState} s  @param {Game} g */
 function titleFor(s, g) {
   const size = `${g.width} × ${g.height}, ` + fmt(ngettext("%(n)s mine", "%(n)s mines", g.mines), { n: g.mines });
+  if (g.daily) {
+    // A daily (RULES.md, The daily challenge): every one is no-guess; its day says which.
+    const what = g.unranked_reason === "practice" ? gettext("Daily practice · %(level)s") : gettext("Daily · %(level)s");
+    const title = fmt(what, { level: levelLabel(g.level) });
+    const sub = `${fmtDay(g.daily)} · ${size}`;
+    if (isPlayer(s)) return [title, sub];
+    return [fmt(gettext("%(player)s · %(level)s"), { player: playerLabel(g.player), level: title }), sub];
+  }
   const level = modeLabel(g.level, g.no_guess);
   if (isPlayer(s)) return [level, size];
   return [fmt(gettext("%(player)s · %(level)s"), { player: playerLabel(g.player), level }), size];
@@ -142,7 +153,7 @@ export function createView(s) {
     const player = canPlay(s);
     // A race game cannot be paused (API.md, Races: 409 race_game), nor replaced by a new game.
     $("pause").hidden = !player || g.state === "new" || !!g.race;
-    $("new-game").hidden = !!g.race;
+    $("new-game").hidden = !!g.race || !!g.daily; // a daily: one attempt (its result box links its day)
     $("pause").textContent = paused ? gettext("Resume") : gettext("Pause");
     $("resign").hidden = !player || g.state === "new";
     $("resume").hidden = !player;
@@ -349,6 +360,27 @@ export function createView(s) {
     box.querySelector("#fair-result")?.after(el("p", { class: "rank-result", id: "rank-result", "data-best": String(me.game_id === g.id), text }));
   }
 
+  /** A daily game's end (API.md, GET /api/daily/{date}): the player's share line with its Copy
+   * button, and the replay once the day is over. */
+  /** @param {Game} g  @param {HTMLElement} box */
+  async function showDaily(g, box) {
+    const date = /** @type {string} */ (g.daily);
+    let day;
+    try {
+      day = await readDay(date);
+    } catch (err) {
+      return; // the day is out of reach: the result stands without it
+    }
+    if (game().id !== g.id) return;
+    const level = day.levels.find((l) => l.level === g.level);
+    const actions = box.querySelector(".result-actions");
+    if (day.over && actions && !box.querySelector(".daily-replay")) actions.prepend(el("a", { class: "btn daily-replay", href: `/games/${g.id}/replay`, text: gettext("Replay") }));
+    // The share line is the day's ranked attempt's, not a practice's.
+    if (isPlayer(s) && level && level.share && level.game && level.game.id === g.id && !box.querySelector(".share")) {
+      box.querySelector("#fair-result")?.after(shareBox(level.share));
+    }
+  }
+
   function showResult() {
     const g = game();
     const rs = g.result_stats || {};
@@ -374,14 +406,17 @@ export function createView(s) {
       el(
         "p",
         { class: "result-actions" },
-        el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
-        g.ranked ? el("a", { class: "btn", href: `/leaderboards/${g.level}${g.no_guess ? "?mode=no_guess" : ""}`, text: gettext("Leaderboard") }) : null,
-        isPlayer(s) && !g.race ? el("button", { class: "btn btn-primary", type: "button", onclick: controls().newGame, text: gettext("New game") }) : null,
+        // A daily game's replay waits for its day's end (showDaily adds it then).
+        g.daily ? null : el("a", { class: "btn", href: `/games/${g.id}/replay`, text: gettext("Replay") }),
+        g.daily ? el("a", { class: "btn", href: `/daily/${g.daily}?level=${g.level}`, text: gettext("The day's board") }) : null,
+        g.ranked && !g.daily ? el("a", { class: "btn", href: `/leaderboards/${g.level}${g.no_guess ? "?mode=no_guess" : ""}`, text: gettext("Leaderboard") }) : null,
+        isPlayer(s) && !g.race && !g.daily ? el("button", { class: "btn btn-primary", type: "button", onclick: controls().newGame, text: gettext("New game") }) : null,
       ),
     );
     box.hidden = false;
     box.className = "result " + (won ? "result-win" : "result-loss");
-    if (won && g.ranked && isPlayer(s)) showRank(g, box);
+    if (g.daily) showDaily(g, box);
+    else if (won && g.ranked && isPlayer(s)) showRank(g, box);
     say(headline);
     // A big board fills the screen: bring the result (and New game) into sight below it.
     const r = box.getBoundingClientRect();

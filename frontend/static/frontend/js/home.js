@@ -1,15 +1,17 @@
 // @ts-check
-// Home: start a game (a level or a custom board), find your current game, watch live games.
+// Home: today's daily challenge (its card), start a game (a level or a custom board), find
+// your current game, watch live games.
 // Live games come from the lobby socket /ws/live (followed with live.js, reconnecting as the
 // game and race pages do); without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, me, playAsGuest, messageOf, playerLabel } from "./api.js";
+import { api, ApiError, gettext, fmt, me, playAsGuest, messageOf, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
-import { modeLabel, SITE } from "./constants.js";
+import { levelLabel, modeLabel, SITE } from "./constants.js";
 import { followSocket } from "./live.js";
 import { askNewGame } from "./dialog.js";
+import { readDay, startDaily, countdownText, countsText, resultText } from "./daily_common.js";
 
 /** A game of the lobby (`/ws/live`) or of GET /api/games.
- * @typedef {{ id: string, player: string, player_kind?: string, level: string, no_guess?: boolean, width: number, height: number, state: string, unranked_reason?: string | null }} LiveGame */
+ * @typedef {{ id: string, player: string, player_kind?: string, level: string, no_guess?: boolean, width: number, height: number, state: string, unranked_reason?: string | null, daily?: string | null }} LiveGame */
 
 /** @type {Map<string, LiveGame>} id -> lobby game */
 const live = new Map();
@@ -46,7 +48,8 @@ async function start(size) {
   // as the game page does, instead of losing a streak to a click on the wrong card.
   const level = body.level || "custom";
   // Classic and no-guess games of a level are separate slots (their own statistics).
-  const started = (await current).find((g) => g.level === level && Boolean(g.no_guess) === body.no_guess && ["playing", "paused"].includes(g.state));
+  // A daily game is a slot of its own (API.md, Daily challenge): a new game never ends it.
+  const started = (await current).find((g) => !g.daily && g.level === level && Boolean(g.no_guess) === body.no_guess && ["playing", "paused"].includes(g.state));
   if (started && !(await askNewGame())) return;
   $("home-error").textContent = "";
   try {
@@ -178,5 +181,61 @@ if (wanted && document.querySelector(`.level-card[data-level="${CSS.escape(wante
   history.replaceState(null, "", "/"); // a reload must not start another game
   start({ level: wanted });
 }
+
+// --- the daily card: today's six levels (API.md, GET /api/daily) ---------------------------
+
+/** @type {import("./daily_common.js").DailyDay | null} */
+let today = null;
+let dailyReadAt = 0; // when the card was read (a clock wrong by hours reads it every 10 s at most)
+
+/** @param {import("./daily_common.js").DailyLevel} l */
+function dailyLine(l) {
+  const g = l.game;
+  let action;
+  if (!g) action = el("button", { type: "button", class: "btn btn-primary daily-play", "data-level": l.level, text: gettext("Play"), onclick: () => playDaily(l.level) });
+  else if (["won", "lost"].includes(g.state)) action = el("a", { class: "btn", href: `/daily?level=${l.level}`, text: gettext("Standings") });
+  else action = el("a", { class: "btn btn-primary", href: `/games/${g.id}`, text: gettext("Continue") });
+  return el(
+    "li",
+    { "data-level": l.level, "data-state": g ? g.state : "none" },
+    el("span", { class: "grow" }, el("strong", { text: levelLabel(l.level) }), el("small", { class: "muted when", text: countsText(l) })),
+    g ? el("span", { class: "pill " + g.state, text: resultText(g) }) : null,
+    action,
+  );
+}
+
+/** @param {string} level */
+async function playDaily(level) {
+  $("daily-card-error").textContent = "";
+  try {
+    const g = await startDaily(level);
+    location.href = `/games/${g.id}`;
+  } catch (err) {
+    $("daily-card-error").textContent = messageOf(err);
+  }
+}
+
+function drawDailyClock() {
+  if (!today) return;
+  const left = Date.parse(today.ends_at) - Date.now();
+  $("daily-card-clock").textContent = left > 0 ? fmt(gettext("Ends in %(time)s (00:00 UTC)"), { time: countdownText(today.ends_at) }) : gettext("The day has ended: its results are being counted.");
+  if (left <= -3000 && Date.now() - dailyReadAt > 10000) loadDaily(); // the next day's card, once the server has moved on
+}
+
+async function loadDaily() {
+  dailyReadAt = Date.now();
+  try {
+    today = await readDay();
+  } catch (err) {
+    $("daily-card-error").textContent = messageOf(err);
+    return;
+  }
+  $("daily-card").dataset.state = "ready";
+  $("daily-card").dataset.date = today.date;
+  $("daily-card-levels").replaceChildren(...today.levels.map(dailyLine));
+  drawDailyClock();
+}
+setInterval(drawDailyClock, 1000);
+loadDaily();
 
 loadLiveByRest().then(connectLobby);

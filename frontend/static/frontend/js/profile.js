@@ -4,6 +4,7 @@
 import { api, ApiError, gettext, ngettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
 import { levelLabel, modeLabel, SITE } from "./constants.js";
+import { fmtDay, rowResult } from "./daily_common.js";
 
 const username = $("profile").dataset.username || "";
 // The levels as the server lists them, easiest first, then custom boards.
@@ -177,6 +178,73 @@ function drawRaces(races) {
   if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
 }
 
+// --- the daily challenge: streaks and the calendar (API.md, GET /api/users/{name}/daily) -----
+
+/** A calendar row: one daily of the player. @typedef {{ date: string, level: string, state: string, time_ms: number | null, opened: number, place: number | null, ranked: boolean, game_id: string }} DailyEntry */
+
+/** @param {any} daily  the profile's `daily` */
+function drawDailyStats(daily) {
+  const d = daily || {};
+  for (const box of document.querySelectorAll("#daily-stats [data-stat]")) {
+    const key = /** @type {HTMLElement} */ (box).dataset.stat || "";
+    const v = d[key];
+    const b = box.querySelector("b");
+    if (b) b.textContent = v === null || v === undefined ? "—" : key === "best_rank" ? `#${v}` : String(v);
+  }
+}
+
+const calendar = { from: "", to: "", today: "", rows: /** @type {DailyEntry[]} */ ([]) };
+
+/** One day of the calendar: a cell per level. @param {string} date  @param {DailyEntry[]} entries */
+function calendarRow(date, entries) {
+  const cells = SITE.levels.map((l) => {
+    const e = entries.find((x) => x.level === l.name);
+    if (!e) return el("td", { "data-level": l.name, class: "muted", text: "·" });
+    // Another player's daily game of today shows nothing yet; its replay once the day is over.
+    const href = date === calendar.today ? `/games/${e.game_id}` : `/games/${e.game_id}/replay`;
+    const place = e.place ? ` #${e.place}` : "";
+    const text = rowResult(e) + place;
+    return el(
+      "td",
+      { "data-level": l.name, "data-state": e.state },
+      el("a", { href, class: "pill " + e.state, text }),
+      e.ranked ? null : el("span", { class: "badge badge-unranked", title: gettext("This daily did not rank."), text: gettext("unranked") }),
+    );
+  });
+  return el("tr", { "data-date": date }, el("th", { scope: "row" }, el("a", { href: date === calendar.today ? "/daily" : `/daily/${date}`, text: fmtDay(date) })), ...cells);
+}
+
+function drawCalendar() {
+  const days = [...new Set(calendar.rows.map((r) => r.date))].sort().reverse();
+  const table = $("daily-calendar", HTMLTableElement);
+  table.tBodies[0].replaceChildren(...days.map((d) => calendarRow(d, calendar.rows.filter((r) => r.date === d))));
+  labelCells(table);
+  table.hidden = !days.length;
+  $("calendar-empty").hidden = days.length > 0;
+  $("calendar-range").textContent = calendar.from ? `(${fmtDay(calendar.from)} – ${fmtDay(calendar.to)})` : "";
+}
+
+/** The calendar's next 30 days back: none given, the 30 days up to today. @param {string} [before] */
+async function loadCalendar(before) {
+  const q = new URLSearchParams();
+  if (before) {
+    const to = new Date(`${before}T00:00:00Z`);
+    to.setUTCDate(to.getUTCDate() - 1);
+    q.set("to", to.toISOString().slice(0, 10));
+  }
+  try {
+    const answer = await api("GET", `/api/users/${encodeURIComponent(username)}/daily?${q}`);
+    if (!before) calendar.today = calendar.to = answer.to;
+    calendar.from = answer.from;
+    calendar.rows.push(...answer.results);
+  } catch (err) {
+    $("profile-error").textContent = messageOf(err);
+    return;
+  }
+  drawCalendar();
+}
+$("calendar-earlier").addEventListener("click", () => calendar.from && loadCalendar(calendar.from));
+
 (async function start() {
   try {
     profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
@@ -214,5 +282,7 @@ function drawRaces(races) {
     races = null; // no race statistics to show: the totals say zero
   }
   drawRaces(races);
+  drawDailyStats(profile.daily);
+  await loadCalendar();
   if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
 })();
