@@ -386,8 +386,10 @@ def game_move(
             changes=changes,
             outcome=outcome,
         )
-        if game.race_id is not None:
-            _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
+        # The game's events first, the race's after (both sent after the commit, in this
+        # order): the mover's own `move` frame is then not queued behind the fan-out of the
+        # race's `progress` to every spectator on the same process (issue 27). A race move
+        # refused below rolls the transaction back, and these events with it.
         _publish_move(
             game,
             board,
@@ -397,6 +399,8 @@ def game_move(
             at_ms=at_ms,
             client_move_id=client_move_id,
         )
+        if game.race_id is not None:
+            _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
         return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
 
     return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
