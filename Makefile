@@ -74,7 +74,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -91,6 +91,12 @@ bench-live: venv
 # (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
 bench-races: venv
 	$(PY) -m bench.races.run
+
+# Server CPU per move over the socket against over HTTP, whole games, idle CPU taken off, 3
+# alternating rounds (bench/load's layout; docs/PERFORMANCE.md, Issue 27).
+.PHONY: bench-socketmove
+bench-socketmove: venv
+	$(PY) -m bench.socketmove.run
 
 # One live process holding up to 10,000 sockets over 100 games: memory per socket and a
 # move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md, Issue 27).
