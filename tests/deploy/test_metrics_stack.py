@@ -196,7 +196,7 @@ def test_an_app_server_refuses_a_scrape_that_came_through_a_proxy(layout):
     for port in [layout["layout"]["web_port"], *layout["layout"]["live_ports"]]:
         status, _, data = call(port, "GET", "/metrics", headers={"X-Forwarded-For": "203.0.113.9"})
         assert status == 404 and b"demineur_" not in data
-        assert "# TYPE demineur_moves_total counter" in scrape(port)  # without the header
+        assert "# TYPE demineur_in_progress gauge" in scrape(port)  # without the header
 
 
 def json_lines(layout: dict[str, Any], name: str) -> list[dict[str, Any]]:
