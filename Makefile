@@ -74,7 +74,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -137,6 +137,16 @@ bench-http: venv
 .PHONY: bench-load
 bench-load: venv
 	$(PY) -m bench.load.run
+
+# What the request id and metrics middleware cost a request, in-process and in prometheus-
+# client's multiprocess mode (docs/PERFORMANCE.md). The dashboard's screenshot from a short
+# bench/load run scraped by Debian's prometheus: make monitoring-screenshot (docs/DEPLOYMENT.md).
+.PHONY: bench-metrics monitoring-screenshot
+bench-metrics: venv
+	$(PY) -m bench.metrics.run
+
+monitoring-screenshot: venv
+	$(PY) -m bench.monitoring.run
 
 # make run's server (one process, one port) against Django's ASGI handler and daphne, on SQLite
 # as make run (docs/perf/SERVER.md; every candidate: python -m bench.server.run, ~30 min).
