@@ -106,7 +106,7 @@ def _viewer(request: Request) -> Any:
     return request.user if request.user.is_authenticated else None
 
 
-def _day(raw: str) -> date:
+def day_segment(raw: str) -> date:
     day = rules.parse_day(raw)
     if day is None:
         raise GameError("not_found", "No daily on this day: a day is written YYYY-MM-DD.")
@@ -140,7 +140,7 @@ class DailyDayView(APIView):
         tags=["daily"],
     )
     def get(self, request: Request, segment: str) -> Response:
-        return Response(presenters.day_dict(_day(segment), viewer=_viewer(request)))
+        return Response(presenters.day_dict(day_segment(segment), viewer=_viewer(request)))
 
     @extend_schema(
         parameters=[
@@ -173,7 +173,7 @@ class DailyPracticeView(APIView):
     )
     def post(self, request: Request, day: str, level: str) -> Response:
         player = _signed_in(request)
-        game = services.daily_practice(player=player, day=_day(day), level=level)
+        game = services.daily_practice(player=player, day=day_segment(day), level=level)
         return Response(
             game_dict(game, player_name=player.username, viewer_id=player.pk),
             status=status.HTTP_201_CREATED,

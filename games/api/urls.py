@@ -78,6 +78,17 @@ def _daily_board(level: str, **_: Any) -> object:
     return daily_services.check_level(level)
 
 
+def _daily_segment(segment: str, **_: Any) -> object:
+    """`daily/{segment}` names a level (POST) or a day (GET): anything else names nothing."""
+    if segment in daily_services.LEVELS:
+        return segment
+    return daily_views.day_segment(segment)
+
+
+def _daily_day(day: str, **_: Any) -> object:
+    return daily_views.day_segment(day)
+
+
 def _unknown(lookups: tuple[Lookup, ...], kwargs: dict[str, Any]) -> DomainError | None:
     """The 404 refusal of the first segment that names nothing, or None when all are real."""
     for lookup in lookups:
@@ -163,12 +174,12 @@ daily = [
     re_path(r"^daily/?$", daily_views.DailyTodayView.as_view(), name="api-daily"),
     re_path(
         r"^daily/(?P<segment>[^/]{1,32})/?$",
-        daily_views.DailyDayView.as_view(),
+        known(daily_views.DailyDayView, _daily_segment),
         name="api-daily-day",
     ),
     re_path(
         r"^daily/(?P<day>[^/]{1,32})/(?P<level>[^/]{1,32})/?$",
-        daily_views.DailyPracticeView.as_view(),
+        known(daily_views.DailyPracticeView, _daily_day, _daily_board),
         name="api-daily-practice",
     ),
     re_path(

@@ -73,14 +73,19 @@ def real(alice: User, alice_api: APIClient) -> dict[str, str]:
     """A real value for every segment name the patterns use."""
     game = start(alice_api)
     race = alice_api.post("/api/races", {"level": "beginner"}, format="json").json()
+    arena = alice_api.post("/api/arenas", {"level": "beginner", "minutes": 20}, format="json")
+    assert arena.status_code == 201, arena.content
     token = ApiToken.objects.filter(user=alice).first()
     assert token is not None
     return {
         "game_id": game["id"],
         "race_id": race["id"],
+        "arena_id": arena.json()["id"],
         "username": "alice",
         "level": "beginner",
         "board": "times",
+        "segment": "beginner",  # /api/daily/{segment}: a level (POST) or a day (GET)
+        "day": "2026-01-01",
         "token_id": str(token.pk),
         "session_id": str(SignedInSession.objects.create(user=alice, session_key="s" * 32).pk),
     }
@@ -89,9 +94,12 @@ def real(alice: User, alice_api: APIClient) -> dict[str, str]:
 UNKNOWN = {
     "game_id": ("nope", str(uuid.uuid4())),
     "race_id": ("nope", str(uuid.uuid4())),
+    "arena_id": ("nope", str(uuid.uuid4())),
     "username": ("nobody-here",),
     "level": ("nope",),
     "board": ("nope",),
+    "segment": ("nope",),
+    "day": ("nope", "2026-13-01"),
     "token_id": ("999999999",),
     "session_id": ("999999999",),
 }

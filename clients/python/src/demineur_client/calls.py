@@ -148,12 +148,44 @@ def moves(game_id: str, *, page: int = 1) -> Call[list[Move]]:
     )
 
 
+# --- the daily challenge ------------------------------------------------------------------
+
+
+def daily_day(day: str | None = None) -> Call[dict[str, Any]]:
+    """Today's six dailies (or a past day's, `YYYY-MM-DD`), the signed-in player's games in."""
+    path = "/api/daily" if day is None else f"/api/daily/{_id(day)}"
+    return Call("GET", path, read=lambda r: dict(r.json()), idempotent=True)
+
+
+def daily_start(level: str) -> Call[Game]:
+    """Today's daily of `level`: one attempt a day, so asking again answers the same game
+    (safe to send again after a lost answer)."""
+    return Call("POST", f"/api/daily/{_id(level)}", idempotent=True)
+
+
+def daily_practice(day: str, level: str) -> Call[Game]:
+    """A new practice game on a past day's daily (unranked); each call is a new game."""
+    return Call("POST", f"/api/daily/{_id(day)}/{_id(level)}")
+
+
+def daily_calendar(
+    username: str, *, since: str | None = None, until: str | None = None
+) -> Call[dict[str, Any]]:
+    return Call(
+        "GET",
+        f"/api/users/{_id(username)}/daily",
+        params={"from": since, "to": until},
+        read=lambda r: dict(r.json()),
+        idempotent=True,
+    )
+
+
 # --- leaderboards -------------------------------------------------------------------------
 
 
 def leaderboard(level: str, board: str, **params: Any) -> Call[Page]:
-    """times, speed, streaks or races; params: period, sort, players, mode, page, page_size,
-    around ("me")."""
+    """times, speed, streaks, races or daily; params: period, sort, players, mode, page,
+    page_size, around ("me"), date (the daily board's day)."""
     return Call(
         "GET",
         f"/api/leaderboards/{_id(level)}/{_id(board)}",

@@ -44,6 +44,7 @@ class Client:
         self.games = Games(self)
         self.leaderboards = Leaderboards(self)
         self.races = Races(self)
+        self.daily = Daily(self)
         self.streams = Streams(self)
 
     def send(self, call: Call[T]) -> T:
@@ -171,6 +172,31 @@ class Leaderboards(_Area):
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return self._client.send(calls.leaderboard(level, board, **params))
+
+
+class Daily(_Area):
+    """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
+
+    def today(self) -> dict[str, Any]:
+        return self._client.send(calls.daily_day())
+
+    def day(self, day: str) -> dict[str, Any]:
+        return self._client.send(calls.daily_day(day))
+
+    def start(self, level: str) -> Game:
+        return self._client.send(calls.daily_start(level))
+
+    def practice(self, day: str, level: str) -> Game:
+        return self._client.send(calls.daily_practice(day, level))
+
+    def board(self, level: str, **params: Any) -> Page:
+        """params: date, page, page_size, players, around="me"."""
+        return self._client.send(calls.leaderboard(level, "daily", **params))
+
+    def calendar(
+        self, username: str, *, since: str | None = None, until: str | None = None
+    ) -> dict[str, Any]:
+        return self._client.send(calls.daily_calendar(username, since=since, until=until))
 
 
 class Races(_Area):
