@@ -29,6 +29,8 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.wsgi import WSGIHandler
 
 from demineur_site import asgi as full_asgi  # sets Django up first; sockets and the lifespan
+from demineur_site.logs import RequestIdWSGI
+from demineur_site.metrics import MetricsWSGI
 from demineur_site.middleware import BodySizeLimitASGI
 from games.races import clock as race_clock
 
@@ -137,8 +139,9 @@ class WSGIBridge:
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-# Bodies over MAX_REQUEST_BYTES are refused (413) before any is read, as in demineur_site.asgi.
-http = BodySizeLimitASGI(WSGIBridge(WSGIHandler()))
+# Bodies over MAX_REQUEST_BYTES are refused (413) before any is read, as in demineur_site.asgi;
+# /metrics and the request id as in demineur_site.wsgi.
+http = BodySizeLimitASGI(WSGIBridge(RequestIdWSGI(MetricsWSGI(WSGIHandler()))))
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
