@@ -14,7 +14,9 @@ bind paths absolute. What Swarm refuses is rewritten, nothing else:
   docker-compose.swarm.yml) is published in `host` mode: Swarm's ingress needs a virtual IP.
   A host address (PUBLISH_ADDRESS) cannot be kept: Swarm binds every address of the node.
 `--no-publish` drops every published port (make swarm-test: its clients run on the stack's
-network, nothing is opened on the host).
+network, nothing is opened on the host). A service of a compose profile (the `monitoring`
+pair) is left out: Swarm has no profiles and would deploy it; `--profile NAME` keeps that
+profile's services.
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ def _port(spec: Any) -> dict[str, Any]:
     return port
 
 
-def for_swarm(config: dict[str, Any], *, publish: bool = True) -> dict[str, Any]:
+def for_swarm(
+    config: dict[str, Any], *, publish: bool = True, profiles: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """`config` (a merged compose file) as Swarm takes it.
 
     >>> for_swarm({"services": {"web": {"depends_on": {"db": {"condition": "service_healthy"}}}}})
@@ -51,7 +55,17 @@ def for_swarm(config: dict[str, Any], *, publish: bool = True) -> dict[str, Any]
     [{'target': 8000, 'mode': 'host', 'published': 8000}]
     >>> for_swarm({"services": {"proxy": {"ports": ["8000:8000"]}}}, publish=False)
     {'services': {'proxy': {}}}
+    >>> for_swarm({"services": {"web": {}, "grafana": {"profiles": ["monitoring"]}}})
+    {'services': {'web': {}}}
+    >>> sorted(for_swarm({"services": {"web": {}, "grafana": {"profiles": ["monitoring"]}}},
+    ...     profiles=("monitoring",))["services"]["grafana"])
+    []
     """
+    services = config.get("services", {})
+    for name in list(services):
+        wanted = services[name].pop("profiles", None)
+        if wanted is not None and not set(wanted) & set(profiles):
+            del services[name]
     for service in config.get("services", {}).values():
         depends = service.get("depends_on")
         if isinstance(depends, dict):
@@ -65,7 +79,9 @@ def for_swarm(config: dict[str, Any], *, publish: bool = True) -> dict[str, Any]
 
 
 def main() -> int:
-    publish = "--no-publish" not in sys.argv[1:]
+    args = sys.argv[1:]
+    publish = "--no-publish" not in args
+    profiles = tuple(args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--profile")
     config = yaml.safe_load(sys.stdin)
     if not isinstance(config, dict) or "services" not in config:
         print(
@@ -73,7 +89,9 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    yaml.safe_dump(for_swarm(config, publish=publish), sys.stdout, sort_keys=False)
+    yaml.safe_dump(
+        for_swarm(config, publish=publish, profiles=profiles), sys.stdout, sort_keys=False
+    )
     return 0
 
 

@@ -241,3 +241,15 @@ def test_docker_compose_accepts_the_monitoring_profile(tmp_path: Path):
     )
     # `up` without the profile leaves them out.
     assert merged["services"]["grafana"]["profiles"] == ["monitoring"]
+
+
+def test_swarm_leaves_the_monitoring_pair_out_unless_asked():
+    """Swarm has no compose profiles: deploy/swarm_file.py drops a profile's services."""
+    from deploy.swarm_file import for_swarm
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    plain = for_swarm(json.loads(json.dumps(compose)))["services"]
+    assert "prometheus" not in plain and "grafana" not in plain and "web" in plain
+    asked = for_swarm(json.loads(json.dumps(compose)), profiles=("monitoring",))["services"]
+    assert {"prometheus", "grafana"} <= set(asked)
+    assert "profiles" not in asked["grafana"]
