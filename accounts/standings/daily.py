@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connections, transaction
@@ -296,6 +296,7 @@ def daily_board_page(
     page_size: int,
     viewer: User | None,
     around_me: bool = False,
+    direct: bool = False,
 ) -> BoardPage:
     """One page of a day's board with `me`, by every board's paging rules (a page past the
     last 404, page 1 of an empty board an empty page, `around_me` the viewer's page). Read in
@@ -310,7 +311,13 @@ def daily_board_page(
                         cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                     cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
             return _page(
-                board, alias, page=page, page_size=page_size, viewer=viewer, around_me=around_me
+                board,
+                alias,
+                page=page,
+                page_size=page_size,
+                viewer=viewer,
+                around_me=around_me,
+                direct=direct,
             )
 
 
@@ -322,33 +329,134 @@ def _page(
     page_size: int,
     viewer: User | None,
     around_me: bool,
+    direct: bool = False,
 ) -> BoardPage:
+    """The page and `me`: from the histogram on PostgreSQL (accounts migration 0014), counting
+    the rows directly elsewhere (SQLite in development) or with `direct` (the tests'
+    reference)."""
+    histogram = connections[alias].vendor == "postgresql" and not direct
     rows = DailyEntry.objects.using(alias).filter(board.where())
-    count = rows.count()
+    hist = _histogram(board, alias) if histogram else None
+    count = sum(n for _, n in hist) if hist is not None else rows.count()
     me: dict[str, Any] | None = None
     if viewer is not None and viewer.is_authenticated:
         mine = rows.filter(user_id=viewer.pk).values(*_COLUMNS).first()
         if mine is not None:
-            rank = rows.filter(_key(mine)).count() + 1
+            if hist is not None:
+                bucket = bucket_of(mine["score"], mine["achieved_at"])
+                before = sum(n for b, n in hist if b < bucket)
+                ahead = rows.filter(_bucket_range(bucket)).filter(_key(mine)).count()
+                rank = before + ahead + 1
+            else:
+                rank = rows.filter(_key(mine)).count() + 1
             me = _row(rank, mine, viewer.username)
     if around_me:
         page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
     elif page > max(1, math.ceil(count / page_size)):
         raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
     start = (page - 1) * page_size
-    wanted = max(0, min(page_size, count - start))
     ordered = ("score", "achieved_at", "user_id")
-    from_end = count - start - wanted
-    if wanted and from_end < start:  # past the middle: walk from the end, skipping less
-        found = list(
-            rows.order_by(*(f"-{k}" for k in ordered)).values(*_COLUMNS, "user__username")[
-                from_end : from_end + wanted
-            ]
-        )
-        found.reverse()
+    found: list[dict[str, Any]] = []
+    if hist is not None:
+        located = _locate(hist, start)
+        if located is not None:
+            bucket, seen = located
+            skip = start - seen  # within the bucket: a walk of less than one bucket
+            found = list(
+                rows.filter(_bucket_floor(bucket))
+                .order_by(*ordered)
+                .values(*_COLUMNS, "user__username")[skip : skip + page_size]
+            )
     else:
-        found = list(
-            rows.order_by(*ordered).values(*_COLUMNS, "user__username")[start : start + page_size]
-        )
+        wanted = max(0, min(page_size, count - start))
+        from_end = count - start - wanted
+        if wanted and from_end < start:  # past the middle: walk from the end, skipping less
+            found = list(
+                rows.order_by(*(f"-{k}" for k in ordered)).values(*_COLUMNS, "user__username")[
+                    from_end : from_end + wanted
+                ]
+            )
+            found.reverse()
+        else:
+            found = list(
+                rows.order_by(*ordered).values(*_COLUMNS, "user__username")[
+                    start : start + page_size
+                ]
+            )
     results = [_row(start + i + 1, v, v["user__username"]) for i, v in enumerate(found)]
     return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+
+
+# --- the histogram (PostgreSQL; accounts migration 0014) ---------------------------------------
+
+WON_BELOW = 5_000_000_000  # scores below: wins (time_ms), bucketed by the second
+LOST_BELOW = 15_000_000_000  # scores below (and above WON_BELOW): ended games, one per score
+RUNNING_BUCKETS = 20_000_000_000  # running games: this plus the ten minutes they started in
+RUNNING_SPAN_S = 600
+
+
+def bucket_of(score_value: int, achieved_at: datetime) -> int:
+    """accounts_daily_bucket (migration 0014), in Python: the bucket of a row's key."""
+    if score_value < WON_BELOW:
+        return score_value // 1000
+    if score_value < LOST_BELOW:
+        return score_value
+    return RUNNING_BUCKETS + math.floor(achieved_at.timestamp() / RUNNING_SPAN_S)
+
+
+def _bucket_bounds(bucket: int) -> tuple[Q, Q]:
+    """(the rows of `bucket` and after, the rows of `bucket` only), as plain ranges on the
+    board index's columns, so each scan starts and stops at the bucket's edges."""
+    if bucket < WON_BELOW // 1000:
+        lo = bucket * 1000
+        return Q(score__gte=lo), Q(score__gte=lo, score__lt=lo + 1000)
+    if bucket < RUNNING_BUCKETS:
+        return Q(score__gte=bucket), Q(score=bucket)
+    start = datetime.fromtimestamp((bucket - RUNNING_BUCKETS) * RUNNING_SPAN_S, UTC)
+    end = start + timedelta(seconds=RUNNING_SPAN_S)
+    floor = Q(score=RUNNING_SCORE, achieved_at__gte=start)
+    return floor, floor & Q(achieved_at__lt=end)
+
+
+def _bucket_floor(bucket: int) -> Q:
+    return _bucket_bounds(bucket)[0]
+
+
+def _bucket_range(bucket: int) -> Q:
+    return _bucket_bounds(bucket)[1]
+
+
+def _histogram(board: DailyBoard, alias: str) -> list[tuple[int, int]]:
+    with connections[alias].cursor() as cur:
+        cur.execute(
+            "SELECT bucket, sum(n) FROM accounts_daily_count"
+            " WHERE day = %s AND level = %s AND pool = %s"
+            " GROUP BY bucket HAVING sum(n) <> 0 ORDER BY bucket",
+            [board.day, board.level, board.pool],
+        )
+        return [(int(b), int(n)) for b, n in cur.fetchall()]
+
+
+def _locate(hist: list[tuple[int, int]], offset: int) -> tuple[int, int] | None:
+    """The bucket holding row offset + 1 and the rows before it, or None past the end."""
+    seen = 0
+    for bucket, n in hist:
+        if seen + n > offset:
+            return bucket, seen
+        seen += n
+    return None
+
+
+def compact(*, day: date) -> int:
+    """Fold `day`'s histogram deltas into one row per bucket, board by board (the daily clock,
+    every few seconds; PostgreSQL only). Returns the rows kept."""
+    connection = connections["default"]
+    if connection.vendor != "postgresql":
+        return 0
+    kept = 0
+    with connection.cursor() as cur:
+        cur.execute("SELECT DISTINCT level, pool FROM accounts_daily_count WHERE day = %s", [day])
+        for level, pool in cur.fetchall():
+            cur.execute("SELECT accounts_daily_compact(%s, %s, %s)", [day, level, pool])
+            kept += int(cur.fetchone()[0])
+    return kept

@@ -30,6 +30,9 @@ from games.play import services as play
 log = logging.getLogger(__name__)
 
 LEVELS = tuple(engine.LEVELS)  # the six levels, in the order the API lists them
+# How often the daily clock folds the day's board histograms (accounts.standings.daily.compact).
+COMPACT_EVERY = timedelta(seconds=10)
+_compacted_at: datetime | None = None  # this process's last fold
 
 
 def check_level(level: Any) -> str:
@@ -195,6 +198,11 @@ def daily_tick(*, now: datetime | None = None) -> int:
     )
     for day, level in sorted(set(open_days) | set(recent)):
         acted += daily_close(day=day, level=level, now=now)
+    global _compacted_at
+    if _compacted_at is None or now - _compacted_at >= COMPACT_EVERY or now < _compacted_at:
+        # The day's board histograms (accounts migration 0014): a log of deltas, folded here.
+        daily_standings.compact(day=today)
+        _compacted_at = now
     dealt = set(DailyChallenge.objects.filter(day=today).values_list("level", flat=True))
     for level in LEVELS:
         if level not in dealt:
