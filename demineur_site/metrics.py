@@ -52,6 +52,15 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 # Seconds: a move answers in a few ms, a page in tens; anything over 2.5 s is an outage.
 LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
+
+def _multiprocess_dir() -> str:
+    return str(getattr(settings, "PROMETHEUS_MULTIPROC_DIR", "") or "")
+
+
+if _multiprocess_dir():
+    # Before the first metric below: an unlabelled one opens its file as it is made.
+    os.makedirs(_multiprocess_dir(), exist_ok=True)  # a container's /tmp/prometheus, say
+
 REQUESTS = Counter(
     "demineur_http_requests",
     "HTTP requests answered by Django, by route (URL name), method and status.",
@@ -95,10 +104,6 @@ REDIS_ERRORS = Counter(
 )
 
 
-def _multiprocess_dir() -> str:
-    return str(getattr(settings, "PROMETHEUS_MULTIPROC_DIR", "") or "")
-
-
 def _forget_dead_processes(path: str) -> None:
     """A live gauge (sockets open) of a process that has gone must not count: its files are
     removed. A worker restarted by gunicorn or uvicorn has a new pid; this process's own pid
@@ -119,7 +124,6 @@ def _forget_dead_processes(path: str) -> None:
 
 
 if _multiprocess_dir():
-    os.makedirs(_multiprocess_dir(), exist_ok=True)  # a container's /tmp/prometheus, say
     # Before this process opens any live-gauge file: a dead process with the same pid may
     # have left one, whose count this process would otherwise start from.
     multiprocess.mark_process_dead(os.getpid(), _multiprocess_dir())  # type: ignore[no-untyped-call]

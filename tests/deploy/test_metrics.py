@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -253,3 +254,30 @@ def test_swarm_leaves_the_monitoring_pair_out_unless_asked():
     asked = for_swarm(json.loads(json.dumps(compose)), profiles=("monitoring",))["services"]
     assert {"prometheus", "grafana"} <= set(asked)
     assert "profiles" not in asked["grafana"]
+
+
+def test_the_multiprocess_directory_is_made_when_missing(tmp_path: Path):
+    """A container's /tmp/prometheus does not exist until the first worker makes it (the
+    unlabelled counters open their files as the module is imported; compose-test saw it)."""
+    counts = tmp_path / "not" / "yet"
+    code = (
+        "import django; django.setup(); import demineur_site.wsgi;"
+        "from demineur_site import metrics; print(len(metrics.exposition()))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "DEBUG": "1",
+            "DJANGO_SETTINGS_MODULE": "demineur_site.settings",
+            "PROMETHEUS_MULTIPROC_DIR": str(counts),
+            "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert any(name.startswith("counter_") for name in os.listdir(counts))
+    assert int(result.stdout.split()[-1]) > 0
