@@ -6,6 +6,7 @@ nothing from any answer or frame. After the day everything is public."""
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from frontend.previews import board_picture
 from games.daily import rules, services
 from games.engine import Board
 from games.models import GameAnalysis
-from games.play.analysis_jobs import analyse_game
+from games.play.analysis_jobs import AnalysisWorker, analyse_game
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.sockets import connected, game_path, socket, until_closed
@@ -69,6 +70,7 @@ def test_a_finished_players_second_account_learns_nothing(alice, bob):
     assert "".join(lost["game"]["board"]).count("X") <= 1
     assert own["analysis"] is None and own["result_stats"] is None
     assert not analyse_game(game["id"])  # sealed: the worker leaves it for the day's end
+    assert uuid.UUID(game["id"]) not in AnalysisWorker().pending()
     assert not GameAnalysis.objects.filter(game_id=game["id"]).exists()
     evf = alice_api.get(f"/api/games/{game['id']}/replay.evf")
     assert (evf.status_code, evf.json()["error"]["code"]) == (403, "daily_running")
@@ -166,6 +168,8 @@ def test_after_the_day_everything_is_public(alice, bob):
     moves = bob_api.get(f"/api/games/{game['id']}/moves")
     assert moves.status_code == 200 and moves.json()["count"] >= 2
     assert bob_api.get(f"/api/games/{game['id']}/replay.evf").status_code == 200
+    # the analysis worker finds it now that the day is over (its own queue: docs/DAILY.md)
+    assert uuid.UUID(game["id"]) in AnalysisWorker().pending()
     assert analyse_game(game["id"])
     assert bob_api.get(f"/api/games/{game['id']}").json()["analysis"] is not None
     past = bob_api.get(f"/api/daily/{game['daily']}").json()
