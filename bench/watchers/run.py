@@ -18,9 +18,11 @@ At each step:
 * memory: the uvicorn process's resident set (VmRSS) once every watcher of the step has its
   `state`, minus the same before the first socket; per socket = that difference / sockets;
 * pushes: --rounds rounds, each one flag toggle in every game (POST /api/games/{id}/flag, 16
-  at a time), so that every socket held gets one `move` frame a round. Delivery = arrival of
+  at a time), so that every socket held gets one `move` frame a round; the bench waits until
+  each has it (at most --wait seconds; later ones count as missing). Delivery = arrival of
   the frame at a watcher - arrival of the HTTP answer at the mover, over every (move, watcher)
-  pair; "to all" = from the round's first move sent to the last frame of the round received.
+  pair; "to all" = from the round's first move sent to the last frame of the round received;
+  server CPU per frame = the uvicorn process's CPU over the rounds / frames delivered.
 
 Database: DATABASE_URL's name + "_watchers_bench" (created, migrated and flushed); Redis:
 REDIS_URL; ports 18800-18849. Results as a markdown table on stdout, JSON and the plots
@@ -176,6 +178,7 @@ async def measure_pushes(
     held: Held,
     rounds: int,
     flagged: dict[str, bool],
+    wait_s: float,
 ) -> None:
     from_answer: list[float] = []
     from_sent: list[float] = []
@@ -188,7 +191,12 @@ async def measure_pushes(
         gc.collect()
         gc.disable()
         sent, first = await push_round(http_port, players, flagged)
-        await asyncio.sleep(1.5 + len(held) / 10_000)
+        # Until every socket has its frame of the round (or --wait seconds: then it is
+        # counted missing), so that a late frame is timed, not lost.
+        deadline = time.perf_counter() + wait_s
+        while time.perf_counter() < deadline and any(len(sock.frames) < 2 for sock, _ in held):
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.2)
         gc.enable()
         last = first
         round_values: list[float] = []
@@ -317,7 +325,9 @@ async def run(args: argparse.Namespace, env: Env, players: list[live.Player]) ->
                 f"    {len(held):,} sockets: RSS {rss / 1024:.1f} MiB, "
                 f"{step.kb_per_socket:.1f} KB a socket (connected in {connect_s:.1f} s)"
             )
-            await measure_pushes(step, rest.port, ws.pid, players, held, args.rounds, flagged)
+            await measure_pushes(
+                step, rest.port, ws.pid, players, held, args.rounds, flagged, args.wait
+            )
             steps.append(step)
     finally:
         for sock, _ in held:
@@ -370,6 +380,9 @@ def main() -> None:
         "--steps", default="1000,2500,5000,7500,10000", help="sockets held at each step"
     )
     parser.add_argument("--rounds", type=int, default=5, help="push rounds a step (5)")
+    parser.add_argument(
+        "--wait", type=float, default=30, help="longest wait for a round's frames (30 s)"
+    )
     parser.add_argument("--quick", action="store_true", help="steps 500,2000, 2 rounds")
     parser.add_argument("--plots", action="store_true", help="write docs/perf/watchers_*.png")
     parser.add_argument("--json", type=Path, help="also write the results there")
