@@ -40,14 +40,23 @@ REAL_IMAGES = {
     "db": "postgres:15",
     "redis": "redis:7",
     "proxy": "caddy:2",
+    # The `monitoring` profile's Prometheus (make compose-test scrapes the stack with it).
+    "prometheus": "prom/prometheus:v2.55.1",
 }
 STANDIN_IMAGES = {
     "python": "demineur-standin/python:3.12-slim",
     "db": "demineur-standin/postgres:15",
     "redis": "demineur-standin/redis:7",
     "proxy": "demineur-standin/caddy:2",
+    "prometheus": "demineur-standin/prometheus:2",
 }
-STANDIN_TARGETS = {"python": "python", "db": "postgres", "redis": "redis", "proxy": "caddy"}
+STANDIN_TARGETS = {
+    "python": "python",
+    "db": "postgres",
+    "redis": "redis",
+    "proxy": "caddy",
+    "prometheus": "prometheus",
+}
 # The Debian roots of the stand-ins: bookworm (PostgreSQL 15, Redis 7, Caddy), trixie (Python
 # 3.13: Django 6 needs 3.12 or later).
 DEBIAN_BASES = {

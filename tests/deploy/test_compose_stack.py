@@ -227,6 +227,53 @@ def test_the_leaderboards_show_a_won_game(stack: Stack, client: Client):
     )
 
 
+def test_prometheus_scrapes_every_app_replica_and_the_proxy_hides_metrics(
+    stack: Stack, client: Client
+):
+    """The `monitoring` profile's Prometheus (its Debian stand-in here; Grafana has none:
+    docs/DEPLOYMENT.md, "Metrics and logs") finds the four app replicas through Docker's DNS
+    and scrapes them on the stack's network; the proxy answers 404 for /metrics."""
+    progress("phase: the monitoring profile's prometheus scrapes every web and live replica")
+    status, body, _ = client.call("GET", "/metrics")
+    assert status == 404 and body["error"]["code"] == "not_found"
+    started = time.monotonic()
+    monitoring = ("--profile", "monitoring")
+    stack.compose(*monitoring, "up", "-d", "--no-build", "prometheus", timeout=300)
+    try:
+        [prometheus] = stack.containers("prometheus")
+
+        def api(query: str) -> Any:
+            out = stack.exec(
+                prometheus, "wget", "-q", "-O", "-", f"http://127.0.0.1:9090/api/v1/{query}"
+            )
+            return json.loads(out)["data"]
+
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                targets = api("targets")["activeTargets"]
+            except Exception:  # not answering yet
+                targets = []
+            up = sorted((t["labels"]["job"], t["health"]) for t in targets)
+            if up == [("live", "up"), ("live", "up"), ("web", "up"), ("web", "up")]:
+                break
+            assert time.monotonic() < deadline, f"targets not all up within 120 s: {targets}"
+            time.sleep(2)
+        # The games played so far, counted by the web replicas (each sums its two workers).
+        moves = api("query?query=sum(demineur_moves_total)")["result"]
+        assert moves and float(moves[0]["value"][1]) > 0, moves
+        stack.figures["monitoring_s"] = round(time.monotonic() - started, 1)
+        progress(
+            f"prometheus: 4 targets up, {float(moves[0]['value'][1]):.0f} moves counted, "
+            f"{stack.figures['monitoring_s']} s"
+        )
+    finally:
+        stack.compose(*monitoring, "rm", "-f", "-s", "-v", "prometheus", timeout=120, check=False)
+        stack.engine.d(
+            "volume", "rm", "-f", f"{stack.project}_prometheus_data", timeout=60, check=False
+        )
+
+
 class Mover:
     """A player making moves in a loop (new games as they end), on its own thread: every
     answered move's seq, per game, and every failure."""
