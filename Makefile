@@ -97,6 +97,7 @@ bench-races: venv
 .PHONY: bench-socketmove
 bench-socketmove: venv
 	$(PY) -m bench.socketmove.run
+	$(PY) -m bench.socketmove.inprocess
 
 # One live process holding up to 10,000 sockets over 100 games: memory per socket and a
 # move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md, Issue 27).

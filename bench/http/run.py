@@ -145,7 +145,7 @@ def db_url(name: str) -> str:
 def recreate_database(name: str) -> None:
     import psycopg
 
-    if not name.startswith("demineur_http_"):
+    if not (name.startswith("demineur_http_") or name.endswith("_bench")):
         raise SystemExit(f"refusing to drop {name!r}")
     with psycopg.connect(db_url("postgres"), autocommit=True) as conn:
         conn.execute(
