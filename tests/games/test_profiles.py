@@ -15,7 +15,11 @@ pytestmark = pytest.mark.django_db
 def test_a_new_players_profile_lists_every_bucket_with_zeros_and_nulls(alice, anon_api):
     profile = anon_api.get("/api/users/alice").json()
     assert set(profile) == {
-        "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games",
+        "username", "kind", "date_joined", "stats", "stats_no_guess", "recent_games", "daily",
+    }  # fmt: skip
+    assert profile["daily"] == {
+        "current_streak": 0, "best_streak": 0, "played": 0, "won": 0, "best_rank": None,
+        "levels": {},
     }  # fmt: skip
     assert profile["username"] == "alice" and profile["date_joined"].endswith("Z")
     assert list(profile["stats"]) == BUCKETS
@@ -91,5 +95,6 @@ def test_a_profile_reads_a_few_rows_whatever_the_number_of_games(
 ):
     for _ in range(5):
         post(alice_api, start(alice_api)["id"], "resign")
-    with django_assert_max_num_queries(3):  # the player, the stats rows, the recent games
+    # the player, the stats rows, the recent games, the daily statistics
+    with django_assert_max_num_queries(4):
         assert anon_api.get("/api/users/alice").status_code == 200
