@@ -69,9 +69,3 @@ class StandingRowOut(serializers.Serializer[Any]):
 class StandingsPageOut(_PageOut):
     results = StandingRowOut(many=True)
     me = StandingRowOut(allow_null=True)
-
-
-class PlayerArenasOut(serializers.Serializer[Any]):
-    played = serializers.IntegerField()
-    podiums = serializers.IntegerField()
-    best_rank = serializers.IntegerField(allow_null=True)

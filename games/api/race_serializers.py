@@ -123,9 +123,19 @@ class RaceHistoryOut(serializers.Serializer[Any]):
     rating_after = serializers.IntegerField(allow_null=True)
 
 
+class PlayerArenasOut(serializers.Serializer[Any]):
+    """Finished arenas with a race of the player's: how many, podiums (final ranks 1-3), the
+    best final rank (null before any)."""
+
+    played = serializers.IntegerField()
+    podiums = serializers.IntegerField()
+    best_rank = serializers.IntegerField(allow_null=True)
+
+
 class PlayerRacesOut(serializers.Serializer[Any]):
     levels = serializers.DictField(child=RaceLevelStatsOut())
     races = serializers.IntegerField()
     wins = serializers.IntegerField()
     podiums = serializers.IntegerField()
     history = RaceHistoryOut(many=True)
+    arenas = PlayerArenasOut()

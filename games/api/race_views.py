@@ -29,6 +29,7 @@ from games.api.race_serializers import (
 )
 from games.api.serializers import ErrorOut, PageQuery
 from games.api.views import _signed_in, _valid, list_schema, paginated_response
+from games.arenas import selectors as arena_selectors
 from games.engine import LEVELS
 from games.models import Race
 from games.play import selectors
@@ -122,12 +123,15 @@ class QueueView(APIView):
 
 class PlayerRacesView(APIView):
     """An extension of API.md: a player's race statistics per level (rating, races, wins,
-    podiums), their totals, and their 20 newest finished races (docs/RACES.md)."""
+    podiums), their totals, their 20 newest finished races (docs/RACES.md), and their arenas:
+    played, podiums, best final rank (docs/ARENAS.md)."""
 
     @extend_schema(responses={200: PlayerRacesOut, 404: ErrorOut}, tags=["races"])
     def get(self, request: Request, username: str) -> Response:
         user = selectors.user_get(username=username)
-        return Response(race_selectors.race_profile(user=user))
+        body = race_selectors.race_profile(user=user)
+        body["arenas"] = arena_selectors.arena_profile(user=user)  # docs/ARENAS.md, Profiles
+        return Response(body)
 
 
 class RaceBoardView(APIView):

@@ -26,7 +26,8 @@ REMATCH_WAIT_MS = 15_000
 # Points by place (docs/ARENAS.md): the base points, times the race's size factor.
 WIN_POINTS = 4
 TOP_HALF_POINTS = 2
-FINISH_POINTS = 1
+# Anyone else scores nothing: a quick loss (a mine clicked on purpose) must not pay.
+OTHER_POINTS = 0
 SOLO_POINTS = 1
 BIG_RACE = 5  # a race with at least this many racers who took part scores double
 STREAK_FIRE = 2  # wins in a row that light the fire: each next win scores double
@@ -120,7 +121,8 @@ def pair(
 class RaceResult:
     """One player's result in one arena race, as the points see it: their place among the
     racers who took part (None when they did not), how many took part, and whether the player
-    took part (a reveal or chord of their own after the opening) and whether they left."""
+    took part (a reveal or chord of their own after the opening) and whether they left the race
+    or resigned their game (both are leaving, RULES.md, Races)."""
 
     place: int | None
     takers: int
@@ -152,12 +154,13 @@ def size_factor(takers: int) -> int:
 def base_points(result: RaceResult) -> int:
     """The points of one race before the streak: 0 for a race left or untouched; SOLO_POINTS
     when nobody else took part; else by place among the racers who took part: first
-    WIN_POINTS, the top half TOP_HALF_POINTS, anyone else FINISH_POINTS, times `size_factor`.
+    WIN_POINTS, the top half TOP_HALF_POINTS, anyone else OTHER_POINTS (nothing), times
+    `size_factor`.
 
     >>> base_points(RaceResult(1, 2, True)), base_points(RaceResult(2, 2, True))
-    (4, 1)
+    (4, 0)
     >>> [base_points(RaceResult(p, 8, True)) for p in range(1, 9)]
-    [8, 4, 4, 4, 2, 2, 2, 2]
+    [8, 4, 4, 4, 0, 0, 0, 0]
     >>> base_points(RaceResult(None, 3, False)), base_points(RaceResult(1, 3, True, left=True))
     (0, 0)
     >>> base_points(RaceResult(1, 1, True))
@@ -173,7 +176,7 @@ def base_points(result: RaceResult) -> int:
     elif result.place <= result.takers // 2:
         base = TOP_HALF_POINTS
     else:
-        base = FINISH_POINTS
+        base = OTHER_POINTS
     return base * size_factor(result.takers)
 
 
@@ -214,7 +217,7 @@ def standing(results: Sequence[RaceResult]) -> Standing:
     >>> lost = RaceResult(2, 2, True)
     >>> s = standing([w, w, w, w, lost, w])
     >>> s.points, s.score, s.wins, s.streak, s.fire
-    ((4, 4, 8, 8, 1, 4), 29, 5, 1, False)
+    ((4, 4, 8, 8, 0, 4), 28, 5, 1, False)
     >>> standing([w, w]).fire
     True
     >>> standing([w, w, RaceResult(None, 2, False), w]).points

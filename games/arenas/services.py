@@ -43,10 +43,12 @@ from games.models import (
     ArenaPlayers,
     ArenaResult,
     ArenaState,
+    EndReason,
     Race,
     RaceQueueEntry,
     Racer,
     RacerState,
+    RaceState,
 )
 from games.races import rules as race_rules
 from games.races import services as races
@@ -76,7 +78,7 @@ def _publish_standings(arena: Arena, kind: str = "standings") -> None:
 
 def _lock_arena(arena_id: Any) -> Arena:
     arena = (
-        Arena.objects.select_for_update(of=("self",))
+        Arena.objects.select_for_update(of=("self",), no_key=True)
         .select_related("created_by")
         .filter(pk=parse_arena_id(arena_id))
         .first()
@@ -87,7 +89,10 @@ def _lock_arena(arena_id: Any) -> Arena:
 
 
 def _lock_player(player: User) -> None:
-    User.objects.select_for_update().filter(pk=player.pk).first()
+    # FOR NO KEY UPDATE: one player's actions still run one after the other, and the pairing
+    # (which holds the arena) may insert racers referencing the user meanwhile: a join or
+    # leave waiting for the arena never blocks the pairing that holds it.
+    User.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
 
 
 def _level(level: Any) -> engine.Level:
@@ -300,24 +305,45 @@ def _refold(entry: ArenaEntry, *, now: datetime) -> None:
 
 
 def arena_race_ended(race: Race, racers: list[Racer]) -> None:
-    """Score an arena race (games.races.services calls it in the transaction that ends the
-    race, once places and `took_part` are stored): each racer's result, their standing
-    folded again, back in the pool if still in the arena, and `standings` after the commit.
-    An arena already finished takes no more results (docs/ARENAS.md, The end)."""
-    if race.arena_id is None:
-        return
-    arena = _lock_arena(race.arena_id)
-    if arena.state == ArenaState.FINISHED:
-        return
+    """The race services' listener at a race's end (in its transaction): an arena race is
+    scored right after the commit, in a transaction of its own (the race's end holds its games
+    and, through them, its players' rows: taking the arena's lock there could wait on a
+    pairing that waits on those rows). Should that fail, the next tick scores it."""
+    if race.arena_id is not None:
+        arena_id, race_id = race.arena_id, race.id
+        transaction.on_commit(lambda: _score_safely(arena_id, race_id))
+
+
+def _score_safely(arena_id: Any, race_id: Any) -> None:
+    try:
+        with transaction.atomic():
+            arena = _lock_arena(arena_id)
+            if arena.state != ArenaState.FINISHED:
+                _score(arena, Race.objects.get(pk=race_id))
+    except Exception:
+        log.exception(
+            "scoring race %s of arena %s failed; the next tick retries", race_id, arena_id
+        )
+
+
+def _score(arena: Arena, race: Race) -> bool:
+    """Score one ended race of `arena` (held): each racer's result, their standing folded
+    again, back in the pool if still in the arena, and `standings` after the commit. A race
+    already scored is left alone. Returns whether it scored."""
+    entries = {
+        e.player_id: e
+        for e in ArenaEntry.objects.select_for_update(no_key=True).filter(
+            arena=arena, player_id__in=Racer.objects.filter(race=race).values("player_id")
+        )
+    }
+    if not entries or ArenaResult.objects.filter(race=race).exists():
+        return False
+    racers = list(
+        Racer.objects.filter(race=race).select_related("game").order_by("joined_at", "id")
+    )
     now = race.ended_at or timezone.now()
     among = rules.places_among_takers([r.place or 0 for r in racers], [r.took_part for r in racers])
     takers = sum(1 for r in racers if r.took_part)
-    entries = {
-        e.player_id: e
-        for e in ArenaEntry.objects.select_for_update().filter(
-            arena=arena, player_id__in=[r.player_id for r in racers]
-        )
-    }
     ArenaResult.objects.bulk_create(
         [
             ArenaResult(
@@ -327,12 +353,13 @@ def arena_race_ended(race: Race, racers: list[Racer]) -> None:
                 place=place,
                 takers=takers,
                 took_part=r.took_part,
-                left=r.state == RacerState.LEFT,
+                # resigning is leaving (RULES.md, Races): no points, the streak ends
+                left=r.state == RacerState.LEFT
+                or (r.game is not None and r.game.end_reason == EndReason.RESIGNED),
             )
             for r, place in zip(racers, among, strict=True)
             if r.player_id in entries
-        ],
-        ignore_conflicts=True,
+        ]
     )
     for entry in entries.values():
         _refold(entry, now=now)
@@ -344,6 +371,15 @@ def arena_race_ended(race: Race, racers: list[Racer]) -> None:
         ["score", "races", "wins", "streak", "score_at", "race", "last_race", "waiting_since"],
     )
     _publish_standings(arena)
+    return True
+
+
+def _score_pending(arena: Arena) -> int:
+    """Score the arena's ended races not scored yet (their commit's scoring failed or has not
+    run yet): the tick and the end call it with the arena held."""
+    scored = Exists(ArenaResult.objects.filter(race=OuterRef("pk")))
+    pending = Race.objects.filter(arena=arena, state=RaceState.FINISHED).exclude(scored)
+    return sum(_score(arena, race) for race in pending.order_by("ended_at"))
 
 
 # --- the clock: start, pairing, end ---------------------------------------------------------
@@ -404,12 +440,13 @@ def _pair_arena(arena_id: Any, *, now: datetime) -> int:
     many races formed. Another clock holding the arena skips it (SKIP LOCKED)."""
     with transaction.atomic():
         arena = (
-            Arena.objects.select_for_update(skip_locked=True)
+            Arena.objects.select_for_update(skip_locked=True, no_key=True)
             .filter(pk=arena_id, state=ArenaState.RUNNING)
             .first()
         )
         if arena is None:
             return 0
+        _score_pending(arena)
         _back_from_races(arena, now=now)
         if not rules.pairing_open(now=now, starts_at=arena.starts_at, ends_at=arena.ends_at):
             return 0
@@ -471,6 +508,7 @@ def arena_finish(*, arena_id: Any, now: datetime) -> bool:
         racing = Race.objects.filter(arena=arena, state__in=ACTIVE_RACE_STATES).exists()
         if racing and now < last_instant(arena):
             return False
+        _score_pending(arena)
         entries = list(standings(arena))
         rank = 0
         for entry in entries:

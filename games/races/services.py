@@ -89,7 +89,8 @@ _tick_listeners: list[TickListener] = []
 
 def on_race_end(listener: RaceEndListener) -> None:
     """Call `listener(race, racers)` in the transaction that ends a race, once its places,
-    `took_part` and ratings are stored."""
+    `took_part` and ratings are stored (a listener that needs other rows' locks defers its work
+    to the commit: this transaction holds the race's games and their players' rows)."""
     if listener not in _end_listeners:
         _end_listeners.append(listener)
 

@@ -23,6 +23,7 @@ from tests.support.arenas import (
     standings,
     start_countdowns,
 )
+from tests.support.boards import safe_closed
 from tests.support.http import assert_error
 from tests.support.personas import client_for
 from tests.support.races import racing, tick
@@ -92,8 +93,9 @@ def test_points_by_place_and_the_winner_back_in_the_pool_before_the_race_ends(
     lose(carol_api, game_of(race, "carol"), moves=1)
     tick(later(1))
     rows = standings(arena["id"])
-    # three took part: alice first (4), bob second by cells opened (1), carol third (1).
-    assert {p: r["score"] for p, r in rows.items()} == {"alice": 4, "bob": 1, "carol": 1}
+    # three took part: alice first (4); bob second by cells opened and carol third score
+    # nothing (the top half of three is the first place only).
+    assert {p: r["score"] for p, r in rows.items()} == {"alice": 4, "bob": 0, "carol": 0}
     assert rows["alice"]["rank"] == 1 and rows["alice"]["wins"] == 1
     assert [r["races"] for r in rows.values()] == [1, 1, 1]
 
@@ -118,7 +120,7 @@ def test_two_wins_light_the_fire_and_the_third_scores_double(alice_api: Any, bob
             assert rows["alice"]["fire"] is False
     assert scores == [4, 8, 16]
     assert rows["alice"]["streak"] == 3 and rows["alice"]["fire"] is True
-    assert rows["bob"]["score"] == 3
+    assert rows["bob"]["score"] == 0 and rows["bob"]["races"] == 3
 
 
 def test_same_two_alone_are_not_paired_again_at_once(alice_api: Any, bob_api: Any) -> None:
@@ -360,3 +362,51 @@ def test_creating_joining_and_leaving_need_the_race_play_scope(alice: User, bob:
                 assert_error(answer, 403, "missing_scope")
         assert api.get(f"/api/arenas/{arena['id']}/standings").status_code == 200  # public
     assert Arena.objects.filter(created_by=alice).count() == 1  # only the scoped token's
+
+
+def test_resigning_after_moving_scores_nothing_even_in_the_top_half(
+    alice_api: Any, bob_api: Any, carol_api: Any, dave_api: Any
+) -> None:
+    arena = new_arena(alice_api)
+    players = {"alice": alice_api, "bob": bob_api, "carol": carol_api, "dave": dave_api}
+    for api in players.values():
+        api.post(f"/api/arenas/{arena['id']}/join")
+    tick(later(0.2))
+    (race,) = start_countdowns(arena["id"])
+    clear(alice_api, game_of(race, "alice"))
+    bob_game = game_of(race, "bob")
+    for x, y in safe_closed(bob_game)[:5]:
+        bob_api.post(f"/api/games/{bob_game}/reveal", {"x": x, "y": y}, format="json")
+    assert bob_api.post(f"/api/games/{bob_game}/resign").status_code == 200
+    lose(carol_api, game_of(race, "carol"), moves=1)
+    lose(dave_api, game_of(race, "dave"), moves=1)
+    tick(later(1))
+    ended = alice_api.get(f"/api/races/{race['id']}").json()
+    assert {r["player"]: r["place"] for r in ended["racers"]}["bob"] == 2  # the top half of 4
+    rows = standings(arena["id"])
+    assert {p: r["score"] for p, r in rows.items()} == {"alice": 4, "bob": 0, "carol": 0, "dave": 0}
+
+
+def test_a_players_arenas_played_podiums_and_best_rank(
+    alice_api: Any, bob_api: Any, anon_api: Any
+) -> None:
+    assert anon_api.get("/api/users/alice/races").json()["arenas"] == {
+        "played": 0,
+        "podiums": 0,
+        "best_rank": None,
+    }
+    arena = new_arena(alice_api)
+    for api in (alice_api, bob_api):
+        api.post(f"/api/arenas/{arena['id']}/join")
+    tick(later(0.2))
+    (race,) = start_countdowns(arena["id"])
+    clear(alice_api, game_of(race, "alice"))
+    lose(bob_api, game_of(race, "bob"), moves=2)
+    tick(later(1))
+    end = later(1)
+    Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
+    tick(end + timedelta(seconds=1))
+    alice = anon_api.get("/api/users/alice/races").json()["arenas"]
+    bob = anon_api.get("/api/users/bob/races").json()["arenas"]
+    assert alice == {"played": 1, "podiums": 1, "best_rank": 1}
+    assert bob == {"played": 1, "podiums": 1, "best_rank": 2}

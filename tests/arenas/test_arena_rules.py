@@ -96,20 +96,20 @@ def test_the_same_two_alone_again_wait_for_a_third() -> None:
     ("place", "takers", "points"),
     [
         (1, 2, 4),
-        (2, 2, 1),
+        (2, 2, 0),
         (1, 3, 4),
-        (2, 3, 1),
-        (3, 3, 1),
+        (2, 3, 0),
+        (3, 3, 0),
         (1, 4, 4),
         (2, 4, 2),
-        (3, 4, 1),
+        (3, 4, 0),
         (1, 5, 8),
         (2, 5, 4),
-        (3, 5, 2),
+        (3, 5, 0),
         (1, 8, 8),
         (4, 8, 4),
-        (5, 8, 2),
-        (8, 8, 2),
+        (5, 8, 0),
+        (8, 8, 0),
     ],
 )
 def test_the_points_table_by_place_and_race_size(place: int, takers: int, points: int) -> None:
@@ -132,6 +132,7 @@ def test_two_wins_light_the_fire_and_each_next_win_doubles_until_a_race_is_not_w
     s = standing([win2, win2, win8, win2, second, win2, win2, win2])
     assert s.points == (4, 4, 16, 8, 4, 4, 4, 8)
     assert s.score == sum(s.points) == 52
+    assert standing([win2, win2, RaceResult(2, 2, True), win2]).points == (4, 4, 0, 4)
     assert s.wins == 7 and s.races == 8
     assert s.streak == 3 and s.fire
 

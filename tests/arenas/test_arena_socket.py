@@ -72,7 +72,7 @@ async def test_a_spectator_follows_an_arena_from_the_first_join_to_the_podium(
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # every event, in order, no gap
     assert frames[3]["players"] == ["alice", "bob"]
     after_race = {r["player"]: r["score"] for r in frames[4]["standings"]}
-    assert after_race == {"alice": 4, "bob": 1}
+    assert after_race == {"alice": 4, "bob": 0}
     final = frames[-1]
     assert final["arena"]["state"] == "finished"
     assert [(r["rank"], r["player"]) for r in final["standings"]] == [(1, "alice"), (2, "bob")]

@@ -1,0 +1,183 @@
+"""A whole arena of 20 bots over the real server (uvicorn on a thread of the test process,
+tests/support/browser.py) with the race clock running beside it as in a server's process
+(tests/support/races.py): they join over HTTP, the clock pairs them with no request, each
+bot plays the race it is given through the Games endpoints, the test brings the arena's end
+forward (the controlled clock), and the podium stands in REST, on the arena's socket feed and
+on each bot's event stream."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from demineur_client import DeductionSolver
+from django.utils import timezone
+
+from games.arenas import rules
+from games.models import Arena, ArenaEntry, ArenaResult, Race, Racer
+from tests.support.personas import PASSWORD
+
+BOTS = 20
+ROUNDS = 2  # races each bot plays before the end is brought forward
+WORKERS = 4  # threads stepping the bots
+
+
+def _bot(base: str, name: str) -> httpx.Client:
+    api = httpx.Client(base_url=base, timeout=20)
+    made = api.post("/api/auth/register", json={"username": name, "password": PASSWORD})
+    assert made.status_code == 201, made.text
+    token = api.post("/api/auth/token", json={"username": name, "password": PASSWORD}).json()
+    api.headers["Authorization"] = f"Token {token['token']}"
+    assert api.patch("/api/me", json={"kind": "bot"}).status_code == 200
+    return api
+
+
+class Bot:
+    """One bot, stepped by a worker thread with others (a few requests at a time, not twenty:
+    the test database's connections are shared). It plays to win with the client's deduction
+    solver (a no-guess arena: it never needs to guess), or reveals one cell of its own and
+    resigns. No bot reads the database."""
+
+    def __init__(self, api: httpx.Client, name: str, *, win: bool) -> None:
+        self.api, self.name, self.win = api, name, win
+        self.played: list[str] = []
+        self.game: str | None = None
+        self.done = False
+        self.solver = DeductionSolver()
+
+    def step(self, arena_id: str) -> None:
+        if self.game is not None:
+            self._move()
+            return
+        arena = self.api.get(f"/api/arenas/{arena_id}").json()
+        if arena.get("state") == "finished":
+            self.done = True
+            return
+        race_id = (arena.get("me") or {}).get("race")
+        if race_id and race_id not in self.played:
+            race = self.api.get(f"/api/races/{race_id}").json()
+            if race.get("state") == "running":
+                self.game = next(r["game"] for r in race["racers"] if r["player"] == self.name)
+                self.played.append(race_id)
+
+    def _move(self) -> None:
+        game = self.api.get(f"/api/games/{self.game}").json()
+        decision = (
+            self.solver.decide(game["board"], game["mines_left"])
+            if game.get("state") == "playing"
+            else None
+        )
+        cells = (sorted(decision.reveal) or [decision.guess]) if decision else []
+        if not cells or cells == [None]:
+            self.game = None
+            return
+        for x, y in cells if self.win else cells[:1]:
+            self.api.post(f"/api/games/{self.game}/reveal", json={"x": x, "y": y})
+        if not self.win:
+            self.api.post(f"/api/games/{self.game}/resign")
+            self.game = None
+
+
+def _work(bots: list[Bot], arena_id: str) -> None:
+    while not all(b.done for b in bots):
+        for bot in bots:
+            if not bot.done:
+                bot.step(arena_id)
+        time.sleep(0.02)
+
+
+def _read_stream(base: str, token: str, out: list[dict[str, Any]], stop: threading.Event) -> None:
+    headers = {"Authorization": f"Token {token}"}
+    with httpx.stream("GET", base + "/api/stream/event", headers=headers, timeout=60) as answer:
+        for line in answer.iter_lines():
+            if line.strip():
+                out.append(json.loads(line))
+            if stop.is_set() or (out and out[-1]["type"] == "arena_end"):
+                return
+
+
+def test_twenty_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_clock: Any) -> None:
+    prefix = uuid.uuid4().hex[:6]
+    clients = [_bot(live, f"ab{prefix}{i:02d}") for i in range(BOTS)]
+    # It starts in an hour; once everyone is in the pool the test brings the start to now
+    # (the controlled clock), so the first pairing splits twenty: 7 + 7 + 6.
+    starts = (timezone.now() + timedelta(hours=1)).isoformat()
+    body = {"level": "beginner", "minutes": 20, "no_guess": True, "starts_at": starts}
+    arena = clients[0].post("/api/arenas", json=body).json()
+    assert arena["state"] == "scheduled" and arena["players"] == "bots"
+    # One bot follows its event stream throughout.
+    events: list[dict[str, Any]] = []
+    stop = threading.Event()
+    token = clients[1].headers["Authorization"].split()[1]
+    reader = threading.Thread(target=_read_stream, args=(live, token, events, stop), daemon=True)
+    reader.start()
+    time.sleep(0.3)
+    for api in clients:
+        assert api.post(f"/api/arenas/{arena['id']}/join").status_code == 200
+    assert clients[0].get(f"/api/arenas/{arena['id']}").json()["state"] == "scheduled"
+    now = timezone.now()
+    Arena.objects.filter(pk=arena["id"]).update(starts_at=now, deadline=now)
+    names = [f"ab{prefix}{i:02d}" for i in range(BOTS)]
+    bots = [Bot(api, names[i], win=i % 4 == 0) for i, api in enumerate(clients)]
+    threads = [
+        threading.Thread(target=_work, args=(bots[i::WORKERS], arena["id"]), daemon=True)
+        for i in range(WORKERS)
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 240
+    while min(len(b.played) for b in bots) < ROUNDS and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert min(len(b.played) for b in bots) >= ROUNDS, [len(b.played) for b in bots]
+    # The controlled clock: the arena's end brought to now. Races still on end and count.
+    end = timezone.now() + timedelta(seconds=1)
+    Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
+    while Arena.objects.get(pk=arena["id"]).state != "finished" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for thread in threads:
+        thread.join(timeout=30)
+    stop.set()
+    reader.join(timeout=15)
+
+    final = clients[0].get(f"/api/arenas/{arena['id']}").json()
+    assert final["state"] == "finished" and final["joined"] == BOTS
+    # Every race of the arena: 2-8 bots, rated among the bots, the first round 7 + 7 + 6.
+    races = list(Race.objects.filter(arena_id=arena["id"]).order_by("created_at"))
+    sizes = [Racer.objects.filter(race=r).count() for r in races]
+    assert sorted(sizes[:3], reverse=True) == [7, 7, 6]
+    assert all(2 <= s <= 8 for s in sizes)
+    assert all(r.rated and r.state in ("finished", "cancelled") for r in races)
+    # The standings are the points rules' fold of each bot's results, in order.
+    page = clients[5].get(f"/api/arenas/{arena['id']}/standings", params={"page_size": 200})
+    rows = page.json()["results"]
+    assert [r["rank"] for r in rows] == list(range(1, BOTS + 1))
+    for row in rows:
+        entry = ArenaEntry.objects.get(arena_id=arena["id"], player__username=row["player"])
+        results = ArenaResult.objects.filter(entry=entry).order_by("started_at", "id")
+        folded = rules.standing(
+            [rules.RaceResult(r.place, r.takers, r.took_part, r.left) for r in results]
+        )
+        assert (row["score"], row["races"], row["wins"]) == (
+            folded.score,
+            folded.races,
+            folded.wins,
+        )
+        assert entry.final_rank == row["rank"]
+    scores = [r["score"] for r in rows]
+    assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]
+    # Resigning is leaving: the bots that resign score nothing, those that clear score.
+    by_name = {r["player"]: r for r in rows}
+    assert {by_name[b.name]["score"] for b in bots if not b.win} == {0}
+    assert all(by_name[b.name]["score"] > 0 for b in bots if b.win)
+    assert {r["player"] for r in rows[:3]} <= {b.name for b in bots if b.win}
+    assert page.json()["me"]["player"] == f"ab{prefix}05"
+    # The bot's event stream saw its pairings and the end.
+    kinds = [e["type"] for e in events]
+    assert kinds.count("arena_race") >= ROUNDS and kinds[-1] == "arena_end"
+    assert "race_start" in kinds and "race_end" in kinds
+    assert events[-1]["arena"]["state"] == "finished"
