@@ -33,18 +33,35 @@ def _open_every_safe_cell(page: Any, game_id: str) -> None:
     expect(page.locator("#result")).to_be_visible()
 
 
+def _home_with_the_daily_held(page: Any) -> None:
+    """The home page while GET /api/daily is held, then let through: the level cards below the
+    daily card stay where they were (a tap on a level never lands on a daily's Play)."""
+    held: list[Any] = []
+    page.route("**/api/daily", lambda route: held.append(route))
+    page.goto("/")
+    levels = page.locator("#levels")
+    expect(levels).to_be_visible()
+    while not held:
+        page.wait_for_timeout(20)
+    before = levels.bounding_box()
+    held[0].continue_()
+    expect(page.locator("#daily-card")).to_have_attribute("data-state", "ready")
+    assert levels.bounding_box() == before
+    page.unroute("**/api/daily")
+
+
 def test_a_player_plays_todays_daily_to_the_end_shares_it_and_finds_the_same_game(
     desktop: Any, laptop: Any, live: str
 ) -> None:
     sign_up_by_api(desktop, "dana")
     desktop.grant_permissions(["clipboard-read", "clipboard-write"], origin=live)
     page = desktop.new_page()
-    page.goto("/")
+    _home_with_the_daily_held(page)
     card = page.locator("#daily-card")
     expect(card.locator("li")).to_have_count(6)
     expect(page.locator("#daily-card-clock")).to_contain_text("Ends in")
     screenshot(page, "daily-home-card")
-    card.locator('li[data-level="beginner"] button:has-text("Play")').click()
+    card.locator('li[data-daily="beginner"] button:has-text("Play")').click()
     page.wait_for_url("**/games/*")
     game_id = page.url.rsplit("/", 1)[1]
     assert Game.objects.get(pk=game_id).daily == rules.day_of(timezone.now())
@@ -83,7 +100,7 @@ def test_a_player_plays_todays_daily_to_the_end_shares_it_and_finds_the_same_gam
         page.locator('.daily-level[data-level="beginner"] a:has-text("Your game")')
     ).to_have_attribute("href", f"/games/{game_id}")
     page.goto("/")
-    home_row = page.locator('#daily-card li[data-level="beginner"]')
+    home_row = page.locator('#daily-card li[data-daily="beginner"]')
     expect(home_row).to_have_attribute("data-state", "won")
     expect(home_row.locator("button:has-text('Play')")).to_have_count(0)
     page.goto("/daily")
@@ -113,6 +130,7 @@ def test_on_a_phone_the_daily_page_plays_comes_back_and_loses_showing_only_opene
 ) -> None:
     sign_up_by_api(phone, "pia")
     page = phone.new_page()
+    _home_with_the_daily_held(page)
     page.goto("/daily")
     expect(page.locator(".daily-level")).to_have_count(6)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
@@ -176,6 +194,10 @@ def test_a_past_day_shows_its_replays_practice_and_the_profile_its_calendar(desk
     expect(page.locator('#daily-stats [data-stat="current_streak"] b')).to_have_text("1")
     expect(page.locator('#daily-stats [data-stat="played"] b')).to_have_text("2")
     expect(page.locator('#daily-stats [data-stat="best_rank"] b')).to_have_text("#1")
+    beginner = page.locator('#daily-levels tr[data-level="beginner"] td')
+    expect(beginner.nth(0)).to_have_text("2")  # played
+    expect(beginner.nth(1)).to_have_text("1")  # won
+    expect(beginner.nth(2)).to_have_text("1 / 1")  # streak now / best
     rows = page.locator("#daily-calendar tbody tr")
     expect(rows).to_have_count(2)
     expect(rows.nth(0)).to_have_attribute("data-date", today.isoformat())

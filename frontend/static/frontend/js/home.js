@@ -3,12 +3,12 @@
 // your current game, watch live games.
 // Live games come from the lobby socket /ws/live (followed with live.js, reconnecting as the
 // game and race pages do); without it, from GET /api/games?state=playing.
-import { api, ApiError, gettext, fmt, me, playAsGuest, messageOf, playerLabel } from "./api.js";
+import { api, ApiError, gettext, ngettext, fmt, me, playAsGuest, messageOf, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { levelLabel, modeLabel, SITE } from "./constants.js";
 import { followSocket } from "./live.js";
 import { askNewGame } from "./dialog.js";
-import { readDay, startDaily, countdownText, countsText, resultText } from "./daily_common.js";
+import { readDay, startDaily, countdownText, resultText } from "./daily_common.js";
 
 /** A game of the lobby (`/ws/live`) or of GET /api/games.
  * @typedef {{ id: string, player: string, player_kind?: string, level: string, no_guess?: boolean, width: number, height: number, state: string, unranked_reason?: string | null, daily?: string | null }} LiveGame */
@@ -92,7 +92,7 @@ function gameLine(g, linkText) {
       // A declared bot (RULES.md, Fair play); the lobby socket says who is one (player_kind).
       g.player_kind === "bot" ? el("span", { class: "badge badge-bot", title: gettext("A bot account: it plays through the API."), text: gettext("bot") }) : null,
       " · ",
-      modeLabel(g.level, g.no_guess),
+      g.daily ? fmt(gettext("Daily · %(level)s"), { level: levelLabel(g.level) }) : modeLabel(g.level, g.no_guess),
       ` ${g.width} × ${g.height}`,
     ),
     el("span", { class: "pill " + g.state, text: stateLabel(g.state) }),
@@ -188,18 +188,22 @@ if (wanted && document.querySelector(`.level-card[data-level="${CSS.escape(wante
 let today = null;
 let dailyReadAt = 0; // when the card was read (a clock wrong by hours reads it every 10 s at most)
 
-/** @param {import("./daily_common.js").DailyLevel} l */
+/** One level of today: its name, its players and winners, and one button: Play, Continue,
+ * or the player's result (a link to the day's standings). Every row has exactly these three
+ * parts, as the rows the page is served with, so drawing them moves nothing below.
+ * @param {import("./daily_common.js").DailyLevel} l */
 function dailyLine(l) {
   const g = l.game;
   let action;
   if (!g) action = el("button", { type: "button", class: "btn btn-primary daily-play", "data-level": l.level, text: gettext("Play"), onclick: () => playDaily(l.level) });
-  else if (["won", "lost"].includes(g.state)) action = el("a", { class: "btn", href: `/daily?level=${l.level}`, text: gettext("Standings") });
+  else if (["won", "lost"].includes(g.state)) action = el("a", { class: "btn daily-result " + g.state, href: `/daily?level=${l.level}`, title: gettext("Standings"), text: resultText(g) });
   else action = el("a", { class: "btn btn-primary", href: `/games/${g.id}`, text: gettext("Continue") });
+  const players = fmt(ngettext("%(n)s player", "%(n)s players", l.players), { n: l.players });
+  const won = fmt(ngettext("%(n)s won", "%(n)s won", l.winners), { n: l.winners });
   return el(
     "li",
-    { "data-level": l.level, "data-state": g ? g.state : "none" },
-    el("span", { class: "grow" }, el("strong", { text: levelLabel(l.level) }), el("small", { class: "muted when", text: countsText(l) })),
-    g ? el("span", { class: "pill " + g.state, text: resultText(g) }) : null,
+    { "data-daily": l.level, "data-state": g ? g.state : "none" },
+    el("span", { class: "grow" }, el("strong", { text: levelLabel(l.level) }), el("small", { class: "muted when" }, el("span", { text: players }), el("span", { class: "sep", text: " · " }), el("span", { text: won }))),
     action,
   );
 }

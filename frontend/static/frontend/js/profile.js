@@ -191,6 +191,24 @@ function drawDailyStats(daily) {
     const b = box.querySelector("b");
     if (b) b.textContent = v === null || v === undefined ? "—" : key === "best_rank" ? `#${v}` : String(v);
   }
+  // The same numbers per level, for the levels played.
+  const levels = d.levels || {};
+  const rows = SITE.levels.filter((l) => levels[l.name] && levels[l.name].played > 0).map((l) => {
+    const x = levels[l.name];
+    return el(
+      "tr",
+      { "data-level": l.name },
+      el("th", { scope: "row", text: l.label }),
+      el("td", { class: "num", text: String(x.played) }),
+      el("td", { class: "num", text: String(x.won) }),
+      el("td", { class: "num", text: `${x.current_streak} / ${x.best_streak}` }),
+      el("td", { class: "num", text: x.best_rank ? `#${x.best_rank}` : "—" }),
+    );
+  });
+  const table = $("daily-levels", HTMLTableElement);
+  table.tBodies[0].replaceChildren(...rows);
+  labelCells(table);
+  table.hidden = !rows.length;
 }
 
 const calendar = { from: "", to: "", today: "", rows: /** @type {DailyEntry[]} */ ([]) };
