@@ -143,9 +143,7 @@ def _measure(samples: int) -> dict[str, dict[str, float]]:
     count = DailyEntry.objects.filter(day=DAY, level="expert", pool="human").count()
     size = 50
     last = max(1, (count + size - 1) // size)
-    ids = list(
-        DailyEntry.objects.filter(day=DAY, level="expert").values_list("user_id", flat=True)
-    )
+    ids = list(DailyEntry.objects.filter(day=DAY, level="expert").values_list("user_id", flat=True))
     rng = random.Random(7)
     viewers = {u.pk: u for u in User.objects.filter(pk__in=rng.sample(ids, min(500, len(ids))))}
     pool = list(viewers.values())

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -184,7 +185,7 @@ class DailyBoardView(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
-            OpenApiParameter("date", str, description="YYYY-MM-DD; today by default."),
+            OpenApiParameter("date", OpenApiTypes.DATE, description="Today by default."),
             PageQuery,
             OpenApiParameter("around", str, enum=["me"]),
             OpenApiParameter("players", str, enum=list(PLAYERS)),
@@ -221,9 +222,9 @@ class PlayerDailyView(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter(
-                "from", str, description="YYYY-MM-DD; 30 days before `to` by default."
+                "from", OpenApiTypes.DATE, description="30 days before `to` by default."
             ),
-            OpenApiParameter("to", str, description="YYYY-MM-DD; today by default."),
+            OpenApiParameter("to", OpenApiTypes.DATE, description="Today by default."),
         ],
         responses={200: CalendarOut, 400: ErrorOut, 404: ErrorOut},
         operation_id="users_daily",

@@ -186,7 +186,9 @@ def arena_create(
     if starts_at is not None and starts_at < now - START_GRACE:
         raise GameError("invalid", "starts_at is in the past.", {"fields": {"starts_at": "past"}})
     if start > now + MAX_AHEAD:
-        raise GameError("invalid", "starts_at is more than 30 days ahead.")
+        raise GameError(
+            "invalid", "starts_at is more than 30 days ahead.", {"fields": {"starts_at": "far"}}
+        )
     kind = players or _players_of(player)
     _check_kind(player, kind)
     with transaction.atomic():

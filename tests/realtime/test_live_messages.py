@@ -37,6 +37,7 @@ GAME_KEYS = {
     "ranked",
     "unranked_reason",
     "race",
+    "daily",
     "end_reason",
     "result_stats",
     "seq",

@@ -75,6 +75,14 @@ SEMANTIC_400: dict[str, Any] = {
         e["code"] == "token_invalid" or _password_refused(e)
     ),
     "POST /api/me/password": lambda e: _password_refused(e),
+    # An arena starts now or later (API.md, Arenas), within 30 days (docs/ARENAS.md).
+    "POST /api/arenas": lambda e: (
+        e["code"] == "invalid" and set(e["details"].get("fields", {})) == {"starts_at"}
+    ),
+    # A calendar spans at most 366 days, `from` not after `to` (docs/DAILY.md).
+    "GET /api/users/{username}/daily": lambda e: (
+        e["code"] == "invalid" and set(e["details"]) == {"from", "to"}
+    ),
     # A DELETE's body is not sent by every client (schemathesis sends none): `code` missing.
     "DELETE /api/me/totp": lambda e: (
         e["code"] == "invalid" and set(e["details"].get("fields", {})) == {"code"}

@@ -197,7 +197,11 @@ def _alice_session(w: World) -> int:
 # refused while no past day was dealt (404), whoever asks; the day's overview and board are public.
 REST += [
     ("start the daily", _post("/api/daily/beginner", {}), (201, 201, 401, 201, 201)),
-    ("practise a past daily", _post("/api/daily/2001-01-01/beginner", {}), (404, 404, 401, 404, 404)),
+    (
+        "practise a past daily",
+        _post("/api/daily/2001-01-01/beginner", {}),
+        (404, 404, 401, 404, 404),
+    ),
     ("GET the daily", _get(lambda w: "/api/daily"), (200,) * 5),
     ("daily board", _get(lambda w: "/api/leaderboards/beginner/daily"), (200,) * 5),
     ("daily calendar", _get(lambda w: "/api/users/alice/daily"), (200,) * 5),
