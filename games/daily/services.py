@@ -57,8 +57,15 @@ def daily_deal(*, day: date, level: str) -> DailyChallenge:
     for attempt in range(rules.DEAL_TRIES):
         rng = rules.draw(settings.DAILY_SECRET, day, level, attempt)
         x, y = rng.randrange(spec.width), rng.randrange(spec.height)
+        # Never in this thread: the daily clock shares its process with the sockets' loop.
         layout = noguess.layout_for(
-            spec.width, spec.height, spec.mines, x, y, seed=str(rng.getrandbits(64))
+            spec.width,
+            spec.height,
+            spec.mines,
+            x,
+            y,
+            seed=str(rng.getrandbits(64)),
+            in_thread=False,
         )
         if layout is None:
             continue

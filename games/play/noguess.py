@@ -167,9 +167,18 @@ def prestart() -> None:
 
 
 def layout_for(
-    width: int, height: int, mines: int, x: int, y: int, *, seed: str | None = None
+    width: int,
+    height: int,
+    mines: int,
+    x: int,
+    y: int,
+    *,
+    seed: str | None = None,
+    in_thread: bool = True,
 ) -> list[int] | None:
-    """A no-guess layout for a first tap at (x, y), or None when none was found in time."""
+    """A no-guess layout for a first tap at (x, y), or None when none was found in time. When
+    the pool cannot answer, the search runs in the caller's thread, unless `in_thread` is
+    False (a background dealer, which must not hold the server's GIL: it tries again later)."""
     pool = _executor()
     try:
         future: Future[tuple[list[int] | None, int]] = pool.submit(
@@ -177,8 +186,11 @@ def layout_for(
         )
         found, tries = future.result(timeout=WAIT_S)
     except (BrokenProcessPool, TimeoutError, OSError, RuntimeError):
-        _log.warning("no-guess pool unusable: searching in this thread", exc_info=True)
         _drop_pool(pool)
+        if not in_thread:
+            _log.warning("no-guess pool unusable: no layout this time", exc_info=True)
+            return None
+        _log.warning("no-guess pool unusable: searching in this thread", exc_info=True)
         found, tries = search(width, height, mines, x, y, seed)
     if found is None:
         _log.warning(

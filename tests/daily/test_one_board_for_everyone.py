@@ -103,3 +103,27 @@ def test_concurrent_first_calls_make_one_game(alice):
     again, created_again = services.daily_start(player=alice, level="beginner")
     assert created and not created_again and game.pk == again.pk
     assert User.objects.get(pk=alice.pk).games.count() == 1
+
+
+def test_the_dealer_never_searches_in_the_servers_thread(monkeypatch):
+    """The daily clock shares its process with the sockets' loop: when the no-guess pool
+    cannot answer, the dealer gets no layout (and tries again on a later tick) instead of
+    searching in its own thread, as a request's first tap would."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from games.play import noguess
+
+    class Broken:
+        def submit(self, *args, **kwargs):
+            raise BrokenProcessPool("down")
+
+        def shutdown(self, *args, **kwargs):
+            return None
+
+    searched = []
+    monkeypatch.setattr(noguess, "_executor", lambda: Broken())
+    monkeypatch.setattr(noguess, "search", lambda *a, **k: searched.append(a) or ([0], 1))
+    assert noguess.layout_for(9, 9, 10, 4, 4, in_thread=False) is None
+    assert searched == []
+    assert noguess.layout_for(9, 9, 10, 4, 4) == [0]  # a first tap still searches here
+    assert len(searched) == 1
