@@ -50,6 +50,7 @@ from games.models import (
     RacerState,
     RaceState,
 )
+from games.play import levels
 from games.races import rules as race_rules
 from games.races import services as races
 
@@ -96,14 +97,7 @@ def _lock_player(player: User) -> None:
 
 
 def _level(level: Any) -> engine.Level:
-    spec = engine.LEVELS.get(level) if isinstance(level, str) else None
-    if spec is None:
-        raise GameError(
-            "invalid",
-            f"Unknown level {level!r}: arenas use the six levels.",
-            {"levels": list(engine.LEVELS)},
-        )
-    return spec
+    return levels.level_spec(level, what="arenas")
 
 
 def _players_of(player: User) -> str:

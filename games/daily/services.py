@@ -24,7 +24,7 @@ from games.daily import rules
 from games.engine import Board
 from games.errors import GameError
 from games.models import DailyChallenge, Game
-from games.play import noguess
+from games.play import levels, noguess
 from games.play import services as play
 
 log = logging.getLogger(__name__)
@@ -37,9 +37,7 @@ _compacted_at: datetime | None = None  # this process's last fold
 
 def check_level(level: Any) -> str:
     """A daily exists for the six levels only: anything else is 404 `not_found`."""
-    if not isinstance(level, str) or level not in engine.LEVELS:
-        raise GameError("not_found", "No daily for this level.", {"levels": list(LEVELS)})
-    return level
+    return levels.level_spec(level, what="daily", in_path=True).name
 
 
 # --- dealing -----------------------------------------------------------------------------------

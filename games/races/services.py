@@ -51,7 +51,7 @@ from games.models import (
     RaceState,
 )
 from games.play import events as play_events
-from games.play import services
+from games.play import levels, services
 from games.races import events as race_events
 from games.races import rules as race_rules
 from games.races.presenters import race_dict
@@ -152,14 +152,7 @@ def _lock_race(race_id: Any) -> Race:
 
 
 def _level_spec(level: Any) -> engine.Level:
-    spec = engine.LEVELS.get(level) if isinstance(level, str) else None
-    if spec is None:
-        raise GameError(
-            "invalid",
-            f"Unknown level {level!r}: races use the six levels.",
-            {"levels": list(engine.LEVELS)},
-        )
-    return spec
+    return levels.level_spec(level, what="races")
 
 
 # --- rooms -------------------------------------------------------------------------------------
