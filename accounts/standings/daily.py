@@ -24,9 +24,7 @@ from django.db import connections, transaction
 from django.db.models import Q
 
 from accounts.models import BoardPool, DailyEntry, DailyStats, User
-from accounts.standings.leaderboards import BoardPage, pool_of
-from demineur_site.db_router import lagging_reads
-from demineur_site.errors import DomainError
+from accounts.standings.leaderboards import BoardPage, board_snapshot, page_to_read, pool_of
 from demineur_site.formats import iso
 
 ALL_LEVELS = "all"  # DailyStats across the six levels
@@ -301,24 +299,16 @@ def daily_board_page(
     """One page of a day's board with `me`, by every board's paging rules (a page past the
     last 404, page 1 of an empty board an empty page, `around_me` the viewer's page). Read in
     one snapshot on the replica when there is one."""
-    with lagging_reads() as alias:
-        connection = connections[alias]
-        outermost = not connection.in_atomic_block
-        with transaction.atomic(using=alias):
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cur:
-                    if outermost:
-                        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                    cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            return _page(
-                board,
-                alias,
-                page=page,
-                page_size=page_size,
-                viewer=viewer,
-                around_me=around_me,
-                direct=direct,
-            )
+    with board_snapshot() as alias:
+        return _page(
+            board,
+            alias,
+            page=page,
+            page_size=page_size,
+            viewer=viewer,
+            around_me=around_me,
+            direct=direct,
+        )
 
 
 def _page(
@@ -350,10 +340,13 @@ def _page(
             else:
                 rank = rows.filter(_key(mine)).count() + 1
             me = _row(rank, mine, viewer.username)
-    if around_me:
-        page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
-    elif page > max(1, math.ceil(count / page_size)):
-        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    page = page_to_read(
+        count=count,
+        rank=me["rank"] if me is not None else None,
+        page=page,
+        page_size=page_size,
+        around_me=around_me,
+    )
     start = (page - 1) * page_size
     ordered = ("score", "achieved_at", "user_id")
     found: list[dict[str, Any]] = []

@@ -22,6 +22,8 @@ the same record chains and are kept together, so one reading of the chain rule s
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -384,31 +386,52 @@ def leaderboard_page(
     the one holding the viewer's row; a viewer with no row gets the first page. A page past
     the last is 404; page 1 of an empty board is an empty page. A board may lag: it is read
     on the replica when there is one (demineur_site.db_router), in one transaction there."""
+    with board_snapshot() as alias:
+        token = _alias.set(alias)
+        try:
+            return _leaderboard_page(
+                spec=spec,
+                page=page,
+                page_size=page_size,
+                viewer=viewer,
+                around_me=around_me,
+                now=now,
+            )
+        finally:
+            _alias.reset(token)
+
+
+@contextmanager
+def board_snapshot() -> Iterator[str]:
+    """Every board's reads (solo and daily) in one transaction on the database alias it
+    yields: the replica when there is one (demineur_site.db_router), else the primary."""
     with lagging_reads() as alias:
         connection = connections[alias]
         outermost = not connection.in_atomic_block
         with transaction.atomic(using=alias):
-            token = _alias.set(alias)
-            try:
-                if connection.vendor == "postgresql":
-                    with connection.cursor() as cur:
-                        if outermost:
-                            # The histogram, the walk and the page read one snapshot, so the
-                            # count, the rank and the rows always agree.
-                            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                        # A parallel plan costs more in worker start-up than it saves on
-                        # scans of this size, and makes the latency spiky on a small machine.
-                        cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-                return _leaderboard_page(
-                    spec=spec,
-                    page=page,
-                    page_size=page_size,
-                    viewer=viewer,
-                    around_me=around_me,
-                    now=now,
-                )
-            finally:
-                _alias.reset(token)
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cur:
+                    if outermost:
+                        # The histogram, the walk and the page read one snapshot, so the
+                        # count, the rank and the rows always agree.
+                        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                    # A parallel plan costs more in worker start-up than it saves on
+                    # scans of this size, and makes the latency spiky on a small machine.
+                    cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            yield alias
+
+
+def page_to_read(
+    *, count: int, rank: int | None, page: int, page_size: int, around_me: bool
+) -> int:
+    """Every board's paging rule: with `around_me` the page holding the viewer's `rank` (the
+    first page when they have no row); else `page`, 404 past the last one (page 1 of an
+    empty board is an empty page)."""
+    if around_me:
+        return (rank - 1) // page_size + 1 if rank is not None else 1
+    if page > max(1, math.ceil(count / page_size)):
+        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    return page
 
 
 # --- board counts (migration 0006): a histogram per board, kept by triggers ---------------
@@ -571,11 +594,14 @@ def _histogram_page(
         walk = _fetch(walk_sql, walk_params)
         rank = hist.before(bucket) + int(walk[0][0]) + 1
         me = _row(spec, rank, viewer.username, tuple(mine[4:]))
-    if around_me:
-        # The page holding the viewer's row (their rank is known), read like any page.
-        page = (rank - 1) // page_size + 1 if mine is not None else 1
-    if page > max(1, math.ceil(count / page_size)):
-        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    # With around_me, the page holding the viewer's row (their rank is known), read like any.
+    page = page_to_read(
+        count=count,
+        rank=rank if mine is not None else None,
+        page=page,
+        page_size=page_size,
+        around_me=around_me,
+    )
     offset = (page - 1) * page_size
     found_at = hist.locate(offset)
     # An empty board still reads its table (a walk of nothing): the histogram is never the

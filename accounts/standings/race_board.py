@@ -4,13 +4,12 @@ which games.races.services writes when a race is rated."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from accounts.models import RaceRating, User
-from accounts.standings.leaderboards import BoardPage, no_guess_mode, pool_of
+from accounts.standings.leaderboards import BoardPage, no_guess_mode, page_to_read, pool_of
 from accounts.standings.records import bucket_for
 from demineur_site.errors import DomainError
 from games.engine import LEVELS
@@ -73,10 +72,13 @@ def race_board_page(
     board = race_board(level=level, players=players, mode=mode)
     me = race_board_me(board, viewer)
     count = board.count()
-    if around_me:
-        page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
-    elif page > max(1, math.ceil(count / page_size)):
-        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+    page = page_to_read(
+        count=count,
+        rank=me["rank"] if me is not None else None,
+        page=page,
+        page_size=page_size,
+        around_me=around_me,
+    )
     start = (page - 1) * page_size
     rows = [
         race_board_row(row, rank=start + i + 1)

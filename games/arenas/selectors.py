@@ -4,14 +4,13 @@ private arena is listed only to whoever asks by its code."""
 
 from __future__ import annotations
 
-import math
 import uuid
 from typing import Any
 
 from django.db.models import Count, Min, Q, QuerySet
 
 from accounts.models import User
-from accounts.standings.leaderboards import BoardPage
+from accounts.standings.leaderboards import BoardPage, page_to_read
 from games.arenas.presenters import STANDINGS_ORDER, arena_dict, me_dict, standing_row
 from games.engine import LEVELS
 from games.errors import GameError
@@ -94,10 +93,13 @@ def standings_page(
     entry = entry_of(arena, viewer)
     me = standing_row(entry, rank=entry_rank(entry)) if entry is not None else None
     count = arena.joined
-    if around_me:
-        page = (me["rank"] - 1) // page_size + 1 if me is not None else 1
-    elif page > max(1, math.ceil(count / page_size)):
-        raise GameError("not_found", "Invalid page: past the last one.", {"count": count})
+    page = page_to_read(
+        count=count,
+        rank=me["rank"] if me is not None else None,
+        page=page,
+        page_size=page_size,
+        around_me=around_me,
+    )
     start = (page - 1) * page_size
     rows = [
         standing_row(e, rank=start + i + 1) for i, e in enumerate(board[start : start + page_size])
