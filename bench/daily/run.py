@@ -11,7 +11,8 @@ kept afterwards, so a re-run measures without reseeding (--reseed forces it). Th
 ANALYZE and the histogram folded (accounts migration 0014), and in interleaved rounds, server side and in process,
 `accounts.standings.daily.daily_board_page` plus `json.dumps` of the answer for: the first
 page anonymous, the first page signed in (with `me`: the viewer's rank), the middle page, the
-last page, and `around=me` of a random player. Prints p50/p99 per case and writes
+last page, `around=me` of a random player, and the same `around=me` with the rows counted
+directly (the read before the histogram, for the ratio). Prints p50/p99 per case and writes
 bench/daily/results.json. Production settings (DEBUG off)."""
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results.json"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/demineur_bench_daily"
 DAY = date(2026, 12, 3)
-CASES = ("first page", "first page, signed in", "middle page", "last page", "around=me")
+CASES = (
+    "first page",
+    "first page, signed in",
+    "middle page",
+    "last page",
+    "around=me",
+    "around=me, rows counted",  # the same read without the histogram (direct=True)
+)
 GOAL_P99_MS = 20.0
 
 
@@ -160,6 +168,8 @@ def _measure(samples: int) -> dict[str, dict[str, float]]:
             kwargs["page"] = last
         elif case == "around=me":
             kwargs.update(viewer=viewer, around_me=True)
+        elif case == "around=me, rows counted":
+            kwargs.update(viewer=viewer, around_me=True, direct=True)
         started = time.perf_counter()
         page = daily.daily_board_page(**kwargs)
         json.dumps({"count": page.count, "results": page.results, "me": page.me})
