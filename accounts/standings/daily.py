@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connections, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from accounts.models import BoardPool, DailyEntry, DailyStats, User
 from accounts.standings.leaderboards import BoardPage, board_snapshot, page_to_read, pool_of
@@ -225,17 +225,25 @@ def profile_daily(*, user_id: int, today: date) -> dict[str, Any]:
 
 
 def day_counts(day: date) -> dict[str, tuple[int, int]]:
-    """(players, winners) per level on `day`'s human board (API.md's `players`, `winners`)."""
-    counts: dict[str, tuple[int, int]] = {}
+    """(players, winners) per level on `day`'s human board (API.md's `players`, `winners`):
+    from the histogram on PostgreSQL (the winners are the buckets of wins), counted in one
+    aggregate elsewhere."""
+    connection = connections["default"]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT level, sum(n), coalesce(sum(n) FILTER (WHERE bucket < %s), 0)"
+                " FROM accounts_daily_count WHERE day = %s AND pool = %s GROUP BY level",
+                [WON_BELOW // 1000, day, BoardPool.HUMAN],
+            )
+            return {level: (int(p), int(w)) for level, p, w in cur.fetchall()}
     rows = (
         DailyEntry.objects.filter(day=day, pool=BoardPool.HUMAN)
-        .values_list("level", "state")
+        .values("level")
+        .annotate(players=Count("pk"), winners=Count("pk", filter=Q(state=WON)))
         .order_by()
     )
-    for level, state in rows.iterator():
-        players, winners = counts.get(level, (0, 0))
-        counts[level] = (players + 1, winners + (state == WON))
-    return counts
+    return {r["level"]: (r["players"], r["winners"]) for r in rows}
 
 
 def calendar(*, user_id: int, since: date, until: date) -> list[DailyEntry]:

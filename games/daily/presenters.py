@@ -108,11 +108,12 @@ def board_page_live(page: BoardPage) -> BoardPage:
         running.append(page.me["game_id"])
     if not running:
         return page
-    opened = dict(Game.objects.filter(pk__in=running).values_list("id", "opened"))
+    opened = {
+        str(game_id): cells
+        for game_id, cells in Game.objects.filter(pk__in=running).values_list("id", "opened")
+    }
     for row in [*page.results, *([page.me] if page.me else [])]:
-        for game_id, cells in opened.items():
-            if row["game_id"] == str(game_id):
-                row["opened"] = cells
+        row["opened"] = opened.get(row["game_id"], row["opened"])
     return page
 
 

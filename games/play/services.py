@@ -483,9 +483,7 @@ def _finish(
         _finish_daily(game, player=player, won=won, now=now, at_ms=at_ms)
         return
     if won:
-        review = fairplay.hold_if_superhuman(game, player=player)
-        if review is not None:
-            review.save()
+        _hold_if_superhuman(game, player=player)
     record = stats.record_game_end(
         user_id=game.player_id,
         level=game.level,
@@ -513,6 +511,13 @@ def _finish(
             )
 
 
+def _hold_if_superhuman(game: Game, *, player: User) -> None:
+    """A won game's fair-play hold (games.play.fairplay), saved in the ending transaction."""
+    review = fairplay.hold_if_superhuman(game, player=player)
+    if review is not None:
+        review.save()
+
+
 def _finish_daily(game: Game, *, player: User, won: bool, now: datetime, at_ms: int) -> None:
     """A daily game's end: the superhuman hold as for any ranked win, then the day's board and
     the daily statistics, never the solo ones (RULES.md, The daily challenge). A practice
@@ -520,9 +525,7 @@ def _finish_daily(game: Game, *, player: User, won: bool, now: datetime, at_ms: 
     if game.unranked_reason == UnrankedReason.PRACTICE or game.daily is None:
         return
     if won:
-        review = fairplay.hold_if_superhuman(game, player=player)
-        if review is not None:
-            review.save()  # unranked `review`: entry_end below keeps it off the board
+        _hold_if_superhuman(game, player=player)  # unranked `review`: off the board below
     daily_standings.entry_end(
         user=player,
         game_id=game.id,

@@ -50,6 +50,8 @@ def _seed(n: int, rng: random.Random) -> list[User]:
 
 def _agree(users: list[User]) -> None:
     count = DailyEntry.objects.filter(day=DAY, level="expert", pool="human").count()
+    winners = DailyEntry.objects.filter(day=DAY, level="expert", pool="human", state="won")
+    assert daily.day_counts(DAY) == {"expert": (count, winners.count())}
     for size in (1, 7, 50):
         last = max(1, -(-count // size))
         for page in sorted({1, 2, last // 2 or 1, last}):
