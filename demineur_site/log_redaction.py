@@ -98,14 +98,18 @@ def install_on_server_loggers() -> None:
     flt = RedactSecretsFilter()
     for name in SERVER_LOGGERS:
         _add_filter(logging.getLogger(name), flt)
-    loggers = [logging.getLogger()] + [
+    for logger in configured_loggers():
+        for handler in logger.handlers:
+            _add_filter(handler, flt)
+
+
+def configured_loggers() -> list[logging.Logger]:
+    """The root logger and every logger created so far (the servers' own among them)."""
+    return [logging.getLogger()] + [
         logger
         for logger in list(logging.Logger.manager.loggerDict.values())
         if isinstance(logger, logging.Logger)
     ]
-    for logger in loggers:
-        for handler in logger.handlers:
-            _add_filter(handler, flt)
 
 
 def configure(logging_settings: dict[str, Any] | None) -> None:

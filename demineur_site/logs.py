@@ -29,6 +29,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from pythonjsonlogger.json import JsonFormatter
 
+from demineur_site.log_redaction import configured_loggers
+
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 HEADER = "X-Request-Id"
 _WELL_FORMED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{7,63}$")
@@ -144,12 +146,7 @@ def install_on_server_handlers(log_format: str) -> None:
     them); with LOG_FORMAT=json, their formatter too, so that gunicorn's and uvicorn's lines
     are JSON as well once Django has started in the worker."""
     flt = RequestIdFilter()
-    loggers = [logging.getLogger()] + [
-        logger
-        for logger in list(logging.Logger.manager.loggerDict.values())
-        if isinstance(logger, logging.Logger)
-    ]
-    for logger in loggers:
+    for logger in configured_loggers():
         for handler in logger.handlers:
             if not any(isinstance(f, RequestIdFilter) for f in handler.filters):
                 handler.addFilter(flt)
