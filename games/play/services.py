@@ -734,38 +734,65 @@ def deal_opened_games(
         seed = str(rng.getrandbits(64)) if settings.GAME_TEST_SEED else None
         layout = noguess.layout_for(width, height, mines, x, y, seed=seed)
     won_at_once = board.reveal(x, y, rng, layout=layout).ended
-    bbbv, encoded, opened = board.bbbv(), board.encode(), board.opened_count()
+    games = _deal_opened(
+        [(player, UnrankedReason.RACE) for player in players],
+        level=level,
+        board=board,
+        opening=(x, y),
+        now=now,
+        race=race,
+        sealed=True,
+        no_guess=layout is not None,
+    )
+    return Dealt(games=games, opening=(x, y), won_at_once=won_at_once)
+
+
+def _deal_opened(
+    players: list[tuple[User, str | None]],
+    *,
+    level: str,
+    board: Board,
+    opening: tuple[int, int],
+    now: datetime,
+    **fields: Any,
+) -> list[Game]:
+    """The one shape of a game the server opens (a race's or a daily's start): for each
+    (player, unranked reason), a copy of `board` as it stands after the opening, Move 1 the
+    server's reveal of `opening` at 0 ms, the clock started `now`; won at once when the opening
+    cleared the board. `fields`: the race or daily, `sealed`, `no_guess`."""
+    won = board.status == engine.WON
+    bbbv = board.bbbv()
     copy: dict[str, Any] = {
         "level": level,
-        "width": width,
-        "height": height,
-        "mines": mines,
-        "ranked": False,
-        "unranked_reason": UnrankedReason.RACE,
-        "state": GameState.WON if won_at_once else GameState.PLAYING,
-        "end_reason": "cleared" if won_at_once else None,
-        "board": encoded,
+        "width": board.width,
+        "height": board.height,
+        "mines": board.mines,
+        "state": GameState.WON if won else GameState.PLAYING,
+        "end_reason": EndReason.CLEARED if won else None,
+        "board": board.encode(),
         "seq": 1,
         "clicks": 1,
         "mines_left": board.mines_left,
-        "opened": opened,
+        "opened": board.opened_count(),
         "bbbv": bbbv,
-        "bbbv_solved": bbbv if won_at_once else None,
+        "bbbv_solved": bbbv if won else None,
         "created_at": now,
         "started_at": now,
         "last_action_at": now,
-        "ended_at": now if won_at_once else None,
-        "elapsed_ms": 0 if won_at_once else None,
-        "race": race,
-        "sealed": True,
-        "no_guess": layout is not None,
+        "ended_at": now if won else None,
+        "elapsed_ms": 0 if won else None,
+        **fields,
     }
-    games = [Game(player=player, **copy) for player in players]
+    games = [
+        Game(player=player, ranked=reason is None, unranked_reason=reason, **copy)
+        for player, reason in players
+    ]
     Game.objects.bulk_create(games)
+    x, y = opening
     Move.objects.bulk_create(
         Move(game=g, seq=1, action=Action.REVEAL, x=x, y=y, at_ms=0, created_at=now) for g in games
     )
-    return Dealt(games=games, opening=(x, y), won_at_once=won_at_once)
+    return games
 
 
 def daily_game_deal(
@@ -780,37 +807,15 @@ def daily_game_deal(
         reason: str | None = UnrankedReason.PRACTICE
     else:
         reason = fairplay.reason_at_creation(level=challenge.level, player=player)
-    board = Board.decode(bytes(challenge.board))
-    game = Game.objects.create(
-        player=player,
+    (game,) = _deal_opened(
+        [(player, reason)],
         level=challenge.level,
-        width=challenge.width,
-        height=challenge.height,
-        mines=challenge.mines,
-        no_guess=True,
-        ranked=reason is None,
-        unranked_reason=reason,
-        state=GameState.PLAYING,
-        board=bytes(challenge.board),
-        seq=1,
-        clicks=1,
-        mines_left=board.mines_left,
-        opened=challenge.opened,
-        bbbv=challenge.bbbv,
-        created_at=now,
-        started_at=now,
-        last_action_at=now,
+        board=Board.decode(bytes(challenge.board)),
+        opening=(challenge.start_x, challenge.start_y),
+        now=now,
         daily=challenge.day,
         sealed=not practice,
-    )
-    Move.objects.create(
-        game=game,
-        seq=1,
-        action=Action.REVEAL,
-        x=challenge.start_x,
-        y=challenge.start_y,
-        at_ms=0,
-        created_at=now,
+        no_guess=True,
     )
     events.player_on_commit(player.pk, events.game_stream_event("game_start", game))
     return game
