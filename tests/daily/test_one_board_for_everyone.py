@@ -96,9 +96,8 @@ def test_dealing_twice_keeps_one_board():
     assert first.pk == again.pk and DailyChallenge.objects.count() == 1
 
 
-def test_concurrent_first_calls_make_one_game(alice):
-    """The player's row lock and the unique (user, day, level): the second call finds the
-    first's game (as two tabs at once would)."""
+def test_a_second_call_finds_the_first_game(alice):
+    """The unique (user, day, level): the second call finds the first's game."""
     game, created = services.daily_start(player=alice, level="beginner")
     again, created_again = services.daily_start(player=alice, level="beginner")
     assert created and not created_again and game.pk == again.pk
@@ -127,3 +126,32 @@ def test_the_dealer_never_searches_in_the_servers_thread(monkeypatch):
     assert searched == []
     assert noguess.layout_for(9, 9, 10, 4, 4) == [0]  # a first tap still searches here
     assert len(searched) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_first_calls_make_one_game(alice):
+    """Eight first calls at once (tabs, retries), each in its own thread and connection: the
+    player's row lock makes them one after the other, and every one answers the same game."""
+    import threading
+
+    from django.db import connection
+
+    results: list[tuple[str, bool]] = []
+    barrier = threading.Barrier(8)
+
+    def start() -> None:
+        try:
+            barrier.wait()
+            game, created = services.daily_start(player=alice, level="beginner")
+            results.append((str(game.id), created))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 8 and len({game_id for game_id, _ in results}) == 1
+    assert sorted(created for _, created in results) == [False] * 7 + [True]
+    assert Game.objects.filter(player=alice, daily__isnull=False).count() == 1
