@@ -95,21 +95,14 @@ def install_on_server_loggers() -> None:
     """The filter on the servers' loggers (records logged on them directly) and on every
     handler of every logger configured so far (records that propagate to them): Django's own
     `django` console handler, uvicorn's and gunicorn's handlers, the root's."""
+    from demineur_site.logs import configured_loggers
+
     flt = RedactSecretsFilter()
     for name in SERVER_LOGGERS:
         _add_filter(logging.getLogger(name), flt)
     for logger in configured_loggers():
         for handler in logger.handlers:
             _add_filter(handler, flt)
-
-
-def configured_loggers() -> list[logging.Logger]:
-    """The root logger and every logger created so far (the servers' own among them)."""
-    return [logging.getLogger()] + [
-        logger
-        for logger in list(logging.Logger.manager.loggerDict.values())
-        if isinstance(logger, logging.Logger)
-    ]
 
 
 def configure(logging_settings: dict[str, Any] | None) -> None:

@@ -29,8 +29,6 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from pythonjsonlogger.json import JsonFormatter
 
-from demineur_site.log_redaction import configured_loggers
-
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 HEADER = "X-Request-Id"
 _WELL_FORMED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{7,63}$")
@@ -139,6 +137,15 @@ class JsonLines(JsonFormatter):
         if not hasattr(record, "request_id"):
             RequestIdFilter().filter(record)
         return super().format(record)
+
+
+def configured_loggers() -> list[logging.Logger]:
+    """The root logger and every logger created so far (the servers' own among them)."""
+    return [logging.getLogger()] + [
+        logger
+        for logger in list(logging.Logger.manager.loggerDict.values())
+        if isinstance(logger, logging.Logger)
+    ]
 
 
 def install_on_server_handlers(log_format: str) -> None:
