@@ -42,3 +42,13 @@ os.environ.setdefault(
 from .settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The suite serves the ASGI application on a thread of its own process (tests/support/browser.py),
+# where a persistent connection per request thread is never closed until garbage collection
+# (docs/LIVE.md, "DB_POOL=1 under uvicorn"): across a whole run they reached PostgreSQL's 100
+# connections. Production's ASGI processes use the pool; the suite's server closes each request's
+# connection at its end instead (Django's `CONN_MAX_AGE = 0`). A pooled alias keeps its pool.
+for _alias in DATABASES.values():  # noqa: F405
+    _options = _alias.get("OPTIONS")
+    if not (isinstance(_options, dict) and _options.get("pool")):
+        _alias["CONN_MAX_AGE"] = 0

@@ -449,6 +449,8 @@ class Arena(models.Model):
     time_limit_ms = models.PositiveIntegerField()  # the level's race limit at the creation
     seq = models.PositiveIntegerField(default=0)  # number of the last arena event
     joined = models.PositiveIntegerField(default=0)  # players who ever joined
+    # The first races wait until this many are in the pool at once (2: no minimum).
+    min_players = models.PositiveSmallIntegerField(default=2)
 
     class Meta:
         indexes = [

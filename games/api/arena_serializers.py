@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from games.api.serializers import LevelNameField, StrictBooleanField, StrictIntegerField, _PageOut
-from games.arenas.rules import MAX_MINUTES, MIN_MINUTES
+from games.arenas.rules import MAX_MIN_PLAYERS, MAX_MINUTES, MIN_MINUTES, MIN_PLAYERS
 
 ARENA_STATES = ["scheduled", "running", "finished"]
 
@@ -20,6 +20,9 @@ class ArenaCreateIn(serializers.Serializer[Any]):
     minutes = StrictIntegerField(min_value=MIN_MINUTES, max_value=MAX_MINUTES)
     players = serializers.ChoiceField(choices=["humans", "bots"], required=False)
     private = StrictBooleanField(required=False, default=False)
+    min_players = StrictIntegerField(
+        required=False, default=MIN_PLAYERS, min_value=MIN_PLAYERS, max_value=MAX_MIN_PLAYERS
+    )
 
 
 class ArenaMeOut(serializers.Serializer[Any]):
@@ -48,6 +51,7 @@ class ArenaOut(serializers.Serializer[Any]):
     time_limit_ms = serializers.IntegerField()
     seq = serializers.IntegerField()
     joined = serializers.IntegerField()
+    min_players = serializers.IntegerField()
     me = ArenaMeOut(allow_null=True)
 
 

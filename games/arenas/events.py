@@ -4,8 +4,8 @@ published after the commit through demineur_site.publish. Every event carries th
 ids and players of its races.
 
     state      the Arena and the first page of standings, on connect (and after a gap)
-    standings  the Arena and the first page again: after a race ends, a player joins or
-               leaves, the arena starts
+    standings  the Arena and the first page again: after a race ends (`race`: its id), a
+               player joins or leaves, the arena starts (`race`: null)
     race       `race` (its id) and `players` (their names) when a race forms
     ended      the Arena and the final standings (the first page)
 
@@ -36,6 +36,7 @@ class StandingsEvent(TypedDict):
     seq: int
     arena: ArenaJson
     standings: list[Row]
+    race: str | None  # the race whose end brought these standings, else null
 
 
 class RaceFormedEvent(TypedDict):
@@ -48,11 +49,20 @@ class RaceFormedEvent(TypedDict):
 ArenaEvent = StandingsEvent | RaceFormedEvent
 
 
-def standings_event(kind: str, *, arena: ArenaJson, standings: list[Row]) -> StandingsEvent:
-    """`state`, `standings` or `ended`: the Arena (its `seq` is the event's) and the rows."""
+def standings_event(
+    kind: str, *, arena: ArenaJson, standings: list[Row], race: UUID | str | None = None
+) -> StandingsEvent:
+    """`state`, `standings` or `ended`: the Arena (its `seq` is the event's), the rows, and the
+    race whose end brought them (a `standings` frame after a race's scoring; else null)."""
     if kind not in ("state", "standings", "ended"):
         raise ValueError(kind)
-    return {"type": kind, "seq": arena["seq"], "arena": arena, "standings": standings}  # type: ignore[typeddict-item]
+    return {
+        "type": kind,  # type: ignore[typeddict-item]
+        "seq": arena["seq"],
+        "arena": arena,
+        "standings": standings,
+        "race": str(race) if race is not None else None,
+    }
 
 
 def race_formed_event(*, seq: int, race_id: UUID | str, players: list[str]) -> RaceFormedEvent:

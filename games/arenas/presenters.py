@@ -47,6 +47,7 @@ def arena_dict(arena: Arena, *, me: dict[str, Any] | None = None) -> dict[str, A
         "time_limit_ms": arena.time_limit_ms,
         "seq": arena.seq,
         "joined": arena.joined,
+        "min_players": arena.min_players,
         "me": me,
     }
 

@@ -16,6 +16,10 @@ from games.races.rules import MAX_RACERS, MIN_RACERS, ranks
 
 MIN_MINUTES = 20
 MAX_MINUTES = 180
+# An arena's optional minimum of players (docs/ARENAS.md): its first races wait until that many
+# are in the pool at once. The default, 2, is no minimum at all (a race needs two).
+MIN_PLAYERS = 2
+MAX_MIN_PLAYERS = 64
 # No race forms in the last PAIRING_STOP_MS of an arena: it would barely start before the end.
 PAIRING_STOP_MS = 30_000
 # A player who leaves an arena and joins it again waits this long before being paired.
@@ -255,3 +259,17 @@ def pairing_open(*, now: datetime, starts_at: datetime, ends_at: datetime) -> bo
     False
     """
     return starts_at <= now and (ends_at - now).total_seconds() * 1000 >= PAIRING_STOP_MS
+
+
+def pool_may_pair(*, waiting: int, min_players: int, paired_before: bool) -> bool:
+    """Whether the pool may be paired: an arena with a minimum of players forms its first races
+    only once that many wait at once (one round for all of them); after that, as usual.
+
+    >>> pool_may_pair(waiting=5, min_players=8, paired_before=False)
+    False
+    >>> pool_may_pair(waiting=8, min_players=8, paired_before=False)
+    True
+    >>> pool_may_pair(waiting=2, min_players=8, paired_before=True)
+    True
+    """
+    return paired_before or waiting >= min_players

@@ -67,13 +67,15 @@ START_GRACE = timedelta(seconds=60)
 # --- reading helpers --------------------------------------------------------------------------
 
 
-def _publish_standings(arena: Arena, kind: str = "standings") -> None:
-    """Take the arena's next seq and publish `kind` with the Arena and the first page, after
-    the commit."""
+def _publish_standings(arena: Arena, kind: str = "standings", *, race: Race | None = None) -> None:
+    """Take the arena's next seq and publish `kind` with the Arena and the first page (and the
+    race whose end brought them), after the commit."""
     arena.seq += 1
     arena.save(update_fields=["seq", "state", "joined", "ended_at", "deadline"])
     body = arena_dict(arena)
-    event = arena_events.standings_event(kind, arena=body, standings=first_page(arena))
+    event = arena_events.standings_event(
+        kind, arena=body, standings=first_page(arena), race=race.id if race is not None else None
+    )
     arena_events.arena_on_commit(arena.id, event)
 
 
@@ -131,6 +133,7 @@ def _new_arena(
     created_by: User | None,
     private: bool = False,
     schedule: str = "",
+    min_players: int = rules.MIN_PLAYERS,
     now: datetime,
 ) -> Arena:
     spec = _level(level)
@@ -144,6 +147,7 @@ def _new_arena(
                     no_guess=no_guess,
                     players=players,
                     private=private,
+                    min_players=min_players,
                     created_by=created_by,
                     schedule=schedule,
                     created_at=now,
@@ -169,12 +173,19 @@ def arena_create(
     starts_at: datetime | None = None,
     players: str | None = None,
     private: bool = False,
+    min_players: int = rules.MIN_PLAYERS,
 ) -> Arena:
     """A player's arena: `players` defaults to the creator's own kind (a human account creates
     human arenas; a bot, bot arenas) and must be it."""
     spec = _level(level)
     if not rules.MIN_MINUTES <= minutes <= rules.MAX_MINUTES:
         raise GameError("invalid", "minutes must be between 20 and 180.")
+    if not rules.MIN_PLAYERS <= min_players <= rules.MAX_MIN_PLAYERS:
+        raise GameError(
+            "invalid",
+            f"min_players must be between {rules.MIN_PLAYERS} and {rules.MAX_MIN_PLAYERS}.",
+            {"fields": {"min_players": "range"}},
+        )
     now = timezone.now()
     start = now if starts_at is None or starts_at < now else starts_at
     if starts_at is not None and starts_at < now - START_GRACE:
@@ -205,6 +216,7 @@ def arena_create(
             minutes=minutes,
             created_by=player,
             private=private,
+            min_players=min_players,
             now=now,
         )
     if start <= now:
@@ -366,7 +378,7 @@ def _score(arena: Arena, race: Race) -> bool:
         list(entries.values()),
         ["score", "races", "wins", "streak", "score_at", "race", "last_race", "waiting_since"],
     )
-    _publish_standings(arena)
+    _publish_standings(arena, race=race)
     return True
 
 
@@ -446,7 +458,14 @@ def _pair_arena(arena_id: Any, *, now: datetime) -> int:
         _back_from_races(arena, now=now)
         if not rules.pairing_open(now=now, starts_at=arena.starts_at, ends_at=arena.ends_at):
             return 0
-        groups = rules.pair(_pool(arena, now=now), now=now)
+        pool = _pool(arena, now=now)
+        if len(pool) < arena.min_players and not rules.pool_may_pair(
+            waiting=len(pool),
+            min_players=arena.min_players,
+            paired_before=Race.objects.filter(arena_id=arena.id).exists(),
+        ):
+            return 0
+        groups = rules.pair(pool, now=now)
         names = dict(
             User.objects.filter(pk__in=[p for g in groups for p in g]).values_list("pk", "username")
         )

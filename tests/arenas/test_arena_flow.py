@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.arenas import rules
-from games.models import Arena, ArenaEntry, Race
+from games.models import Arena, ArenaEntry, Race, Racer
 from tests.support.arenas import (
     arena_races,
     bots,
@@ -70,6 +70,35 @@ def test_a_pool_of_one_waits_and_two_form_a_rated_race_of_the_arena(
     assert alice_api.get(f"/api/arenas/{arena['id']}").json()["me"]["race"] == str(race.pk)
     (started,) = start_countdowns(arena["id"])
     assert started["state"] == "running" and started["rated"] is True
+
+
+def test_a_minimum_of_players_holds_the_first_races_until_that_many_wait(
+    alice_api: Any, db: Any
+) -> None:
+    players = bots(6, prefix="min")
+    arena = new_arena(players[0][1], min_players=5)
+    assert arena["min_players"] == 5
+    for _, api in players[:4]:
+        assert api.post(f"/api/arenas/{arena['id']}/join").status_code == 200
+    tick(later(5))
+    assert arena_races(arena["id"]) == []  # four wait: below the minimum, no race yet
+    players[4][1].post(f"/api/arenas/{arena['id']}/join")
+    tick(later(5.2))
+    (first,) = arena_races(arena["id"])  # five at once: one race of all of them
+    assert Racer.objects.filter(race=first).count() == 5
+    # After the first round the minimum is met: two waiting players race each other.
+    players[5][1].post(f"/api/arenas/{arena['id']}/join")
+    late = bots(1, prefix="late")[0][1]
+    late.post(f"/api/arenas/{arena['id']}/join")
+    tick(later(10))
+    assert len(arena_races(arena["id"])) == 2
+    # The default is no minimum (2), and the bounds are 2 to 64.
+    assert new_arena(alice_api)["min_players"] == 2
+    for bad in (1, 65, "5"):
+        answer = alice_api.post(
+            "/api/arenas", {"level": "beginner", "minutes": 20, "min_players": bad}, format="json"
+        )
+        assert_error(answer, 400, "invalid")
 
 
 def test_a_race_outside_arenas_says_arena_null(alice_api: Any, bob_api: Any) -> None:

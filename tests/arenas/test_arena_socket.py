@@ -22,7 +22,7 @@ ARENA_FRAME_KEYS = {
     "type", "seq", "arena", "standings", "race", "players", "id", "code", "name", "level",
     "no_guess", "private", "state", "starts_at", "ends_at", "ended_at", "created_by",
     "time_limit_ms", "joined", "me", "rank", "player", "score", "races", "wins", "streak",
-    "fire", "active",
+    "fire", "active", "min_players",
 }  # fmt: skip
 
 
@@ -72,6 +72,8 @@ async def test_a_spectator_follows_an_arena_from_the_first_join_to_the_podium(
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # every event, in order, no gap
     assert frames[3]["players"] == ["alice", "bob"]
     after_race = {r["player"]: r["score"] for r in frames[4]["standings"]}
+    assert frames[4]["race"] == frames[3]["race"]  # the standings say which race's end they follow
+    assert frames[2]["race"] is None and frames[0]["race"] is None
     assert after_race == {"alice": 4, "bob": 0}
     final = frames[-1]
     assert final["arena"]["state"] == "finished"
