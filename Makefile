@@ -74,7 +74,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -109,6 +109,11 @@ bench-watchers: venv
 .PHONY: bench-streams
 bench-streams: venv
 	$(PY) -m bench.streams.run
+
+# 200 bot players in one arena against the same bots solo: pairing delay, standings update,
+# moves, p50/p99 (docs/ARENAS.md, docs/PERFORMANCE.md).
+bench-arenas: venv
+	$(PY) -m bench.arenas.run
 
 # The daily board's reads with 100,000 players on one day, p50/p99 (docs/DAILY.md, docs/PERFORMANCE.md).
 .PHONY: bench-daily

@@ -27,6 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from accounts.locks import lock_player
 from accounts.models import AccountKind, RaceRating, User
 from accounts.standings import ratings
 from accounts.standings.records import bucket_for
@@ -89,13 +90,6 @@ def _lock_arena(arena_id: Any) -> Arena:
     if arena is None:
         raise GameError("not_found", "No such arena.")
     return arena
-
-
-def _lock_player(player: User) -> None:
-    # FOR NO KEY UPDATE: one player's actions still run one after the other, and the pairing
-    # (which holds the arena) may insert racers referencing the user meanwhile: a join or
-    # leave waiting for the arena never blocks the pairing that holds it.
-    User.objects.select_for_update(no_key=True).filter(pk=player.pk).first()
 
 
 def _level(level: Any) -> engine.Level:
@@ -197,7 +191,7 @@ def arena_create(
     kind = players or _players_of(player)
     _check_kind(player, kind)
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player, no_key=True)  # the pairing may insert racers
         own = Arena.objects.filter(
             created_by=player, state__in=(ArenaState.SCHEDULED, ArenaState.RUNNING)
         ).count()
@@ -247,7 +241,7 @@ def arena_join(*, arena_id: Any, player: User) -> Arena:
     after leaving keeps the points and waits REJOIN_PENALTY_MS before the next race."""
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player, no_key=True)  # the pairing may insert racers
         arena = _lock_arena(arena_id)
         entry = ArenaEntry.objects.filter(arena=arena, player=player).first()
         if entry is not None and entry.active:
@@ -277,7 +271,7 @@ def arena_leave(*, arena_id: Any, player: User) -> Arena:
     """Out of the pool: no more races (a race the player is in goes on and counts); the points
     stay. Leaving an arena one is not in is a no-op."""
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player, no_key=True)  # the pairing may insert racers
         arena = _lock_arena(arena_id)
         entry = ArenaEntry.objects.filter(arena=arena, player=player, active=True).first()
         if entry is None:

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.locks import lock_player
 from accounts.models import DailyEntry, User
 from accounts.standings import daily as daily_standings
 from games import engine
@@ -109,7 +110,7 @@ def daily_start(*, player: User, level: Any, now: datetime | None = None) -> tup
         with transaction.atomic():
             # The player's row lock (as game_create): two first calls at once are one after
             # the other, and the second finds the first's game.
-            User.objects.select_for_update().filter(pk=player.pk).first()
+            lock_player(player)
             existing = _own_game(player, day, level)
             if existing is not None:
                 return existing, False

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.locks import lock_player
 from accounts.models import User
 from accounts.standings import daily as daily_standings
 from accounts.standings import stats
@@ -195,7 +196,7 @@ def game_create(
         # Two creations by one player at once (two tabs, a retry) would each miss the other's
         # new game and leave two unfinished games of one level: the player's row lock makes
         # them one after the other. Moves never take this lock, so no lock order can cross.
-        User.objects.select_for_update().filter(pk=player.pk).first()
+        lock_player(player)
         games_close_idle(now=now, player=player)
         previous = Game.objects.select_for_update().filter(
             player=player,

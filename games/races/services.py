@@ -31,6 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from accounts.locks import lock_player
 from accounts.models import AccountKind, RaceRating, User
 from accounts.standings import ratings
 from accounts.standings.records import base_level, bucket_for
@@ -122,11 +123,6 @@ def _bump(race: Race, kind: str) -> None:
 # --- checks ------------------------------------------------------------------------------------
 
 
-def _lock_player(player: User) -> None:
-    # One player's race actions (two tabs, a join while queueing) run one after the other.
-    User.objects.select_for_update().filter(pk=player.pk).first()
-
-
 def _check_free(player: User) -> None:
     """A player is in at most one open or running race or queue (API.md: 409 already_racing)."""
     if Racer.objects.filter(player=player, active=True).exists():
@@ -214,7 +210,7 @@ def race_create(
         raise GameError("invalid", "max_players must be between 2 and 8.")
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         _check_free(player)
         _check_open_rooms(player)
         race = _new_race(
@@ -247,7 +243,7 @@ def _check_open_rooms(player: User) -> None:
 def race_join(*, race_id: Any, player: User) -> Race:
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         race = _lock_race(race_id)
         if Racer.objects.filter(race=race, player=player, active=True).exists():
             return race  # already in: joining again changes nothing
@@ -274,7 +270,7 @@ def race_leave(*, race_id: Any, player: User) -> Race:
     ends as lost and they are `left` (RULES.md, Races)."""
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         race = Race.objects.filter(pk=parse_race_id(race_id)).only("id", "state").first()
         if race is None:
             raise GameError("not_found", "No such race.")
@@ -317,7 +313,7 @@ def race_ready(*, race_id: Any, player: User, ready: bool = True) -> Race:
     starts by itself."""
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         race = _lock_race(race_id)
         if race.state != RaceState.OPEN:
             raise GameError("race_closed", "This race has started or ended.")
@@ -635,7 +631,7 @@ def queue_join(*, player: User, level: Any, no_guess: bool = False) -> dict[str,
         raise GameError("guest_account", "Quick match is for signed-up players: sign up first.")
     now = timezone.now()
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         entry = RaceQueueEntry.objects.filter(player=player).first()
         if entry is not None and entry.race_id is None and entry.level == key:
             return queue_status(player=player)  # already waiting for this level and mode
@@ -651,7 +647,7 @@ def queue_join(*, player: User, level: Any, no_guess: bool = False) -> dict[str,
 def queue_leave(*, player: User) -> None:
     """Leave the queue. Once matched, the place is in a race: leave the race instead."""
     with transaction.atomic():
-        _lock_player(player)
+        lock_player(player)
         deleted, _ = RaceQueueEntry.objects.filter(player=player, race__isnull=True).delete()
     if not deleted:
         raise GameError("not_found", "You are not waiting for a quick match.")

@@ -138,3 +138,27 @@ def test_the_pages_keep_no_copy_of_the_status_table():
         if re.search(r"\bgame_not_started\s*:\s*409\b", path.read_text())
     ]
     assert copies == []
+
+
+def _discarded_row_locks() -> set[str]:
+    """Modules with a statement that only locks user rows: a call whose value is thrown away
+    (an expression statement) and whose chain holds `User.objects.select_for_update`."""
+    found = set()
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and "User.objects.select_for_update" in ast.unparse(node.value)
+            ):
+                found.add(name)
+    return found
+
+
+def test_accounts_locks_is_the_one_player_row_lock():
+    # A user-row lock taken for its own sake (the row itself unread) is the player-row lock, and
+    # the one place that takes it is accounts.locks.lock_player (docs/ARCHITECTURE.md).
+    assert _discarded_row_locks() == {"accounts.locks"}
+    for module in ("games.play.services", "games.daily.services", "games.races.services"):
+        assert "lock_player(player)" in modules()[module].read_text()
+    assert "lock_player(player, no_key=True)" in modules()["games.arenas.services"].read_text()
