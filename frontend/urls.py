@@ -4,7 +4,7 @@ from django.views.i18n import JavaScriptCatalog
 from . import views
 
 # The pages whose URL is their name, each served by the view of that name (snake case).
-NAMED_PAGES = ("races", "leaderboards", "signup", "signin", "tokens", "how-to-play")
+NAMED_PAGES = ("races", "arenas", "leaderboards", "signup", "signin", "tokens", "how-to-play")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,7 @@ urlpatterns = [
     path("sw.js", views.service_worker, name="service-worker"),
     path("offline", views.offline, name="offline"),
     path("races/<str:race_id>", views.race, name="race"),
+    path("arenas/<str:arena_id>", views.arena, name="arena"),
     path("daily", views.daily, name="daily"),
     path("daily/<str:day>", views.daily, name="daily-day"),
     path("leaderboards/<str:level>", views.leaderboards, name="leaderboards-level"),

@@ -8,7 +8,8 @@ page, not a page of empty tables. ensure_csrf_cookie makes sure the page's scrip
 the CSRF token that session-authenticated API calls need.
 
 What the server decides and the scripts need to know (level sizes, the custom board's bounds,
-the race countdown, the settings' defaults and ranges, the largest page) is built here once
+the race countdown, an arena's length and its pairing stop, the settings' defaults and
+ranges, the largest page) is built here once
 (`site_constants`) and rendered into every page as a JSON data block by the `site_constants`
 template tag (base.html), so the scripts keep no copy of it (docs/FRONTEND.md, Constants)."""
 
@@ -26,6 +27,7 @@ from rest_framework.fields import ChoiceField, IntegerField
 from accounts.serializers import SettingsSerializer
 from accounts.services import SETTINGS_DEFAULTS
 from demineur_site.pagination import Pagination
+from games.arenas import rules as arena_rules
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, custom_mines_max
 from games.engine import LEVELS as ENGINE_LEVELS
 from games.errors import GameError
@@ -89,6 +91,11 @@ def site_constants() -> dict[str, Any]:
             "min_racers": race_rules.MIN_RACERS,
             "max_racers": race_rules.MAX_RACERS,
         },
+        "arena": {
+            "min_minutes": arena_rules.MIN_MINUTES,
+            "max_minutes": arena_rules.MAX_MINUTES,
+            "pairing_stop_ms": arena_rules.PAIRING_STOP_MS,
+        },
         "settings": _settings_bounds(),
         "max_page_size": Pagination.max_page_size,
         "modes": MODE_LABELS,
@@ -140,6 +147,48 @@ def races(request: HttpRequest) -> HttpResponse:
     """The race lobby; a new race's "players at most" is picked among the sizes a race may have."""
     sizes = range(race_rules.MIN_RACERS, race_rules.MAX_RACERS + 1)
     return _page(request, "races.html", page="races", race_sizes=list(sizes))
+
+
+def _arena_points() -> dict[str, int]:
+    """The points of a race as the arena page's rules say them, from the rules themselves
+    (docs/ARENAS.md, Points): a small race (two to four racers) and a big one."""
+    result = arena_rules.RaceResult
+    big = arena_rules.BIG_RACE
+    return {
+        "win": arena_rules.base_points(result(1, 2, True)),
+        "win_big": arena_rules.base_points(result(1, big, True)),
+        "top": arena_rules.base_points(result(2, 4, True)),
+        "top_big": arena_rules.base_points(result(2, 2 * big, True)),
+        "big": big,
+        "stop_s": arena_rules.PAIRING_STOP_MS // 1000,
+    }
+
+
+# A private arena's code as a player types it into a link (games.races.rules.normalize_code).
+ARENA_CODE = re.compile(r"^[A-Za-z0-9-]{4,12}$")
+
+
+@ensure_csrf_cookie
+def arena(request: HttpRequest, arena_id: str) -> HttpResponse:
+    """One arena: the countdown, join and leave, the player's race, the live standings and the
+    podium (docs/ARENAS.md, The site). `/arenas/<code>` is a private arena's short link: the
+    code is looked up as `GET /api/arenas?code=` does and answered with the arena's own
+    address; an unknown id or code is the site's 404 page."""
+    if GAME_ID.match(arena_id):
+        return _page(request, "arena.html", page="arena", arena_id=arena_id, points=_arena_points())
+    if ARENA_CODE.match(arena_id):
+        from django.shortcuts import redirect
+
+        from games.arenas import selectors as arena_selectors
+
+        found = arena_selectors.arena_list(state=None, level=None, code=arena_id).first()
+        if found is not None:
+            return redirect("arena", arena_id=str(found.pk))
+    context = {
+        "heading": _("No such arena"),
+        "text": _("No arena has this address or code. It may be mistyped."),
+    }
+    return render(request, "404.html", context, status=404)
 
 
 @ensure_csrf_cookie
@@ -215,6 +264,8 @@ signup = _simple_page("signup.html", "signup")
 signin = _simple_page("signin.html", "signin")
 tokens = _simple_page("tokens.html", "tokens")
 home = _simple_page("home.html", "home")
+# The arenas (docs/ARENAS.md, The site): the lists and the form to create one.
+arenas = _simple_page("arenas.html", "arenas")
 how_to_play = _simple_page("how_to_play.html", "how")
 settings_page = _simple_page("settings.html", "settings")
 # The account's lifecycle (docs/ACCOUNTS.md): the account page and the mailed links' pages.

@@ -1,6 +1,6 @@
 // @ts-check
 // What the server decides and the scripts need to know: the levels and their sizes, the
-// custom board's bounds, the race countdown and the number of racers, the settings' defaults
+// custom board's bounds, the race countdown and the number of racers, an arena's length, the settings' defaults
 // and ranges, the largest page of a list. The server renders them into every page
 // (frontend/views.py site_constants, base.html: the JSON of <html data-site-constants>) and
 // this module reads them once, so no script keeps a copy of a server constant
@@ -24,6 +24,8 @@
  * @property {{ classic: string, no_guess: string }} modes  the modes' words (RULES.md, No-guess boards)
  *   a custom board's sides, and the cells kept free of mines (at most width × height − kept_free)
  * @property {{ countdown_ms: number, min_racers: number, max_racers: number }} race
+ * @property {{ min_minutes: number, max_minutes: number, pairing_stop_ms: number }} arena  an
+ *   arena's length, and how long before its end no race forms (docs/ARENAS.md)
  * @property {{ defaults: PlayerSettings, long_press_ms: { min: number, max: number }, themes: string[] }} settings
  * @property {number} max_page_size  the most rows a list gives in one page (API.md, Lists)
  */
