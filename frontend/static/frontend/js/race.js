@@ -65,6 +65,7 @@ function draw(was) {
   drawCountdown();
   drawProgress();
   drawMyGame();
+  drawArena();
   if (r.state === "finished") drawResults(was !== "finished");
   if (r.state === "cancelled") say(gettext("This race was cancelled: everybody left before the start."));
 }
@@ -247,6 +248,61 @@ function onProgress(msg) {
   }
   race.seq = order.seq;
   drawProgress();
+  drawArena();
+}
+
+// --- a race of an arena (docs/ARENAS.md, The site) -----------------------------------------------
+// The way back to the arena; and once the racer's own game is over they are back in the arena's
+// pool, so the page follows the arena's feed and goes to their next race as soon as it forms.
+
+/** @type {import("./live.js").Follow | null} */
+let arenaFeed = null;
+
+function drawArena() {
+  const r = shown();
+  if (!r.arena) return;
+  const back = `/arenas/${r.arena}`;
+  $("race-arena").hidden = false;
+  $("race-arena-link", HTMLAnchorElement).href = back;
+  const another = $("another-race", HTMLAnchorElement);
+  another.href = back;
+  another.textContent = gettext("Back to the arena");
+  const you = myRacer(r);
+  const over = !!you && ["won", "lost", "left"].includes(you.state);
+  if (!over || arenaFeed) return;
+  const arenaId = r.arena;
+  const note = $("race-arena-note");
+  /** @param {string} next */
+  const go = (next) => {
+    if (next === raceId) return;
+    note.textContent = gettext("Your next race in the arena is starting…");
+    if (arenaFeed) arenaFeed.close();
+    location.assign(`/races/${next}`);
+  };
+  const check = async () => {
+    try {
+      const a = await api("GET", `/api/arenas/${arenaId}`);
+      if (a.state === "finished") {
+        note.textContent = gettext("The arena is over: its podium is on the arena's page.");
+        if (arenaFeed) arenaFeed.close();
+      } else if (a.me && a.me.race && a.me.race !== raceId && a.me.active !== false) {
+        const next = await api("GET", `/api/races/${a.me.race}`);
+        if (next.state === "countdown" || next.state === "running") go(next.id);
+      }
+    } catch (err) {
+      /* the feed says it next time */
+    }
+  };
+  note.hidden = false;
+  note.textContent = gettext("Your game is over: you are back in the arena's pool. Your next race opens here by itself.");
+  arenaFeed = followSocket(`/ws/arenas/${arenaId}`, {
+    onFrame: (f) => {
+      if (f.type === "race" && (f.players || []).includes(me())) go(String(f.race));
+      else if (f.type === "state" || f.type === "ended") check();
+    },
+    poll: check,
+    pollMs: 3000,
+  });
 }
 
 // --- the racer's own board --------------------------------------------------------------------

@@ -41,6 +41,7 @@ import { modeLabel } from "./constants.js";
  * @property {string | null} starts_at
  * @property {number} time_limit_ms
  * @property {Racer[]} racers
+ * @property {string | null} [arena]  the arena whose race this is (docs/ARENAS.md), else null
  */
 
 /** The server's race refusals in the page's language (API.md, Races); others keep theirs.
