@@ -178,6 +178,20 @@ function drawRaces(races) {
   if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
 }
 
+// --- arenas: the record kept with the race statistics (docs/ARENAS.md, Profiles) ---------------
+
+/** @param {{ played?: number, podiums?: number, best_rank?: number | null } | undefined} arenas */
+function drawArenas(arenas) {
+  /** @type {Record<string, unknown>} */
+  const a = arenas || { played: 0, podiums: 0, best_rank: null };
+  for (const box of document.querySelectorAll("#arena-stats [data-arena-stat]")) {
+    const key = /** @type {HTMLElement} */ (box).dataset.arenaStat || "";
+    const v = a[key];
+    const b = box.querySelector("b");
+    if (b) b.textContent = v === null || v === undefined ? "—" : key === "best_rank" ? `#${v}` : String(v);
+  }
+}
+
 // --- the daily challenge: streaks and the calendar (API.md, GET /api/users/{name}/daily) -----
 
 /** A calendar row: one daily of the player. @typedef {{ date: string, level: string, state: string, time_ms: number | null, opened: number, place: number | null, ranked: boolean, game_id: string }} DailyEntry */
@@ -300,6 +314,7 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
     races = null; // no race statistics to show: the totals say zero
   }
   drawRaces(races);
+  drawArenas(races ? races.arenas : undefined);
   drawDailyStats(profile.daily);
   await loadCalendar();
   if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
