@@ -63,6 +63,7 @@ PAGES_AT_360 = [
     "/",
     "/daily",
     "/races",
+    "/arenas",
     "/leaderboards/beginner",
     "/how-to-play",
     "/settings",

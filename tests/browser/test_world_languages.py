@@ -108,6 +108,7 @@ def test_the_menu_names_each_language_in_itself(desktop: Any) -> None:
 PAGES_AT_360 = [
     "/",
     "/races",
+    "/arenas",
     "/leaderboards/beginner",
     "/how-to-play",
     "/settings",

@@ -1,0 +1,233 @@
+"""Arenas in real Chromium (docs/ARENAS.md, The site): alice creates an arena from /arenas,
+alice and bob join it in two browsers, the race clock (running in the test process as in a
+server's, tests/support/races.py) pairs them, each race is played on the race page by both
+(bob hits a mine, alice clears her board), the arena page and a spectator's show the
+standings change live (alice's points, then her fire after two wins), the test brings the
+arena's end forward (the controlled clock: `Arena.ends_at` and `deadline` moved to now, as
+tests/arenas/test_arena_of_bots.py does) and both players see the podium, which stays after
+a reload; the profile shows the arena record. The arena pages fit a 360 px phone."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from games.models import Arena
+from games.races.clock import RaceClock
+from tests.support.boards import board_of, mine_cell, safe_cells
+from tests.support.browser import new_context, screenshot, sign_up_by_api
+
+pytestmark = pytest.mark.browser
+
+ARENA_URL = re.compile(r"/arenas/[0-9a-f-]{36}$")
+RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
+PAIRED_S = 30_000  # a pairing: the next tick, or the 15 s a rematch of the same two waits
+
+
+def own_cell(page: Any, x: int, y: int) -> Any:
+    return page.locator(f'#board .cell[data-x="{x}"][data-y="{y}"]')
+
+
+def my_game(page: Any, player: str) -> str:
+    """The racer's game in the race the page shows (GET /api/races/{id}, as the page reads it)."""
+    race = page.request.get("/api/races/" + page.url.rsplit("/", 1)[1]).json()
+    return str(next(r["game"] for r in race["racers"] if r["player"] == player))
+
+
+def racing(page: Any) -> None:
+    """The race page of a race that has started: the racer's own board is there."""
+    expect(page.locator("#race")).to_have_attribute("data-state", "running", timeout=10_000)
+    expect(page.locator("#board .cell")).to_have_count(81)
+
+
+def clear_board(page: Any, game_id: str) -> None:
+    """Open every safe cell of the page's own board by clicking it, as a player does."""
+    for x, y in safe_cells(board_of(game_id)):
+        if own_cell(page, x, y).get_attribute("data-v") == "#":
+            own_cell(page, x, y).click()
+            expect(own_cell(page, x, y)).not_to_have_attribute("data-v", "#")
+    expect(page.locator("#result")).to_contain_text("You won")
+
+
+def open_then_hit_a_mine(page: Any, game_id: str) -> None:
+    """One safe cell (a move of the racer's own: the race counts them in), then a mine."""
+    x, y = safe_cells(board_of(game_id))[0]
+    own_cell(page, x, y).click()
+    expect(own_cell(page, x, y)).not_to_have_attribute("data-v", "#")
+    x, y = mine_cell(board_of(game_id))
+    own_cell(page, x, y).click()
+    expect(page.locator("#result")).to_contain_text("You opened a mine.")
+
+
+def race_once(alice: Any, bob: Any) -> str:
+    """Both pages are on the same race: bob hits a mine, alice clears her board; the race
+    ends. Returns its id."""
+    expect(alice).to_have_url(RACE_URL, timeout=PAIRED_S)
+    expect(bob).to_have_url(RACE_URL, timeout=PAIRED_S)
+    assert alice.url == bob.url
+    for page in (alice, bob):
+        racing(page)
+        expect(page.locator("#race-arena-link")).to_be_visible()  # the way back to the arena
+    open_then_hit_a_mine(bob, my_game(bob, "bob"))
+    # bob's game is over: he is back in the arena's pool, and his race page says so.
+    expect(bob.locator("#race-arena-note")).to_contain_text("back in the arena's pool")
+    clear_board(alice, my_game(alice, "alice"))
+    for page in (alice, bob):
+        expect(page.locator("#race")).to_have_attribute("data-state", "finished", timeout=10_000)
+        expect(page.locator("#another-race")).to_have_text("Back to the arena")
+    return str(alice.url.rsplit("/", 1)[1])
+
+
+def standing(page: Any, player: str) -> Any:
+    return page.locator(f"#standings tbody tr[data-player={player}]")
+
+
+def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
+    browser: Any, live: str, desktop: Any, laptop: Any, race_clock: RaceClock
+) -> None:
+    sign_up_by_api(desktop, "alice")
+    sign_up_by_api(laptop, "bob")
+    alice, bob = desktop.new_page(), laptop.new_page()
+
+    # alice creates an arena from the list: Beginner, now, 20 minutes.
+    alice.goto("/arenas")
+    expect(alice.locator("#site-menu nav a[href='/arenas']")).to_have_attribute(
+        "aria-current", "page"
+    )
+    alice.fill("#create-arena input[name=name]", "Friday Beginner")
+    alice.select_option("#create-arena select[name=level]", "beginner")
+    alice.fill("#create-arena input[name=minutes]", "20")
+    alice.click("#create-arena button[type=submit]")
+    alice.wait_for_url(ARENA_URL)
+    arena_id = alice.url.rsplit("/", 1)[1]
+    expect(alice.locator("#arena")).to_have_attribute("data-state", "running")
+    expect(alice.locator("#arena-title")).to_have_text("Friday Beginner")
+    expect(alice.locator("#arena-when")).to_have_text("Ends in")
+    expect(alice.locator("#arena-clock")).to_have_text(re.compile(r"^(20:00|19:5\d)$"))
+    expect(alice.locator("#standings-empty")).to_be_visible()
+
+    # A spectator, signed in as nobody, watches the standings live.
+    watching = new_context(browser, live, 1280, 860)
+    watcher = watching.new_page()
+    watcher.goto(f"/arenas/{arena_id}")
+    expect(watcher.locator("#standings-live")).to_be_visible()  # the socket is live
+    expect(watcher.locator("#arena-join")).to_be_hidden()
+    expect(watcher.locator("#arena-signin")).to_be_visible()
+
+    # bob finds it in the list of running arenas; both join.
+    bob.goto("/arenas")
+    row = bob.locator(f'#arenas-running li[data-arena="{arena_id}"]')
+    expect(row).to_contain_text("Friday Beginner")
+    expect(row).to_contain_text("Beginner · 20 min")
+    screenshot(bob, "arenas-list")
+    row.locator("a.btn").click()
+    bob.wait_for_url(f"**/arenas/{arena_id}")
+    alice.click("#arena-join")
+    expect(alice.locator("#arena-leave")).to_be_visible()
+    expect(alice.locator("#arena-hint")).to_contain_text("You are in the pool")
+    expect(standing(watcher, "alice")).to_be_visible()  # the join reached the spectator live
+    expect(standing(alice, "alice")).to_have_class(re.compile(r"\bme\b"))
+    bob.click("#arena-join")
+
+    # The clock pairs them: both arena pages go to the race page by themselves.
+    first = race_once(alice, bob)
+    expect(standing(watcher, "alice")).to_have_attribute("data-score", "4")
+    expect(standing(watcher, "bob")).to_have_attribute("data-score", "0")
+    expect(standing(watcher, "alice")).to_have_attribute("data-rank", "1")
+    expect(standing(watcher, "alice")).to_have_attribute("data-fire", "false")
+
+    # alice goes back to the arena: the standings with her row, her rank and points.
+    alice.click("#race-arena-link")
+    alice.wait_for_url(f"**/arenas/{arena_id}")
+    expect(standing(alice, "alice")).to_have_attribute("data-score", "4")
+    expect(standing(alice, "alice").locator("td").nth(4)).to_have_text("1")  # a win
+    expect(alice.locator("#arena-you [data-me=rank] b")).to_have_text("#1")
+    expect(alice.locator("#arena-you [data-me=score] b")).to_have_text("4")
+    expect(alice.locator("#arena-mine")).to_be_hidden()  # her last race is over
+    screenshot(alice, "arena-standings")
+
+    # The second race forms (the same two wait 15 s for a third player first): alice's arena
+    # page and bob's race page both go to it by themselves.
+    second = race_once(alice, bob)
+    assert second != first
+    # Two wins in a row: the fire is lit, and the second win made 8 points.
+    expect(standing(watcher, "alice")).to_have_attribute("data-score", "8")
+    expect(standing(watcher, "alice")).to_have_attribute("data-fire", "true")
+    expect(standing(watcher, "alice").locator(".fire")).to_be_visible()
+    expect(standing(watcher, "bob").locator("td").nth(3)).to_have_text("2")  # two races
+
+    # The controlled clock: the arena's end brought to now. No race is running: it finishes.
+    end = timezone.now() + timedelta(seconds=1)
+    assert Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end) == 1
+    for page in (alice, bob):
+        page.click("#race-arena-link")
+        page.wait_for_url(f"**/arenas/{arena_id}")
+    for page in (alice, bob, watcher):
+        expect(page.locator("#arena")).to_have_attribute("data-state", "finished", timeout=10_000)
+        podium = page.locator("#podium li")
+        expect(podium).to_have_count(2)
+        expect(podium.nth(0)).to_have_attribute("data-player", "alice")
+        expect(podium.nth(0)).to_contain_text("8 points")
+        expect(podium.nth(1)).to_have_attribute("data-player", "bob")
+        expect(page.locator("#arena-join")).to_be_hidden()
+        expect(page.locator("#arena-leave")).to_be_hidden()
+    expect(alice.locator("#arena-hint")).to_contain_text("final standings")
+    screenshot(alice, "arena-podium")
+    # The results stay: a reload shows the same podium and standings.
+    bob.reload()
+    expect(bob.locator("#podium li").nth(0)).to_have_attribute("data-player", "alice")
+    expect(standing(bob, "bob")).to_have_class(re.compile(r"\bme\b"))
+    bob.goto("/arenas")
+    expect(bob.locator(f'#arenas-finished li[data-arena="{arena_id}"]')).to_be_visible()
+
+    # The profile's arena record: one arena played, one podium, best rank 1.
+    alice.goto("/players/alice")
+    expect(alice.locator("#arena-stats [data-arena-stat=played] b")).to_have_text("1")
+    expect(alice.locator("#arena-stats [data-arena-stat=podiums] b")).to_have_text("1")
+    expect(alice.locator("#arena-stats [data-arena-stat=best_rank] b")).to_have_text("#1")
+    bob.goto("/players/bob")
+    expect(bob.locator("#arena-stats [data-arena-stat=best_rank] b")).to_have_text("#2")
+    watching.close()
+
+
+def test_the_arena_pages_fit_a_phone(phone: Any, laptop: Any, race_clock: RaceClock) -> None:
+    sign_up_by_api(phone, "erin")
+    sign_up_by_api(laptop, "frank")
+    erin = phone.new_page()
+    erin.goto("/arenas")
+    assert erin.evaluate("document.documentElement.scrollWidth") <= 360
+    # A private arena that starts later: its code, a countdown to the start.
+    erin.check("#create-arena input[name=start][value=later]")
+    expect(erin.locator("#create-arena input[name=starts_at]")).to_be_visible()
+    erin.check("#create-arena input[name=private]")
+    erin.click("#create-arena button[type=submit]")
+    erin.wait_for_url(ARENA_URL)
+    expect(erin.locator("#arena")).to_have_attribute("data-state", "scheduled")
+    expect(erin.locator("#arena-when")).to_have_text("Starts in")
+    expect(erin.locator("#arena-clock")).to_have_text(re.compile(r"^(1:00:00|59:\d\d)$"))
+    erin.click("#arena-join")
+    expect(erin.locator("#arena-hint")).to_contain_text("your first race forms at the start")
+    # frank has the code: /arenas/<code> is the arena's short link, and he joins there.
+    code = erin.locator("#arena-code").inner_text()
+    frank = laptop.new_page()
+    frank.goto(f"/arenas/{code.lower()}")
+    expect(frank).to_have_url(erin.url)
+    frank.click("#arena-join")
+    expect(erin.locator("#standings tbody tr")).to_have_count(2)
+    expect(erin.locator("#standings tbody tr[data-player=erin] td").first).to_have_attribute(
+        "data-label", "Rank"
+    )  # a card per row on a phone
+    assert erin.evaluate("document.documentElement.scrollWidth") <= 360
+    screenshot(erin, "arena-phone", full_page=True)
+    # Not in the public list (private), but found by its code from the list's form.
+    erin.goto("/arenas")
+    expect(erin.locator("#scheduled-empty")).to_be_visible()
+    erin.fill("#arena-code-form input[name=code]", code)
+    erin.click("#arena-code-form button[type=submit]")
+    erin.wait_for_url(ARENA_URL)
+    expect(erin.locator("#arena-code")).to_have_text(code)
