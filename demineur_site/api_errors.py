@@ -304,11 +304,13 @@ def handler500(request: HttpRequest) -> HttpResponse:
         if outage:
             return service_unavailable_response()
         return _json_error(500, "server_error", "Internal server error.")
-    from django.views.defaults import server_error
+    # frontend/templates/500.html, rendered without the request's context processors: during an
+    # outage nothing may read the database (the user, the session).
+    from django.template import loader
 
-    response = server_error(request)
+    page = loader.get_template("500.html").render({"outage": outage})
+    response = HttpResponse(page, status=503 if outage else 500)
     if outage:
-        response.status_code = 503
         response["Retry-After"] = str(SERVICE_UNAVAILABLE_RETRY_AFTER)
     return response
 

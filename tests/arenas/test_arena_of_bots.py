@@ -83,12 +83,23 @@ class Bot:
             self.game = None
 
 
-def _work(bots: list[Bot], arena_id: str) -> None:
-    while not all(b.done for b in bots):
+def _work(bots: list[Bot], arena_id: str, halt: threading.Event) -> None:
+    """Step the bots until they are done, or the test is over (passed or not: a worker left
+    running would go on loading the server under the tests that follow)."""
+    while not halt.is_set() and not all(b.done for b in bots):
         for bot in bots:
-            if not bot.done:
+            if not bot.done and not halt.is_set():
                 bot.step(arena_id)
         time.sleep(0.02)
+
+
+def _pool_view(arena_id: str) -> list[tuple[Any, ...]]:
+    """What the server holds of each entry: for the message of a failed wait."""
+    return list(
+        ArenaEntry.objects.filter(arena_id=arena_id)
+        .order_by("player__username")
+        .values_list("player__username", "active", "race_id", "waiting_since", "eligible_at")
+    )
 
 
 def _read_stream(base: str, token: str, out: list[dict[str, Any]], stop: threading.Event) -> None:
@@ -124,24 +135,31 @@ def test_twenty_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_
     Arena.objects.filter(pk=arena["id"]).update(starts_at=now, deadline=now)
     names = [f"ab{prefix}{i:02d}" for i in range(BOTS)]
     bots = [Bot(api, names[i], win=i % 4 == 0) for i, api in enumerate(clients)]
+    halt = threading.Event()
     threads = [
-        threading.Thread(target=_work, args=(bots[i::WORKERS], arena["id"]), daemon=True)
+        threading.Thread(target=_work, args=(bots[i::WORKERS], arena["id"], halt), daemon=True)
         for i in range(WORKERS)
     ]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + 240
-    while min(len(b.played) for b in bots) < ROUNDS and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert min(len(b.played) for b in bots) >= ROUNDS, [len(b.played) for b in bots]
-    # The controlled clock: the arena's end brought to now. Races still on end and count.
-    end = timezone.now() + timedelta(seconds=1)
-    Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
-    while Arena.objects.get(pk=arena["id"]).state != "finished" and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for thread in threads:
-        thread.join(timeout=30)
-    stop.set()
+    try:
+        deadline = time.monotonic() + 240
+        while min(len(b.played) for b in bots) < ROUNDS and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert min(len(b.played) for b in bots) >= ROUNDS, (
+            [len(b.played) for b in bots],
+            _pool_view(arena["id"]),
+        )
+        # The controlled clock: the arena's end brought to now. Races still on end and count.
+        end = timezone.now() + timedelta(seconds=1)
+        Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
+        while Arena.objects.get(pk=arena["id"]).state != "finished" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for thread in threads:
+            thread.join(timeout=30)
+    finally:
+        halt.set()
+        stop.set()
     reader.join(timeout=15)
 
     final = clients[0].get(f"/api/arenas/{arena['id']}").json()

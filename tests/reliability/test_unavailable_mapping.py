@@ -66,3 +66,25 @@ def test_other_errors_stay_what_they_were() -> None:
     assert _body(answer)["error"]["code"] == "server_error"  # type: ignore[index]
     response = exception_handler(ValidationError({"x": ["bad"]}), {})
     assert response is not None and response.status_code == 400
+
+
+@pytest.mark.parametrize(("outage", "status"), [(True, 503), (False, 500)])
+def test_the_error_page_is_a_phone_page_in_the_visitors_language(outage: bool, status: int) -> None:
+    # Rendered while the database may be down: it reads nothing but the template, fits a phone
+    # (a page without a viewport is drawn 980 px wide there) and offers to try again.
+    from django.utils import translation
+
+    error: Exception = OperationalError("connection refused") if outage else ValueError("a bug")
+    with translation.override("fr"):
+        try:
+            raise error
+        except Exception:
+            page = handler500(RequestFactory().get("/how-to-play"))
+    html = page.content.decode()
+    assert page.status_code == status
+    assert page["Content-Type"].startswith("text/html")
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    assert '<html lang="fr">' in html and "Réessayer" in html
+    heading = "Démineur est indisponible" if outage else "Une erreur s'est produite"
+    assert heading in html
+    assert ("Retry-After" in page) is outage
