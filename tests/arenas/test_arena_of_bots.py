@@ -48,6 +48,7 @@ class Bot:
         self.played: list[str] = []
         self.game: str | None = None
         self.done = False
+        self.resets = 0  # requests lost to a reset connection, tried again
         self.solver = DeductionSolver()
 
     def step(self, arena_id: str) -> None:
@@ -83,13 +84,21 @@ class Bot:
             self.game = None
 
 
-def _work(bots: list[Bot], arena_id: str, halt: threading.Event) -> None:
+def _work(bots: list[Bot], arena_id: str, halt: threading.Event, errors: list[str]) -> None:
     """Step the bots until they are done, or the test is over (passed or not: a worker left
     running would go on loading the server under the tests that follow)."""
     while not halt.is_set() and not all(b.done for b in bots):
         for bot in bots:
             if not bot.done and not halt.is_set():
-                bot.step(arena_id)
+                try:
+                    bot.step(arena_id)
+                except httpx.TransportError:
+                    # A kept-alive connection the server closed as the bot reused it (a
+                    # reset): a client tries again, at its next step.
+                    bot.resets += 1
+                except Exception as exc:  # anything else fails the test, with what it was
+                    errors.append(f"{bot.name}: {exc!r}")
+                    return
         time.sleep(0.02)
 
 
@@ -136,16 +145,22 @@ def test_twenty_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_
     names = [f"ab{prefix}{i:02d}" for i in range(BOTS)]
     bots = [Bot(api, names[i], win=i % 4 == 0) for i, api in enumerate(clients)]
     halt = threading.Event()
+    errors: list[str] = []
     threads = [
-        threading.Thread(target=_work, args=(bots[i::WORKERS], arena["id"], halt), daemon=True)
+        threading.Thread(
+            target=_work, args=(bots[i::WORKERS], arena["id"], halt, errors), daemon=True
+        )
         for i in range(WORKERS)
     ]
     for thread in threads:
         thread.start()
     try:
         deadline = time.monotonic() + 240
-        while min(len(b.played) for b in bots) < ROUNDS and time.monotonic() < deadline:
+        while (
+            min(len(b.played) for b in bots) < ROUNDS and time.monotonic() < deadline and not errors
+        ):
             time.sleep(0.2)
+        assert not errors, errors
         assert min(len(b.played) for b in bots) >= ROUNDS, (
             [len(b.played) for b in bots],
             _pool_view(arena["id"]),
@@ -161,6 +176,7 @@ def test_twenty_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_
         halt.set()
         stop.set()
     reader.join(timeout=15)
+    assert not errors, errors
 
     final = clients[0].get(f"/api/arenas/{arena['id']}").json()
     assert final["state"] == "finished" and final["joined"] == BOTS
