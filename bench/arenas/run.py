@@ -4,7 +4,7 @@ solo Beginner no-guess games for as long, in one run on this machine.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/demineur REDIS_URL=redis://127.0.0.1:6379/0 \\
         .venv/bin/python -m bench.arenas.run                 # `make bench-arenas` runs this
     ... -m bench.arenas.run --quick                          # 40 bots, 40 s a phase
-    ... -m bench.arenas.run --bots 200 --seconds 180 --think-ms 1000
+    ... -m bench.arenas.run --think-ms 1000 --seconds 180    # past what 2 cores serve
 
 The production layout of bench/races (whose servers it uses): gunicorn sync workers for the
 REST API, uvicorn workers for /ws/ with their lifespan on, so the race clock thread runs in
@@ -435,9 +435,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--bots", type=int, default=200, help="bot players (200)")
-    parser.add_argument("--seconds", type=int, default=180, help="length of each phase (180)")
+    parser.add_argument("--seconds", type=int, default=150, help="length of each phase (150)")
     parser.add_argument(
-        "--think-ms", type=float, default=1000, help="a bot's pause before each move (1000)"
+        "--think-ms", type=float, default=3000, help="a bot's pause before each move (3000)"
     )
     parser.add_argument("--quick", action="store_true", help="40 bots, 40 s a phase")
     args = parser.parse_args()
