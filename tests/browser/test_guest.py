@@ -81,6 +81,9 @@ def test_the_game_pages_new_game_makes_a_visitor_a_guest(desktop: Any) -> None:
     page.on("dialog", lambda d: d.accept())
     page.goto(watched)
     expect(page.locator("body")).to_have_attribute("data-user", "")
+    # The watched game is on the page (New game repeats its level: before it has loaded there
+    # is nothing to repeat, and a click then would do nothing).
+    expect(page.locator("#board .cell")).to_have_count(81)
     page.click("#new-game")
     page.wait_for_url(lambda url: url != watched and "/games/" in url)
     expect(page.locator("#board .cell")).to_have_count(81)
