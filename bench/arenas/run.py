@@ -283,21 +283,22 @@ async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
 
 
 def _start_now(arena_id: str) -> None:
-    from django.utils import timezone
-
-    from games.models import Arena as ArenaRow
-
-    now = timezone.now()
-    ArenaRow.objects.filter(pk=arena_id).update(starts_at=now, deadline=now)
+    _bring_to_now(arena_id, "starts_at")
 
 
 def _end_now(arena_id: str) -> None:
+    _bring_to_now(arena_id, "ends_at", seconds=1)
+
+
+def _bring_to_now(arena_id: str, field: str, seconds: float = 0) -> None:
+    """The controlled clock of tests/arenas: the arena's start or end (and the clock's next
+    deadline with it) moved to now."""
     from django.utils import timezone
 
     from games.models import Arena as ArenaRow
 
-    end = timezone.now() + timedelta(seconds=1)
-    ArenaRow.objects.filter(pk=arena_id).update(ends_at=end, deadline=end)
+    at = timezone.now() + timedelta(seconds=seconds)
+    ArenaRow.objects.filter(pk=arena_id).update(**{field: at, "deadline": at})
 
 
 # --- the figures ------------------------------------------------------------------------------
