@@ -24,7 +24,13 @@ from django.db import connections, transaction
 from django.db.models import Count, Q
 
 from accounts.models import BoardPool, DailyEntry, DailyStats, User
-from accounts.standings.leaderboards import BoardPage, board_snapshot, page_to_read, pool_of
+from accounts.standings.leaderboards import (
+    BoardPage,
+    Histogram,
+    board_snapshot,
+    page_to_read,
+    pool_of,
+)
 from demineur_site.formats import iso
 
 ALL_LEVELS = "all"  # DailyStats across the six levels
@@ -332,22 +338,17 @@ def _page(
     """The page and `me`: from the histogram on PostgreSQL (accounts migration 0014), counting
     the rows directly elsewhere (SQLite in development) or with `direct` (the tests'
     reference)."""
-    histogram = connections[alias].vendor == "postgresql" and not direct
+    if connections[alias].vendor == "postgresql" and not direct:
+        return _histogram_page(
+            board, alias, page=page, page_size=page_size, viewer=viewer, around_me=around_me
+        )
     rows = DailyEntry.objects.using(alias).filter(board.where())
-    hist = _histogram(board, alias) if histogram else None
-    count = sum(n for _, n in hist) if hist is not None else rows.count()
+    count = rows.count()
     me: dict[str, Any] | None = None
     if viewer is not None and viewer.is_authenticated:
         mine = rows.filter(user_id=viewer.pk).values(*_COLUMNS).first()
         if mine is not None:
-            if hist is not None:
-                bucket = bucket_of(mine["score"], mine["achieved_at"])
-                before = sum(n for b, n in hist if b < bucket)
-                ahead = rows.filter(_bucket_range(bucket)).filter(_key(mine)).count()
-                rank = before + ahead + 1
-            else:
-                rank = rows.filter(_key(mine)).count() + 1
-            me = _row(rank, mine, viewer.username)
+            me = _row(rows.filter(_key(mine)).count() + 1, mine, viewer.username)
     page = page_to_read(
         count=count,
         rank=me["rank"] if me is not None else None,
@@ -357,38 +358,95 @@ def _page(
     )
     start = (page - 1) * page_size
     ordered = ("score", "achieved_at", "user_id")
-    found: list[dict[str, Any]] = []
-    if hist is not None:
-        located = _locate(hist, start)
-        if located is not None:
-            bucket, seen = located
-            skip = start - seen  # within the bucket: a walk of less than one bucket
-            found = list(
-                rows.filter(_bucket_floor(bucket))
-                .order_by(*ordered)
-                .values(*_COLUMNS, "user__username")[skip : skip + page_size]
-            )
+    wanted = max(0, min(page_size, count - start))
+    from_end = count - start - wanted
+    if wanted and from_end < start:  # past the middle: walk from the end, skipping less
+        found = list(
+            rows.order_by(*(f"-{k}" for k in ordered)).values(*_COLUMNS, "user__username")[
+                from_end : from_end + wanted
+            ]
+        )
+        found.reverse()
     else:
-        wanted = max(0, min(page_size, count - start))
-        from_end = count - start - wanted
-        if wanted and from_end < start:  # past the middle: walk from the end, skipping less
-            found = list(
-                rows.order_by(*(f"-{k}" for k in ordered)).values(*_COLUMNS, "user__username")[
-                    from_end : from_end + wanted
-                ]
-            )
-            found.reverse()
-        else:
-            found = list(
-                rows.order_by(*ordered).values(*_COLUMNS, "user__username")[
-                    start : start + page_size
-                ]
-            )
+        found = list(
+            rows.order_by(*ordered).values(*_COLUMNS, "user__username")[start : start + page_size]
+        )
     results = [_row(start + i + 1, v, v["user__username"]) for i, v in enumerate(found)]
     return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
 
 
 # --- the histogram (PostgreSQL; accounts migration 0014) ---------------------------------------
+#
+# The histogram's page is four hand-written statements (the histogram, the viewer's row, the
+# walk within the viewer's bucket, the page's rows), as the solo boards' are: the ORM's
+# building of the same queries cost more than PostgreSQL's answers (docs/PERFORMANCE.md,
+# "The daily board").
+
+_TABLE = "accounts_daily_entry"
+_SELECT = ", ".join(f"e.{c}" for c in _COLUMNS)
+_ON_BOARD = "e.day = %s AND e.level = %s AND e.pool = %s"
+
+
+def _histogram_page(
+    board: DailyBoard,
+    alias: str,
+    *,
+    page: int,
+    page_size: int,
+    viewer: User | None,
+    around_me: bool,
+) -> BoardPage:
+    on_board: list[Any] = [board.day, board.level, board.pool]
+    with connections[alias].cursor() as cur:
+        hist = _histogram(board, alias)
+        me: dict[str, Any] | None = None
+        if viewer is not None and viewer.is_authenticated:
+            cur.execute(
+                f"SELECT {_SELECT} FROM {_TABLE} e WHERE {_ON_BOARD} AND e.user_id = %s",
+                [*on_board, viewer.pk],
+            )
+            found = cur.fetchone()
+            if found is not None:
+                mine = dict(zip(_COLUMNS, found, strict=True))
+                bucket = bucket_of(mine["score"], mine["achieved_at"])
+                within, within_params = _bucket_bounds(bucket)[1]
+                s, at, uid = mine["score"], mine["achieved_at"], mine["user_id"]
+                # The key spelled out, not a row comparison, which PostgreSQL 15 does not
+                # start an index scan from.
+                cur.execute(
+                    f"SELECT count(*) FROM {_TABLE} e WHERE {_ON_BOARD}{within}"
+                    " AND (e.score < %s OR (e.score = %s AND (e.achieved_at < %s"
+                    " OR (e.achieved_at = %s AND e.user_id < %s))))",
+                    [*on_board, *within_params, s, s, at, at, uid],
+                )
+                ahead = int(cur.fetchone()[0])
+                me = _row(hist.before(bucket) + ahead + 1, mine, viewer.username)
+        page = page_to_read(
+            count=hist.count,
+            rank=me["rank"] if me is not None else None,
+            page=page,
+            page_size=page_size,
+            around_me=around_me,
+        )
+        start = (page - 1) * page_size
+        results: list[dict[str, Any]] = []
+        located = hist.locate(start)
+        if located is not None:
+            bucket, seen = located
+            floor, floor_params = _bucket_bounds(bucket)[0]
+            cur.execute(
+                f"SELECT {_SELECT}, u.username FROM {_TABLE} e"
+                " JOIN accounts_user u ON u.id = e.user_id"
+                f" WHERE {_ON_BOARD}{floor}"
+                " ORDER BY e.score, e.achieved_at, e.user_id LIMIT %s OFFSET %s",
+                # within the bucket: a walk of less than one bucket
+                [*on_board, *floor_params, page_size, start - seen],
+            )
+            for i, values in enumerate(cur.fetchall()):
+                row = dict(zip(_COLUMNS, values[:-1], strict=True))
+                results.append(_row(start + i + 1, row, values[-1]))
+    return BoardPage(count=hist.count, page=page, page_size=page_size, results=results, me=me)
+
 
 WON_BELOW = 5_000_000_000  # scores below: wins (time_ms), bucketed by the second
 LOST_BELOW = 15_000_000_000  # scores below (and above WON_BELOW): ended games, one per score
@@ -405,47 +463,36 @@ def bucket_of(score_value: int, achieved_at: datetime) -> int:
     return RUNNING_BUCKETS + math.floor(achieved_at.timestamp() / RUNNING_SPAN_S)
 
 
-def _bucket_bounds(bucket: int) -> tuple[Q, Q]:
-    """(the rows of `bucket` and after, the rows of `bucket` only), as plain ranges on the
-    board index's columns, so each scan starts and stops at the bucket's edges."""
+def _bucket_bounds(bucket: int) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]]]:
+    """(the rows of `bucket` and after, the rows of `bucket` only) as conditions over alias e:
+    plain ranges on the board index's columns, so each scan starts and stops at the bucket's
+    edges."""
     if bucket < WON_BELOW // 1000:
         lo = bucket * 1000
-        return Q(score__gte=lo), Q(score__gte=lo, score__lt=lo + 1000)
+        return (" AND e.score >= %s", [lo]), (
+            " AND e.score >= %s AND e.score < %s",
+            [lo, lo + 1000],
+        )
     if bucket < RUNNING_BUCKETS:
-        return Q(score__gte=bucket), Q(score=bucket)
+        return (" AND e.score >= %s", [bucket]), (" AND e.score = %s", [bucket])
     start = datetime.fromtimestamp((bucket - RUNNING_BUCKETS) * RUNNING_SPAN_S, UTC)
     end = start + timedelta(seconds=RUNNING_SPAN_S)
-    floor = Q(score=RUNNING_SCORE, achieved_at__gte=start)
-    return floor, floor & Q(achieved_at__lt=end)
+    floor = " AND e.score = %s AND e.achieved_at >= %s"
+    return (floor, [RUNNING_SCORE, start]), (
+        f"{floor} AND e.achieved_at < %s",
+        [RUNNING_SCORE, start, end],
+    )
 
 
-def _bucket_floor(bucket: int) -> Q:
-    return _bucket_bounds(bucket)[0]
-
-
-def _bucket_range(bucket: int) -> Q:
-    return _bucket_bounds(bucket)[1]
-
-
-def _histogram(board: DailyBoard, alias: str) -> list[tuple[int, int]]:
+def _histogram(board: DailyBoard, alias: str) -> Histogram:
     with connections[alias].cursor() as cur:
         cur.execute(
-            "SELECT bucket, sum(n) FROM accounts_daily_count"
+            "SELECT bucket, sum(n)::bigint FROM accounts_daily_count"
             " WHERE day = %s AND level = %s AND pool = %s"
             " GROUP BY bucket HAVING sum(n) <> 0 ORDER BY bucket",
             [board.day, board.level, board.pool],
         )
-        return [(int(b), int(n)) for b, n in cur.fetchall()]
-
-
-def _locate(hist: list[tuple[int, int]], offset: int) -> tuple[int, int] | None:
-    """The bucket holding row offset + 1 and the rows before it, or None past the end."""
-    seen = 0
-    for bucket, n in hist:
-        if seen + n > offset:
-            return bucket, seen
-        seen += n
-    return None
+        return Histogram(cur.fetchall())
 
 
 def compact(*, day: date) -> int:

@@ -502,8 +502,9 @@ def _bucket_walk(
 
 
 @dataclass(frozen=True)
-class _Histogram:
-    """A board's rows per bucket, in board order (buckets with no row left out)."""
+class Histogram:
+    """A board's rows per bucket, in board order (buckets with no row left out): the solo
+    boards' and the daily board's (accounts.standings.daily)."""
 
     buckets: list[tuple[int, int]]
 
@@ -524,12 +525,12 @@ class _Histogram:
         return None
 
 
-def _histogram(spec: BoardSpec, now: datetime) -> _Histogram:
+def _histogram(spec: BoardSpec, now: datetime) -> Histogram:
     """The board's counts per bucket. A rolling period's counts are exact at its anchored
     cutoff; the links with a time between that cutoff and this read's are counted in or out
     here (a minute's worth when the anchors are kept moving: maintain_boards)."""
     rows = _fetch(*_histogram_sql(spec, now))
-    return _Histogram([(int(b), int(n)) for b, n in rows])
+    return Histogram([(int(b), int(n)) for b, n in rows])
 
 
 def _histogram_sql(spec: BoardSpec, now: datetime) -> tuple[str, list[Any]]:
