@@ -31,6 +31,7 @@ from accounts.locks import lock_player
 from accounts.models import AccountKind, RaceRating, User
 from accounts.standings import ratings
 from accounts.standings.records import bucket_for
+from demineur_site import rawsql
 from games import engine
 from games.arenas import events as arena_events
 from games.arenas import rules
@@ -539,6 +540,43 @@ _last_schedule: datetime | None = None
 SCHEDULE_EVERY = timedelta(seconds=30)
 
 
+def _clock_work(now: datetime) -> tuple[list[tuple[Any, str]], list[Any]]:
+    """What a tick has to do, in one hand-written statement (the race clock runs it ten times
+    a second in every live process; docs/PERFORMANCE.md, "The clocks"): the arenas whose
+    deadline has come, (id, state), and the running arenas whose turn (`_pair_arena`) has
+    something to do: an ended race to score (`_score_pending`), a racer whose race is over
+    for them (`_back_from_races`), or enough players waiting to form a race (`_pool`, which
+    also leaves out a player busy elsewhere: a superset here, never a miss). A running arena
+    with none of the three is not locked at all."""
+    arena, entry, race = Arena._meta.db_table, ArenaEntry._meta.db_table, Race._meta.db_table
+    result, racer = ArenaResult._meta.db_table, Racer._meta.db_table
+    found = rawsql.rows(
+        "default",
+        f"SELECT a.id, a.state, a.deadline <= %s FROM {arena} a"
+        " WHERE (a.state IN (%s, %s) AND a.deadline <= %s) OR (a.state = %s AND ("
+        f" EXISTS (SELECT 1 FROM {race} r WHERE r.arena_id = a.id AND r.state = %s"
+        f" AND NOT EXISTS (SELECT 1 FROM {result} x WHERE x.race_id = r.id))"
+        f" OR EXISTS (SELECT 1 FROM {entry} e WHERE e.arena_id = a.id AND e.race_id IS NOT NULL"
+        f" AND NOT EXISTS (SELECT 1 FROM {racer} k WHERE k.race_id = e.race_id"
+        " AND k.player_id = e.player_id AND k.active))"
+        f" OR (SELECT count(*) FROM {entry} e WHERE e.arena_id = a.id AND e.active"
+        " AND e.race_id IS NULL AND e.waiting_since IS NOT NULL AND e.eligible_at <= %s) >= %s))",
+        [
+            now,
+            ArenaState.SCHEDULED.value,
+            ArenaState.RUNNING.value,
+            now,
+            ArenaState.RUNNING.value,
+            RaceState.FINISHED.value,
+            now,
+            race_rules.MIN_RACERS,
+        ],
+    )
+    due = [(arena_id, state) for arena_id, state, is_due in found if is_due]
+    turns = [arena_id for arena_id, state, _ in found if state == ArenaState.RUNNING]
+    return due, turns
+
+
 def arena_clock_tick(now: datetime | None = None, *, pair: bool = True) -> int:
     """Everything due by `now` (games.races.services.race_clock_tick calls it on every tick,
     wired by games.apps): the server's schedule, arenas that start or end, and the pairing of
@@ -551,19 +589,16 @@ def arena_clock_tick(now: datetime | None = None, *, pair: bool = True) -> int:
     ):
         _last_schedule = now
         acted += schedule_arenas(now=now)
-    due = list(
-        Arena.objects.filter(
-            state__in=(ArenaState.SCHEDULED, ArenaState.RUNNING), deadline__lte=now
-        ).values_list("id", "state")
-    )
+    due, turns = _clock_work(now)
     for arena_id, state in due:
         if state == ArenaState.SCHEDULED:
-            acted += _start(arena_id, now=now)
+            if _start(arena_id, now=now):
+                acted += 1
+                turns.append(arena_id)  # its first pairing in the same tick
         else:
             acted += arena_finish(arena_id=arena_id, now=now)
     if pair:
-        running = Arena.objects.filter(state=ArenaState.RUNNING).values_list("id", flat=True)
-        for arena_id in list(running):
+        for arena_id in turns:
             try:
                 acted += _pair_arena(arena_id, now=now)
             except IntegrityError:  # a player joined a race meanwhile: the next tick retries

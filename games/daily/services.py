@@ -20,6 +20,7 @@ from django.utils import timezone
 from accounts.locks import lock_player
 from accounts.models import DailyEntry, User
 from accounts.standings import daily as daily_standings
+from demineur_site import rawsql
 from games import engine
 from games.daily import rules
 from games.engine import Board
@@ -187,6 +188,29 @@ def daily_close(*, day: date, level: str, now: datetime | None = None) -> bool:
     return True
 
 
+def _clock_work(today: date) -> tuple[list[tuple[date, str]], set[str]]:
+    """What the daily clock's tick has to do, in one hand-written statement (it runs every
+    second in every live process; docs/PERFORMANCE.md, "The clocks"): the past dailies to
+    close (`daily_close`: not closed yet, or yesterday's with a game still sealed, one started
+    at the last instant), in day order, and the levels of today already dealt."""
+    challenge, game = DailyChallenge._meta.db_table, Game._meta.db_table
+    found = rawsql.rows(
+        "default",
+        f"SELECT c.day, c.level, c.day = %s FROM {challenge} c WHERE c.day = %s"
+        " OR (c.day < %s AND (c.closed_at IS NULL OR (c.day = %s AND EXISTS ("
+        f"SELECT 1 FROM {game} g WHERE g.daily = c.day AND g.level = c.level AND g.sealed))))"
+        " ORDER BY c.day, c.level",
+        [today, today, today, today - timedelta(days=1)],
+    )
+    to_close = [(_day(day), level) for day, level, is_today in found if not is_today]
+    return to_close, {level for _, level, is_today in found if is_today}
+
+
+def _day(value: date | str) -> date:
+    """A date column as a date (SQLite's raw rows give its text)."""
+    return value if isinstance(value, date) else date.fromisoformat(value)
+
+
 def daily_tick(*, now: datetime | None = None) -> int:
     """What the server does about dailies without any request (the daily clock, docs/DAILY.md):
     close the days that have ended (yesterday's, or older ones a stopped server missed), and
@@ -194,22 +218,14 @@ def daily_tick(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     today = rules.day_of(now)
     acted = 0
-    open_days = (
-        DailyChallenge.objects.filter(day__lt=today, closed_at__isnull=True)
-        .values_list("day", "level")
-        .order_by("day", "level")
-    )
-    recent = DailyChallenge.objects.filter(day=today - timedelta(days=1)).values_list(
-        "day", "level"
-    )
-    for day, level in sorted(set(open_days) | set(recent)):
+    to_close, dealt = _clock_work(today)
+    for day, level in to_close:
         acted += daily_close(day=day, level=level, now=now)
     global _compacted_at
     if _compacted_at is None or now - _compacted_at >= COMPACT_EVERY or now < _compacted_at:
         # The day's board histograms (accounts migration 0014): a log of deltas, folded here.
         daily_standings.compact(day=today)
         _compacted_at = now
-    dealt = set(DailyChallenge.objects.filter(day=today).values_list("level", flat=True))
     for level in LEVELS:
         if level not in dealt:
             try:

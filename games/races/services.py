@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from accounts.locks import lock_player
 from accounts.models import AccountKind, RaceRating, User
 from accounts.standings import ratings
 from accounts.standings.records import base_level, bucket_for
+from demineur_site import rawsql
 from games import engine
 from games.errors import GameError
 from games.models import (
@@ -726,17 +726,29 @@ def arena_race_create(
 # --- the race clock ----------------------------------------------------------------------------
 
 
+def _clock_work(now: datetime) -> tuple[list[tuple[Any, str]], list[str]]:
+    """What a tick has to do, in one hand-written statement (the clock runs it ten times a
+    second in every live process; docs/PERFORMANCE.md, "The clocks"): the races whose deadline
+    has come, (id, state), and the levels whose quick-match queue holds enough players."""
+    race, queue = Race._meta.db_table, RaceQueueEntry._meta.db_table
+    found = rawsql.rows(
+        "default",
+        f"SELECT id, state FROM {race} WHERE state IN (%s, %s, %s) AND deadline <= %s"
+        f" UNION ALL SELECT NULL, level FROM {queue} WHERE race_id IS NULL"
+        " GROUP BY level HAVING count(*) >= %s",
+        [*(s.value for s in ACTIVE_RACE_STATES), now, race_rules.MIN_RACERS],
+    )
+    due = [(race_id, state) for race_id, state in found if race_id is not None]
+    return due, [level for race_id, level in found if race_id is None]
+
+
 def race_clock_tick(*, now: datetime | None = None) -> int:
     """Everything due by `now`: rooms left open too long, countdowns that end, races whose time
     is up or whose racers are all done, quick matches to form. Returns how many races it
     cancelled, started, ended or formed."""
     now = now or timezone.now()
     acted = 0
-    due: Iterable[tuple[Any, str]] = list(
-        Race.objects.filter(
-            state__in=(RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING), deadline__lte=now
-        ).values_list("id", "state")
-    )
+    due, levels = _clock_work(now)
     for race_id, state in due:
         if state == RaceState.OPEN:
             acted += race_expire(race_id=race_id, now=now)
@@ -744,14 +756,7 @@ def race_clock_tick(*, now: datetime | None = None) -> int:
             acted += race_begin(race_id=race_id, now=now)
         else:
             acted += race_end(race_id=race_id, now=now)
-    levels = (
-        RaceQueueEntry.objects.filter(race__isnull=True)
-        .values("level")
-        .annotate(n=Count("id"))
-        .filter(n__gte=race_rules.MIN_RACERS)
-        .values_list("level", flat=True)
-    )
-    for level in list(levels):
+    for level in levels:
         acted += _match_level(level, now=now)
     for listener in _tick_listeners:
         acted += listener(now)
