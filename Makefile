@@ -74,7 +74,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -116,6 +116,11 @@ bench-arenas: venv
 	$(PY) -m bench.arenas.run
 
 # The daily board's reads with 100,000 players on one day, p50/p99 (docs/DAILY.md, docs/PERFORMANCE.md).
+.PHONY: bench-clocks
+# What the race, daily and analysis clocks cost every live process, idle and busy (docs/PERFORMANCE.md, The clocks).
+bench-clocks: venv
+	$(PY) -m bench.clocks.run
+
 .PHONY: bench-daily
 bench-daily: venv
 	$(PY) -m bench.daily.run
