@@ -25,6 +25,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from demineur_site import logs, metrics, publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
+from games.live import redis_watch  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.streams import NdjsonStream  # noqa: E402
@@ -70,6 +71,7 @@ async def _lifespan(receive: Any, send: Any) -> None:
         if message["type"] == "lifespan.startup":
             publish.bind_server_loop(asyncio.get_running_loop())
             race_clock.start_in_process()
+            await redis_watch.keep_listening_at_start()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             race_clock.stop_in_process()

@@ -8,6 +8,14 @@ process PINGs Redis (every host of REDIS_URLS) every WATCH_INTERVAL_SECONDS; whe
 waits RESUBSCRIBE_GRACE_SECONDS (for the subscriptions to come back) and tells every socket of
 this process to resync: a game socket re-reads its game and sends a fresh `state`, the lobby a
 fresh `live` snapshot. Nothing is restarted.
+
+It also keeps this process listening (`keep_listening`). channels-redis's pub/sub layer reads
+a Redis host's messages only while this process is subscribed to something there; with no
+subscription its reader sleeps 100 ms between looks. A process whose last socket closed (a
+lone player between two games) then heard its next socket's first event up to 100 ms late:
+the first reveal of a lone socket player took 76 ms at the median against 3 ms for the next
+moves (docs/PERFORMANCE.md, "The clocks"). One channel of its own on every host, made at the
+server's start and never read, keeps every reader reading.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ class RedisWatch:
     def __init__(self) -> None:
         self._sockets: weakref.WeakSet[Any] = weakref.WeakSet()
         self._task: asyncio.Task[None] | None = None
+        self._listen: asyncio.Task[None] | None = None
         self.up = True
         self.outages = 0  # how many outages this process has seen end (tests, logs)
 
@@ -46,6 +55,9 @@ class RedisWatch:
         if not settings.REDIS_URL:
             return  # the in-memory layer has nothing to lose
         self._sockets.add(socket)
+        loop = asyncio.get_running_loop()
+        if loop not in _listening and (self._listen is None or self._listen.done()):
+            self._listen = loop.create_task(keep_listening_at_start())
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._watch())
 
@@ -97,3 +109,40 @@ class RedisWatch:
 
 
 watch = RedisWatch()
+
+
+async def keep_listening_at_start() -> None:
+    """`keep_listening`, never failing the server's start: with Redis away, the first socket
+    tries again."""
+    try:
+        await asyncio.wait_for(keep_listening(), PING_TIMEOUT_SECONDS * 3)
+    except Exception:
+        _listening.discard(asyncio.get_running_loop())
+        log.warning("could not subscribe this process to Redis yet", exc_info=True)
+
+
+_listening: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+async def keep_listening() -> int:
+    """Subscribe this process, on this event loop, to one channel of its own on every Redis
+    host of the channel layer, once (the lifespan's start calls it; so does the first socket
+    of a server run without the lifespan). Returns the channels made (0: done already, or not
+    the pub/sub layer)."""
+    from channels.layers import get_channel_layer
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    loop = asyncio.get_running_loop()
+    layer = get_channel_layer()
+    if loop in _listening or not isinstance(layer, RedisPubSubChannelLayer):
+        return 0
+    _listening.add(loop)
+    shards = layer._get_layer()._shards  # one connection per host (channels-redis 4)
+    covered: set[int] = set()
+    made = 0
+    # A channel's host is a hash of its name: new names until every host has one.
+    while len(covered) < len(shards) and made < 64 * len(shards):
+        name = await layer.new_channel(prefix="listening.")
+        covered.add(id(layer._get_layer()._get_shard(name)))
+        made += 1
+    return made
