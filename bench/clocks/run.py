@@ -187,7 +187,9 @@ def main() -> None:
         "load": round(os.getloadavg()[0], 2),
     }
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    say(f"\n{'state':<6} {'clock':<14} {'CPU p50/p99 µs':>18} {'wall p50/p99 µs':>18} {'CPU ms/s':>9}")
+    say(
+        f"\n{'state':<6} {'clock':<14} {'CPU p50/p99 µs':>18} {'wall p50/p99 µs':>18} {'CPU ms/s':>9}"
+    )
     for state in ("idle", "busy"):
         for name, r in results[state].items():
             if name == "all three":
