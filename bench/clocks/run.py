@@ -38,6 +38,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.daily.run import create_database
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results.json"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/demineur_bench_clocks"
@@ -60,17 +62,6 @@ def _setup(url: str) -> None:
     import django
 
     django.setup()
-
-
-def _create_database(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-            say(f"created database {name}")
 
 
 def _prepare_idle() -> None:
@@ -173,7 +164,7 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=500, help="calls of each tick per state")
     args = parser.parse_args()
     url = os.environ.get("BENCH_CLOCKS_DATABASE_URL", DEFAULT_URL)
-    _create_database(url)
+    create_database(url)
     _setup(url)
     results: dict[str, Any] = {}
     _prepare_idle()

@@ -55,7 +55,8 @@ def _setup(url: str) -> None:
     django.setup()
 
 
-def _create_database(url: str) -> None:
+def create_database(url: str) -> None:
+    """The database of `url`, created if missing (bench/clocks uses it too)."""
     import psycopg
 
     name = url.rsplit("/", 1)[1]
@@ -202,7 +203,7 @@ def main() -> None:
     parser.add_argument("--reseed", action="store_true")
     args = parser.parse_args()
     url = os.environ.get("BENCH_DAILY_DATABASE_URL", DEFAULT_URL)
-    _create_database(url)
+    create_database(url)
     _setup(url)
     _seed(args.players, args.reseed)
     print(f"measuring {args.samples} rounds of {len(CASES)} reads ...", flush=True)
