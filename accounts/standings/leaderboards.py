@@ -22,7 +22,7 @@ the same record chains and are kept together, so one reading of the chain rule s
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -432,6 +432,30 @@ def page_to_read(
     if page > max(1, math.ceil(count / page_size)):
         raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
     return page
+
+
+def sliced_page(
+    rows: Any,
+    *,
+    count: int,
+    me: dict[str, Any] | None,
+    page: int,
+    page_size: int,
+    around_me: bool,
+    row: Callable[[Any, int], dict[str, Any]],
+) -> BoardPage:
+    """A page of a board read by slicing `rows` (a queryset in board order: the race boards,
+    an arena's standings), by `page_to_read`'s rule; `row(item, rank)` is one result."""
+    page = page_to_read(
+        count=count,
+        rank=me["rank"] if me is not None else None,
+        page=page,
+        page_size=page_size,
+        around_me=around_me,
+    )
+    start = (page - 1) * page_size
+    results = [row(item, start + i + 1) for i, item in enumerate(rows[start : start + page_size])]
+    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
 
 
 # --- board counts (migration 0006): a histogram per board, kept by triggers ---------------

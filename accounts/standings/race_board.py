@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from accounts.models import RaceRating, User
-from accounts.standings.leaderboards import BoardPage, no_guess_mode, page_to_read, pool_of
+from accounts.standings.leaderboards import BoardPage, no_guess_mode, pool_of, sliced_page
 from accounts.standings.records import bucket_for
 from demineur_site.errors import DomainError
 from games.engine import LEVELS
@@ -70,18 +70,12 @@ def race_board_page(
     with `around_me` the page holding the viewer's row (the first page when they have none), a
     page past the last 404, page 1 of an empty board an empty page."""
     board = race_board(level=level, players=players, mode=mode)
-    me = race_board_me(board, viewer)
-    count = board.count()
-    page = page_to_read(
-        count=count,
-        rank=me["rank"] if me is not None else None,
+    return sliced_page(
+        board,
+        count=board.count(),
+        me=race_board_me(board, viewer),
         page=page,
         page_size=page_size,
         around_me=around_me,
+        row=lambda item, rank: race_board_row(item, rank=rank),
     )
-    start = (page - 1) * page_size
-    rows = [
-        race_board_row(row, rank=start + i + 1)
-        for i, row in enumerate(board[start : start + page_size])
-    ]
-    return BoardPage(count=count, page=page, page_size=page_size, results=rows, me=me)

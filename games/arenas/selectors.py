@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Min, Q, QuerySet
 
 from accounts.models import User
-from accounts.standings.leaderboards import BoardPage, page_to_read
+from accounts.standings.leaderboards import BoardPage, sliced_page
 from games.arenas.presenters import STANDINGS_ORDER, arena_dict, me_dict, standing_row
 from games.engine import LEVELS
 from games.errors import GameError
@@ -89,22 +89,16 @@ def standings_page(
     """One page of an arena's standings with `me`, by the boards' paging rules: with
     `around_me` the page holding the viewer's row (the first page when they have none), a
     page past the last 404, page 1 of empty standings an empty page."""
-    board = standings(arena)
     entry = entry_of(arena, viewer)
-    me = standing_row(entry, rank=entry_rank(entry)) if entry is not None else None
-    count = arena.joined
-    page = page_to_read(
-        count=count,
-        rank=me["rank"] if me is not None else None,
+    return sliced_page(
+        standings(arena),
+        count=arena.joined,
+        me=standing_row(entry, rank=entry_rank(entry)) if entry is not None else None,
         page=page,
         page_size=page_size,
         around_me=around_me,
+        row=lambda item, rank: standing_row(item, rank=rank),
     )
-    start = (page - 1) * page_size
-    rows = [
-        standing_row(e, rank=start + i + 1) for i, e in enumerate(board[start : start + page_size])
-    ]
-    return BoardPage(count=count, page=page, page_size=page_size, results=rows, me=me)
 
 
 def arena_profile(*, user: User) -> dict[str, Any]:
