@@ -285,7 +285,7 @@ async def run(args: argparse.Namespace, env: Env, players: list[live.Player]) ->
         "uvicorn",
         port,
         uvicorn=["--no-access-log", "--ws-max-size", "4096", "--log-level", "warning",
-                 "--backlog", "4096"],
+                 "--backlog", "4096", *(["--ws", args.ws] if args.ws else [])],
     )  # fmt: skip
     ws = ServerProcess(
         "uvicorn 1 process",
@@ -384,6 +384,9 @@ def main() -> None:
         "--wait", type=float, default=30, help="longest wait for a round's frames (30 s)"
     )
     parser.add_argument("--quick", action="store_true", help="steps 500,2000, 2 rounds")
+    parser.add_argument(
+        "--ws", help="uvicorn's --ws (WebSocket implementation); default: the production one"
+    )
     parser.add_argument("--plots", action="store_true", help="write docs/perf/watchers_*.png")
     parser.add_argument("--json", type=Path, help="also write the results there")
     args = parser.parse_args()

@@ -25,8 +25,13 @@ Two changes to channels' AsyncConsumer, both measured with bench/live:
   watchers take over a second. Our handlers touch the database only through
   database_sync_to_async, which manages connections itself, so that hop is skipped;
 * its loop (await_many_dispatch) builds an asyncio.wait() and a new task per message. Here
-  two long-lived tasks read the socket and the channel, and a lock keeps handlers one at a
-  time, in order (a game event waits while the player's move is being stored).
+  long-lived tasks read the socket and, when the socket has one, its own channel, and a lock
+  keeps handlers one at a time, in order (a game event waits while the player's move is being
+  stored).
+
+A game's, race's or arena's socket (``follows_hub``) gets its group's events from the
+process's hub (games.live.hub) through ``deliver``, under the same lock and in the same order;
+it has a channel of its own only when it is signed in (its credential's kick).
 
 tests/realtime/test_lean_consumer.py pins the channels code these two methods replace: when an
 upgrade of channels changes it, that test fails and says what to re-check.
@@ -36,7 +41,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -51,6 +58,7 @@ from demineur_site.api_errors import ApiError, socket_error, status_of
 from demineur_site.errors import DomainError
 from games.live import guard as socket_guard
 from games.live.dbcall import db_call
+from games.live.hub import hub
 from games.play import events
 
 T = TypeVar("T")
@@ -59,6 +67,15 @@ CLOSE_UNAUTHENTICATED = 4401  # a revoked token, a signed-out session (as games.
 CLOSE_TOO_BIG = 1009  # RFC 6455 "message too big", what uvicorn's --ws-max-size sends
 # Frames a socket that may not move gets answered (without being parsed) before it is closed.
 WATCHER_FRAMES_MAX = 5
+
+
+def _start_now(coro: Any, context: contextvars.Context) -> asyncio.Task[None]:
+    """A task that starts running at once, here, and is scheduled only if it must wait
+    (Python 3.12's eager start; 3.11 schedules it as usual)."""
+    loop = asyncio.get_running_loop()
+    if sys.version_info >= (3, 12):
+        return asyncio.Task(coro, loop=loop, context=context, eager_start=True)
+    return loop.create_task(coro, context=context)
 
 
 def error_frame(
@@ -74,6 +91,10 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
 
     closing = False  # close() was sent: read no more frames
     group: str | None = None  # the group of events this socket follows
+    follows_hub = False  # that group comes through the process's hub (games.live.hub)
+    channel_name: str | None = None  # this socket's own channel in the layer, when it has one
+    _backlog: list[dict[str, Any]] | None = None  # the hub's events behind a running one
+    _delivery: asyncio.Task[None] | None = None  # the hub's event being handled, when it waits
     refused_frames = 0
     credential_group: str | None = None
 
@@ -91,10 +112,15 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     async def _serve(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
-        self.channel_name = await self.channel_layer.new_channel()
         self.base_send = send
         self.turn = asyncio.Lock()
+        self._failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._context = contextvars.copy_context()
         credential = scope.get("credential")
+        # A channel of its own only where one is needed (games.live.hub): the group of events
+        # comes through the process's hub, a credential's kick to this socket alone.
+        if not self.follows_hub or credential is not None:
+            self.channel_name = await self.channel_layer.new_channel()
         if credential is not None:
             # Revoking the token or signing out kicks this group (auth_kick below).
             self.credential_group = credential.group
@@ -106,8 +132,10 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
                 async with self.turn:
                     await self.dispatch(message)
 
-        from_channel = functools.partial(self.channel_layer.receive, self.channel_name)
-        tasks = [asyncio.ensure_future(pump(receive)), asyncio.ensure_future(pump(from_channel))]
+        tasks: list[asyncio.Future[None]] = [asyncio.ensure_future(pump(receive)), self._failed]
+        if self.channel_name is not None:
+            from_channel = functools.partial(self.channel_layer.receive, self.channel_name)
+            tasks.append(asyncio.ensure_future(pump(from_channel)))
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
@@ -115,15 +143,50 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
                 if exc is not None and not isinstance(exc, StopConsumer):
                     raise exc
         finally:
+            if self._delivery is not None:
+                tasks.append(self._delivery)
             for task in tasks:
                 task.cancel()
             for task in tasks:
                 # Already raised above, or cancelled just now: only wait for the task to finish.
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            if self.follows_hub and self.group is not None:
+                with contextlib.suppress(Exception):
+                    await hub().leave(self.group, self)
             if self.credential_group is not None:
                 with contextlib.suppress(Exception):
                     await self.channel_layer.group_discard(self.credential_group, self.channel_name)
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        """An event of the group this socket follows, from the process's hub (games.live.hub):
+        handled at once when nothing of this socket's runs, else kept, in order, behind what
+        runs. Never waits: the hub has the next socket to serve."""
+        if self._backlog is not None:
+            self._backlog.append(message)
+            return
+        self._backlog = []
+        task = _start_now(self._deliver(message), self._context)
+        if not task.done():
+            self._delivery = task
+
+    async def _deliver(self, message: dict[str, Any]) -> None:
+        backlog = self._backlog
+        try:
+            while True:
+                async with self.turn:
+                    await self.dispatch(message)
+                if not backlog:
+                    return
+                message = backlog.pop(0)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # as a failing pump would: the socket ends (_serve)
+            if not self._failed.done():
+                self._failed.set_exception(exc)
+        finally:
+            self._backlog = None
+            self._delivery = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
@@ -182,15 +245,30 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
         seq). A refusal of the read (unknown, not allowed) leaves the group and is answered by
         `_refuse`; None is returned then."""
         self.group = group
-        await self.channel_layer.group_add(group, self.channel_name)
+        await self._follow(group)
         try:
             snapshot: T = await db_call(read)()
         except DomainError as exc:
-            await self.channel_layer.group_discard(group, self.channel_name)
-            self.group = None
+            await self.unfollow()
             await self._refuse(exc)
             return None
         return snapshot
+
+    async def _follow(self, group: str) -> None:
+        if self.follows_hub:
+            await hub().join(group, self)
+        else:
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def unfollow(self) -> None:
+        """Stop following the group of events (a refused read, the socket's disconnect)."""
+        group, self.group = self.group, None
+        if group is None:
+            return
+        if self.follows_hub:
+            await hub().leave(group, self)
+        else:
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def _refuse(self, exc: ApiError | DomainError) -> None:
         """Accept, send one error, close with 4000 + its status (4404 unknown, 4403 not yours)."""

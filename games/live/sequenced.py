@@ -16,6 +16,7 @@ from games.play import events
 
 
 class SequencedConsumer(LeanConsumer):
+    follows_hub = True  # a game's, race's or arena's events: through the process's hub
     timer: asyncio.Task[None] | None = None  # wakes the sequencer at its next deadline
     timer_at: float | None = None
     ended_shares_seq = True  # a game's `ended` has the seq of its last move (games.live.sequencing)
@@ -55,8 +56,7 @@ class SequencedConsumer(LeanConsumer):
         redis_watch.watch.discard(self)
         if self.timer is not None:
             self.timer.cancel()
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self.unfollow()
 
     def _arm(self) -> None:
         """One timer, set to the sequencer's next deadline (a held gap, a move's lost event)."""
