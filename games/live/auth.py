@@ -182,30 +182,41 @@ async def _refuse_token(receive: Any, send: Any) -> None:
 CLOSE_TRY_AGAIN_LATER = 1013  # RFC 6455: the server cannot serve the socket right now
 
 
+class _Seen:
+    """The handshake's steps seen so far, between the server and the socket (kept for the
+    socket's whole life: slots, no closures)."""
+
+    __slots__ = ("_receive", "_send", "accept", "close", "connect")
+
+    def __init__(self, receive: Any, send: Any) -> None:
+        self._receive, self._send = receive, send
+        self.connect = self.accept = self.close = False
+
+    async def receive(self) -> Any:
+        message = await self._receive()
+        if message["type"] == "websocket.connect":
+            self.connect = True
+        return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "websocket.accept":
+            self.accept = True
+        elif kind == "websocket.close":
+            self.close = True
+        await self._send(message)
+
+
 async def _unless_database_down(handler: Any, scope: Scope, receive: Any, send: Any) -> Any:
     """Run the handshake and the socket; if PostgreSQL cannot be reached (a token or session
     lookup, the first snapshot), answer as REST does -- the API.md body with 503
     `service_unavailable` -- and close with 1013 instead of letting the server answer a bare
     HTTP 500 (docs/RELIABILITY.md, PostgreSQL outage)."""
-    seen = {"connect": False, "accept": False, "close": False}
-
-    async def tracked_receive() -> Any:
-        message = await receive()
-        if message["type"] == "websocket.connect":
-            seen["connect"] = True
-        return message
-
-    async def tracked_send(message: dict[str, Any]) -> None:
-        if message["type"] == "websocket.accept":
-            seen["accept"] = True
-        elif message["type"] == "websocket.close":
-            seen["close"] = True
-        await send(message)
-
+    seen = _Seen(receive, send)
     try:
-        return await handler(scope, tracked_receive, tracked_send)
+        return await handler(scope, seen.receive, seen.send)
     except Exception as exc:
-        if not is_database_unavailable(exc) or seen["close"]:
+        if not is_database_unavailable(exc) or seen.close:
             raise
         log.warning("database unavailable for a WebSocket handshake on %s", scope.get("path"))
         from demineur_site.metrics import DATABASE_UNAVAILABLE
@@ -216,9 +227,9 @@ async def _unless_database_down(handler: Any, scope: Scope, receive: Any, send: 
             "The service is temporarily unavailable; retry shortly.",
             {"retry_after": SERVICE_UNAVAILABLE_RETRY_AFTER},
         )
-        if not seen["connect"]:
+        if not seen.connect:
             return await _refuse_with(receive, send, body, CLOSE_TRY_AGAIN_LATER)
-        if not seen["accept"]:
+        if not seen.accept:
             await send({"type": "websocket.accept"})
         await send({"type": "websocket.send", "text": json.dumps(body)})
         await send({"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER})
@@ -239,7 +250,8 @@ class _Capped:
             session = scope.get("session")
             key = getattr(session, "session_key", None)
             credential = SocketCredential("session", user_id, session_key=key) if key else None
-        scope = {**scope, "credential": credential}
+        if credential is not scope.get("credential"):  # a session's: one copy of the scope
+            scope = {**scope, "credential": credential}
         taken = await slots.acquire(user_id, client_address(scope))
         if isinstance(taken, Refusal):
             body = socket_error(
@@ -285,8 +297,8 @@ class WebSocketAuthMiddleware:
             return await self.inner(scope, receive, send)
         origin = _header(scope, b"origin")
         if origin is None:
-            scope = {**scope, "user": AnonymousUser(), "auth_method": "anonymous"}
-            return await self.inner({**scope, "credential": None}, receive, send)
+            anonymous = {"user": AnonymousUser(), "auth_method": "anonymous", "credential": None}
+            return await self.inner({**scope, **anonymous}, receive, send)
         if not origin_allowed(origin, scope):
             return await _refuse_handshake(receive, send)
         return await self.session_stack(
