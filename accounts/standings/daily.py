@@ -28,7 +28,7 @@ from accounts.standings.leaderboards import (
     BoardPage,
     Histogram,
     board_snapshot,
-    page_to_read,
+    page_of,
     pool_of,
 )
 from demineur_site.formats import iso
@@ -349,14 +349,7 @@ def _page(
         mine = rows.filter(user_id=viewer.pk).values(*_COLUMNS).first()
         if mine is not None:
             me = _row(rows.filter(_key(mine)).count() + 1, mine, viewer.username)
-    page = page_to_read(
-        count=count,
-        rank=me["rank"] if me is not None else None,
-        page=page,
-        page_size=page_size,
-        around_me=around_me,
-    )
-    start = (page - 1) * page_size
+    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
     ordered = ("score", "achieved_at", "user_id")
     wanted = max(0, min(page_size, count - start))
     from_end = count - start - wanted
@@ -421,14 +414,9 @@ def _histogram_page(
                 )
                 ahead = int(cur.fetchone()[0])
                 me = _row(hist.before(bucket) + ahead + 1, mine, viewer.username)
-        page = page_to_read(
-            count=hist.count,
-            rank=me["rank"] if me is not None else None,
-            page=page,
-            page_size=page_size,
-            around_me=around_me,
+        page, start = page_of(
+            count=hist.count, me=me, page=page, page_size=page_size, around_me=around_me
         )
-        start = (page - 1) * page_size
         results: list[dict[str, Any]] = []
         located = hist.locate(start)
         if located is not None:

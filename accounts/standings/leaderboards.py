@@ -434,6 +434,16 @@ def page_to_read(
     return page
 
 
+def page_of(
+    *, count: int, me: dict[str, Any] | None, page: int, page_size: int, around_me: bool
+) -> tuple[int, int]:
+    """`page_to_read` for the viewer's row `me` (None: they have none): the page to read and
+    the offset of its first row."""
+    rank = me["rank"] if me is not None else None
+    page = page_to_read(count=count, rank=rank, page=page, page_size=page_size, around_me=around_me)
+    return page, (page - 1) * page_size
+
+
 def sliced_page(
     rows: Any,
     *,
@@ -446,14 +456,7 @@ def sliced_page(
 ) -> BoardPage:
     """A page of a board read by slicing `rows` (a queryset in board order: the race boards,
     an arena's standings), by `page_to_read`'s rule; `row(item, rank)` is one result."""
-    page = page_to_read(
-        count=count,
-        rank=me["rank"] if me is not None else None,
-        page=page,
-        page_size=page_size,
-        around_me=around_me,
-    )
-    start = (page - 1) * page_size
+    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
     results = [row(item, start + i + 1) for i, item in enumerate(rows[start : start + page_size])]
     return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
 
