@@ -66,18 +66,23 @@ class Hub:
         """From its return on, `member` gets every event sent to `group`."""
         entry = self._groups.get(group)
         if entry is None:
+            # The first member joins the layer's group for the process. It is a member from
+            # the start, so that others leaving meanwhile never empty (and orphan) the entry.
             entry = self._groups[group] = _Group(self._loop)
+            entry.members[member] = None
             try:
                 entry.channel = await self.layer.new_channel(prefix="hub.")
                 await self.layer.group_add(group, entry.channel)
             except BaseException as exc:
                 if self._groups.get(group) is entry:
                     del self._groups[group]
-                entry.joined.set_exception(exc)
-                entry.joined.exception()  # retrieved: the other joiners get it by awaiting
+                failure = exc if isinstance(exc, Exception) else ConnectionError(group)
+                entry.joined.set_exception(failure)  # to the members waiting in the next branch
+                entry.joined.exception()  # retrieved here: no "never retrieved" warning
                 raise
             entry.reader = self._loop.create_task(self._read(entry))
             entry.joined.set_result(None)
+            return
         entry.members[member] = None
         try:
             await asyncio.shield(entry.joined)
