@@ -5,6 +5,7 @@ that must wait holds up nobody else."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import uuid
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 
 from games.live.base import LeanConsumer
-from games.live.hub import hub
+from games.live.hub import Hub, hub
 from games.play import events
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import connected, game_path, next_of, rest_move, socket
@@ -127,3 +128,42 @@ async def test_a_handler_that_fails_ends_its_own_socket_only(db):
     assert quick.seen == [1]
     for member in (failing, quick):
         await hub().leave(group, member)
+
+
+async def test_a_socket_closing_while_the_group_is_joined_leaves_the_first_member_following(db):
+    group = "hub-test-joining"
+    gate = asyncio.Event()
+    real = get_channel_layer()
+
+    class SlowToJoin:
+        """The real layer, whose group_add waits for `gate` (a slow Redis)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        async def group_add(self, group: str, channel: str) -> None:
+            await gate.wait()
+            await real.group_add(group, channel)
+
+    own = Hub(asyncio.get_running_loop())
+    own.layer = SlowToJoin()
+    first, second = _Recorder(), _Recorder()
+    joining = asyncio.ensure_future(own.join(group, first))
+    await asyncio.sleep(0.01)
+    closing = asyncio.ensure_future(own.join(group, second))
+    await asyncio.sleep(0.01)
+    closing.cancel()  # the second socket goes while the group is still being joined
+    with contextlib.suppress(asyncio.CancelledError):
+        await closing
+    await own.leave(group, second)  # its socket's end: nothing left to do
+    gate.set()
+    await asyncio.wait_for(joining, 3)
+    assert own.members(group) == 1 and own.channel_of(group) is not None
+    await real.group_send(group, {"type": "hub.test", "n": 1})
+    for _ in range(100):
+        if first.seen:
+            break
+        await asyncio.sleep(0.01)
+    assert first.seen == [1] and second.seen == []
+    await own.leave(group, first)
+    assert own.members(group) == 0 and own.channel_of(group) is None
