@@ -51,6 +51,9 @@ class Bot:
         self.game: str | None = None
         self.done = False
         self.resets = 0  # requests lost to a reset connection, tried again
+        # Races a resigning bot won all the same: its one reveal opened the last safe cells of
+        # a board the race's opening had nearly cleared (no resign is left to make then).
+        self.won_anyway: list[str] = []
         self.solver = DeductionSolver()
 
     def step(self, arena_id: str) -> None:
@@ -80,9 +83,13 @@ class Bot:
             self.game = None
             return
         for x, y in cells if self.win else cells[:1]:
-            self.api.post(f"/api/games/{self.game}/reveal", json={"x": x, "y": y})
+            moved = self.api.post(f"/api/games/{self.game}/reveal", json={"x": x, "y": y})
         if not self.win:
-            self.api.post(f"/api/games/{self.game}/resign")
+            if moved.status_code == 200 and moved.json()["game"]["state"] == "won":
+                self.won_anyway.append(self.played[-1])
+            else:
+                resigned = self.api.post(f"/api/games/{self.game}/resign")
+                assert resigned.status_code == 200, (resigned.text, moved.text)
             self.game = None
 
 
@@ -214,7 +221,8 @@ def test_twenty_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]
     # Resigning is leaving: the bots that resign score nothing, those that clear score.
     by_name = {r["player"]: r for r in rows}
-    assert {by_name[b.name]["score"] for b in bots if not b.win} == {0}
+    assert {by_name[b.name]["score"] for b in bots if not b.win and not b.won_anyway} == {0}
+    assert all(by_name[b.name]["score"] > 0 for b in bots if b.won_anyway)
     assert all(by_name[b.name]["score"] > 0 for b in bots if b.win)
     assert {r["player"] for r in rows[:3]} <= {b.name for b in bots if b.win}
     assert page.json()["me"]["player"] == f"ab{prefix}05"
