@@ -170,6 +170,12 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
         if not task.done():
             self._delivery = task
 
+    def lost(self, exc: Exception) -> None:
+        """The hub's reader of this socket's group failed (games.live.hub): the socket ends,
+        as it does when its own channel's reader fails (_serve)."""
+        if not self._failed.done():
+            self._failed.set_exception(exc)
+
     async def _deliver(self, message: dict[str, Any]) -> None:
         backlog = self._backlog
         try:

@@ -24,6 +24,7 @@ Per event loop: a test's new loop gets a new hub (the layer's channels belong to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from typing import Any, Protocol
 
@@ -32,6 +33,10 @@ from channels.layers import get_channel_layer
 
 class Member(Protocol):
     def deliver(self, message: dict[str, Any]) -> None: ...
+
+    def lost(self, exc: Exception) -> None:
+        """The group's events stopped coming (the layer failed): the member must end."""
+        ...
 
 
 class _Group:
@@ -80,7 +85,7 @@ class Hub:
                 entry.joined.set_exception(failure)  # to the members waiting in the next branch
                 entry.joined.exception()  # retrieved here: no "never retrieved" warning
                 raise
-            entry.reader = self._loop.create_task(self._read(entry))
+            entry.reader = self._loop.create_task(self._read(group, entry))
             entry.joined.set_result(None)
             return
         entry.members[member] = None
@@ -104,13 +109,26 @@ class Hub:
         if entry.joined.done() and entry.joined.exception() is None:
             await self.layer.group_discard(group, entry.channel)
 
-    async def _read(self, entry: _Group) -> None:
+    async def _read(self, group: str, entry: _Group) -> None:
         receive = self.layer.receive
-        while True:
-            message = await receive(entry.channel)
-            # A copy: a member may leave (and another join) while the event goes round.
-            for member in tuple(entry.members):
-                member.deliver(message)
+        try:
+            while True:
+                message = await receive(entry.channel)
+                # A copy: a member may leave (and another join) while the event goes round.
+                for member in tuple(entry.members):
+                    member.deliver(message)
+        except Exception as exc:
+            # The layer failed (Redis gone, a broken reply): no event of the group reaches
+            # these members again, so none may go on as if it followed it. Each ends (its
+            # client reconnects and reads a fresh snapshot); the next socket to follow the
+            # group joins it anew.
+            if self._groups.get(group) is entry:
+                del self._groups[group]
+            members, entry.members = tuple(entry.members), {}
+            for member in members:
+                member.lost(exc)
+            with contextlib.suppress(Exception):
+                await self.layer.group_discard(group, entry.channel)
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()

@@ -167,3 +167,60 @@ async def test_a_socket_closing_while_the_group_is_joined_leaves_the_first_membe
     assert first.seen == [1] and second.seen == []
     await own.leave(group, first)
     assert own.members(group) == 0 and own.channel_of(group) is None
+
+
+async def test_when_the_layer_fails_the_groups_channel_every_member_ends(db):
+    group = "hub-test-lost"
+    real = get_channel_layer()
+    broken = asyncio.Event()
+
+    class Breaking:
+        """The real layer, whose receive fails once `broken` is set (Redis gone)."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        async def receive(self, channel: str) -> dict[str, Any]:
+            waiting = asyncio.ensure_future(real.receive(channel))
+            stop = asyncio.ensure_future(broken.wait())
+            done, _ = await asyncio.wait((waiting, stop), return_when=asyncio.FIRST_COMPLETED)
+            if waiting in done:
+                stop.cancel()
+                return waiting.result()
+            waiting.cancel()
+            raise ConnectionError("the layer is gone")
+
+    own = Hub(asyncio.get_running_loop())
+    own.layer = Breaking()
+    first, second = _Recorder(), _Recorder()
+    await own.join(group, first)
+    await own.join(group, second)
+    await real.group_send(group, {"type": "hub.test", "n": 1})
+    for _ in range(100):
+        if first.seen and second.seen:
+            break
+        await asyncio.sleep(0.01)
+    assert first.seen == second.seen == [1]
+    broken.set()
+    for _ in range(100):
+        if first._failed.done() and second._failed.done():
+            break
+        await asyncio.sleep(0.01)
+    # Each member's own loop gets the failure (LeanConsumer._serve ends the socket with it),
+    # and the process no longer claims to follow the group.
+    for member in (first, second):
+        assert isinstance(member._failed.exception(), ConnectionError)
+    assert own.members(group) == 0 and own.channel_of(group) is None
+    await own.leave(group, first)  # the sockets' ends: nothing left to do
+    await own.leave(group, second)
+    # A socket that follows the group afterwards joins it anew and gets its events.
+    broken.clear()
+    third = _Recorder()
+    await own.join(group, third)
+    await real.group_send(group, {"type": "hub.test", "n": 2})
+    for _ in range(100):
+        if third.seen:
+            break
+        await asyncio.sleep(0.01)
+    assert third.seen == [2] and first.seen == [1]
+    await own.leave(group, third)
