@@ -10,7 +10,8 @@ after a gap and kicks on revocation) and writes what that stack sends as lines:
 * the socket's accept and first frame start a 200 `application/x-ndjson` answer; a refusal
   before any state (an unknown game 404, a sealed race game 403, a revoked token 401, too many
   sockets 429) is answered as REST answers it: that status and the API.md error body;
-* every frame is one line; after `ended` (or a close) the answer ends;
+* every frame is one line; after `ended` (or a close) the answer ends; a game stream opened on
+  a game already over gets its state, then `ended` (its last event went out before), and ends;
 * an empty line goes out whenever nothing was written for STREAM_KEEPALIVE_SECONDS (7 s), so
   proxies and clients keep the connection;
 * the client going away is the socket's disconnect.
@@ -37,6 +38,8 @@ from django.conf import settings
 
 from demineur_site.api_errors import error_body, status_for
 from games.live import auth
+from games.models import ENDED_STATES
+from games.play import events
 
 ROUTES = [
     (re.compile(r"^/api/stream/game/(?P<id>[^/]{1,64})/?$"), "/ws/games/{id}"),
@@ -146,12 +149,36 @@ class _Answer:
                 self.held_error = frame  # the refusal comes with the close that follows
                 return
             await self._start(200, NDJSON)
+            if _game_over(frame):
+                await self._over(text, frame)
+                return
         await self.line(text.encode() + b"\n")
         # A game event's text is encoded once per process for every watcher
         # (games.play.events.encode_event): read without decoding it again. Every frame is
         # compact JSON whose first key is "type" (games.play.events.dumps and its builders).
         if text.startswith(END_PREFIXES):
             await self.finish()
+
+    async def _over(self, text: str, state: dict[str, Any]) -> None:
+        """A game stream opened on a game already over (a reconnection after the last move,
+        or a stream opened late): its `ended` went out before this stream followed the game,
+        so none would come and the answer would never end. It gets the state, then `ended`
+        as the game's last event carries it (its seq, the game as this viewer may see it),
+        and ends: "it ends after `ended`" (API.md) holds for every stream."""
+        await self.line(text.encode() + b"\n")
+        ended = {"type": "ended", "seq": state["seq"], "game": state["game"]}
+        await self.line(events.dumps(ended).encode() + b"\n")
+        await self.finish()
+
+
+def _game_over(frame: dict[str, Any]) -> bool:
+    """Whether a game stream's first frame is the state of a game that has ended."""
+    game = frame.get("game")
+    return (
+        frame.get("type") == "state"
+        and isinstance(game, dict)
+        and game.get("state") in [str(s) for s in ENDED_STATES]
+    )
 
 
 class NdjsonStream:

@@ -140,6 +140,9 @@ def test_a_game_stream_survives_a_restart_of_its_server_process() -> None:
                 break
         reader.join(timeout=30)
     api.close()
-    assert not reader.is_alive(), "the stream did not reach `ended`"
+    assert not reader.is_alive(), (
+        "the stream did not reach `ended`",
+        [(f["type"], f.get("seq"), (f.get("game") or {}).get("state")) for f in frames],
+    )
     assert frames[-1]["type"] == "ended" and frames[-1]["game"]["state"] == "won"
     assert [f["type"] for f in frames].count("state") >= 2  # read again after the restart

@@ -78,6 +78,44 @@ def test_a_game_stream_gives_the_state_then_each_move_and_ends_after_ended(live:
     assert all("*" not in "".join(f.get("game", {}).get("board") or []) for f in frames[:-1])
 
 
+def test_a_stream_opened_on_a_game_already_over_gives_its_state_then_ended_and_ends(
+    live: str,
+) -> None:
+    """A reconnection after the last move (or a late watcher) finds the game over: the game's
+    `ended` went out before the stream followed it, and the stream still ends after one."""
+    api, _ = _player(live)
+    won = api.post("/api/games", json={"level": "beginner"}).json()
+    api.post(f"/api/games/{won['id']}/reveal", json={"x": 4, "y": 4})
+    for x, y in boards.safe_closed(won["id"]):
+        moved = api.post(f"/api/games/{won['id']}/reveal", json={"x": x, "y": y}).json()
+        if moved["game"]["state"] == "won":
+            break
+    lost = api.post("/api/games", json={"level": "beginner"}).json()
+    api.post(f"/api/games/{lost['id']}/reveal", json={"x": 4, "y": 4})
+    assert api.post(f"/api/games/{lost['id']}/resign").status_code == 200
+    for game, state, headers in (
+        (won, "won", dict(api.headers)),  # its player
+        (lost, "lost", {}),  # anyone who may watch
+    ):
+        lines: list[bytes] = []
+        seen: dict[str, Any] = {}
+        reader = threading.Thread(
+            target=lambda g=game, h=headers, out=lines, got=seen: got.update(
+                _read_lines(live, f"/api/stream/game/{g['id']}", out, h)
+            ),
+            daemon=True,  # a stream that never ends must not hold the test run
+        )
+        reader.start()
+        reader.join(timeout=20)
+        assert not reader.is_alive(), "the stream of a game already over did not end"
+        frames = [json.loads(line) for line in lines if line.strip()]
+        assert seen["status"] == 200
+        assert [f["type"] for f in frames] == ["state", "ended"]
+        last_seq = api.get(f"/api/games/{game['id']}").json()["seq"]
+        assert frames[0]["seq"] == frames[1]["seq"] == last_seq > 1
+        assert frames[1]["game"] == frames[0]["game"] and frames[1]["game"]["state"] == state
+
+
 def test_refusals_are_the_rest_statuses_with_the_error_body(live: str) -> None:
     unknown = httpx.get(f"{live}/api/stream/game/{uuid.uuid4()}", timeout=10)
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
@@ -119,13 +157,17 @@ def test_an_idle_stream_gets_keep_alive_lines(live: str, settings: Any) -> None:
 @pytest.mark.parametrize("path", ["/api/stream/game/{id}"])
 def test_a_stream_counts_against_the_socket_caps(live: str, settings: Any, path: str) -> None:
     settings.WS_MAX_SOCKETS_PER_ADDRESS = 1
+    # An address of this test's own (behind one trusted proxy): the count of 127.0.0.1 may
+    # still hold the slots of a server process an earlier test killed (until their TTL).
+    settings.TRUSTED_PROXIES = 1
+    address = {"X-Forwarded-For": f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.7"}
     api, _ = _player(live)
     game = api.post("/api/games", json={"level": "beginner"}).json()
     api.post(f"/api/games/{game['id']}/reveal", json={"x": 4, "y": 4})
     url = live + path.format(id=game["id"])
-    with httpx.stream("GET", url, timeout=10) as first:
+    with httpx.stream("GET", url, headers=address, timeout=10) as first:
         assert first.status_code == 200
-        second = httpx.get(url, timeout=10)
+        second = httpx.get(url, headers=address, timeout=10)
         assert second.status_code == 429 and second.json()["error"]["code"] == "too_many_sockets"
 
 
