@@ -363,6 +363,24 @@ class BoardPage:
         return max(1, math.ceil(self.count / self.page_size))
 
 
+def _board_page(
+    spec: BoardSpec,
+    raw: list[tuple[Any, ...]],
+    *,
+    count: int,
+    page: int,
+    page_size: int,
+    me: dict[str, Any] | None,
+) -> BoardPage:
+    """Page `page` of a board from `raw`, its rows as `_rows` reads them, in board order:
+    ranked from the page's first rank on."""
+    first_rank = (page - 1) * page_size + 1
+    results = [
+        _row(spec, first_rank + i, values[-1], tuple(values[4:-1])) for i, values in enumerate(raw)
+    ]
+    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+
+
 def _page_rows(q: _Sql, *, count: int, offset: int, size: int) -> list[tuple[Any, ...]]:
     """Rows offset+1 .. offset+size. A page past the middle is read backwards from the end,
     so the OFFSET an index walk skips is never more than half the board."""
@@ -645,11 +663,7 @@ def _histogram_page(
             limit=page_size,
             offset=offset - rows_before,
         )
-    first_rank = (page - 1) * page_size + 1
-    results = [
-        _row(spec, first_rank + i, values[-1], tuple(values[4:-1])) for i, values in enumerate(raw)
-    ]
-    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+    return _board_page(spec, raw, count=count, page=page, page_size=page_size, me=me)
 
 
 def maintain_boards(
@@ -742,8 +756,8 @@ def direct_page(
         me = _row(spec, rank, viewer.username, tuple(mine[3:]))
     else:
         count = _count(q)
+    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
     if around_me and mine is not None:
-        page = (rank - 1) // page_size + 1
         ahead = (rank - 1) % page_size  # rows of this page before the viewer's
         before = (
             _rows(q, extra=_key_cmp(q, "<"), extra_params=list(key), descending=True, limit=ahead)
@@ -753,16 +767,8 @@ def direct_page(
         after = _rows(q, extra=_key_cmp(q, ">="), extra_params=list(key), limit=page_size - ahead)
         raw = [*reversed(before), *after]
     else:
-        if around_me:
-            page = 1
-        if page > max(1, math.ceil(count / page_size)):
-            raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
-        raw = _page_rows(q, count=count, offset=(page - 1) * page_size, size=page_size)
-    first_rank = (page - 1) * page_size + 1
-    results = [
-        _row(spec, first_rank + i, values[-1], tuple(values[4:-1])) for i, values in enumerate(raw)
-    ]
-    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+        raw = _page_rows(q, count=count, offset=start, size=page_size)
+    return _board_page(spec, raw, count=count, page=page, page_size=page_size, me=me)
 
 
 def explain(*, spec: BoardSpec, now: datetime | None = None) -> dict[str, tuple[str, list[Any]]]:

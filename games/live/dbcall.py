@@ -49,16 +49,26 @@ def _give_back(conn: Any) -> None:
     conn.close()
 
 
+def _each_pooled(visit: Callable[[Any], None]) -> None:
+    """Run `visit` on each pooled connection the thread has set up; when it also has some
+    without the pool, they are then handled exactly as channels does (`close_old_connections`)."""
+    plain = False
+    for conn in connections.all(initialized_only=True):
+        if _pooled(conn):
+            visit(conn)
+        else:
+            plain = True
+    if plain:
+        close_old_connections()
+
+
 def before_call(now: float | None = None) -> None:
     """Before the thread runs a socket's call: a held connection still fit for use stays."""
     now = time.monotonic() if now is None else now
-    plain = False
-    for conn in connections.all(initialized_only=True):
-        if not _pooled(conn):
-            plain = True
-            continue
+
+    def check(conn: Any) -> None:
         if conn.connection is None:
-            continue
+            return
         held = getattr(conn, _HELD, None)
         if (
             held is None
@@ -67,33 +77,30 @@ def before_call(now: float | None = None) -> None:
             or (now - held[2] >= RECENTLY_USED_S and not conn.is_usable())
         ):
             _give_back(conn)
-    if plain:
-        close_old_connections()
+
+    _each_pooled(check)
 
 
 def after_call(now: float | None = None) -> None:
     """After the call: keep a healthy pooled connection for the next one."""
     now = time.monotonic() if now is None else now
-    plain = False
-    for conn in connections.all(initialized_only=True):
-        if not _pooled(conn):
-            plain = True
-            continue
+
+    def keep(conn: Any) -> None:
         if conn.connection is None:
             setattr(conn, _HELD, None)
-            continue
+            return
         if (
             conn.errors_occurred
             or conn.in_atomic_block
             or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]
         ):
             _give_back(conn)
-            continue
+            return
         held = getattr(conn, _HELD, None)
         taken = held[1] if held is not None and held[0] is conn.connection else now
         setattr(conn, _HELD, (conn.connection, taken, now))
-    if plain:
-        close_old_connections()
+
+    _each_pooled(keep)
 
 
 class SocketDatabaseCall(SyncToAsync[..., Any]):
