@@ -47,7 +47,6 @@ from games.models import (
     ArenaState,
     EndReason,
     Race,
-    RaceQueueEntry,
     Racer,
     RacerState,
     RaceState,
@@ -132,30 +131,34 @@ def _new_arena(
     now: datetime,
 ) -> Arena:
     spec = _level(level)
-    for _ in range(10):
-        try:
-            with transaction.atomic():
-                return Arena.objects.create(
-                    code=race_rules.new_code(),
-                    name=name,
-                    level=spec.name,
-                    no_guess=no_guess,
-                    players=players,
-                    private=private,
-                    min_players=min_players,
-                    created_by=created_by,
-                    schedule=schedule,
-                    created_at=now,
-                    starts_at=starts_at,
-                    ends_at=starts_at + timedelta(minutes=minutes),
-                    deadline=starts_at,
-                    time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
-                )
-        except IntegrityError:
-            if schedule and Arena.objects.filter(schedule=schedule, starts_at=starts_at).exists():
-                raise  # the slot is taken (another clock made it): not a code clash
-            continue
-    raise RuntimeError("could not draw a free arena code")
+
+    def slot_taken() -> bool:
+        """Whether this schedule's slot exists already (another clock made it meanwhile): then
+        the clash was on the slot, not on the code."""
+        if not schedule:
+            return False
+        return Arena.objects.filter(schedule=schedule, starts_at=starts_at).exists()
+
+    return races.create_with_code(
+        lambda code: Arena.objects.create(
+            code=code,
+            name=name,
+            level=spec.name,
+            no_guess=no_guess,
+            players=players,
+            private=private,
+            min_players=min_players,
+            created_by=created_by,
+            schedule=schedule,
+            created_at=now,
+            starts_at=starts_at,
+            ends_at=starts_at + timedelta(minutes=minutes),
+            deadline=starts_at,
+            time_limit_ms=races.race_time_limit_ms(spec.name),
+        ),
+        what="arena",
+        other_clash=slot_taken,
+    )
 
 
 def arena_create(
@@ -224,12 +227,10 @@ def arena_create(
 
 
 def _check_free(player: User, arena: Arena) -> None:
-    """One race, queue place or arena at a time (API.md: 409 already_racing). A race of this
-    very arena (a player who left during it and comes back) does not count."""
-    if Racer.objects.filter(player=player, active=True).exclude(race__arena=arena).exists():
-        raise GameError("already_racing", "You are already in a race: finish or leave it first.")
-    if RaceQueueEntry.objects.filter(player=player, race__isnull=True).exists():
-        raise GameError("already_racing", "You are waiting for a quick match: leave it first.")
+    """One race, queue place or arena at a time (API.md: 409 already_racing): the race and
+    queue checks are the race services' (a race of this very arena does not count), then no
+    other arena scheduled or running."""
+    races.check_not_racing(player, arena=arena)
     elsewhere = ArenaEntry.objects.filter(
         player=player, active=True, arena__state__in=(ArenaState.SCHEDULED, ArenaState.RUNNING)
     ).exclude(arena=arena)

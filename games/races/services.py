@@ -24,10 +24,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from accounts.locks import lock_player
@@ -40,6 +41,7 @@ from games.errors import GameError
 from games.models import (
     ACTIVE_RACE_STATES,
     Action,
+    Arena,
     ArenaEntry,
     ArenaState,
     Game,
@@ -59,6 +61,9 @@ from games.races.presenters import race_dict
 from games.races.selectors import parse_race_id
 
 log = logging.getLogger(__name__)
+
+# The row create_with_code makes under a fresh code: a Race, or an Arena (games.arenas).
+CodedRow = TypeVar("CodedRow", bound=Model)
 
 
 # --- reading helpers shared with games.races.selectors ------------------------------------------
@@ -123,12 +128,24 @@ def _bump(race: Race, kind: str) -> None:
 # --- checks ------------------------------------------------------------------------------------
 
 
-def _check_free(player: User) -> None:
-    """A player is in at most one open or running race or queue (API.md: 409 already_racing)."""
-    if Racer.objects.filter(player=player, active=True).exists():
+def check_not_racing(player: User, *, arena: Arena | None = None) -> None:
+    """409 `already_racing` for a player in an open or running race, or waiting for a quick
+    match (API.md): the race and queue half of "one race, queue place or arena at a time",
+    for races and arenas alike. With `arena`, a race of that arena does not count (a player
+    who left the arena during that race and comes back)."""
+    in_race = Racer.objects.filter(player=player, active=True)
+    if arena is not None:
+        in_race = in_race.exclude(race__arena=arena)
+    if in_race.exists():
         raise GameError("already_racing", "You are already in a race: finish or leave it first.")
     if RaceQueueEntry.objects.filter(player=player, race__isnull=True).exists():
         raise GameError("already_racing", "You are waiting for a quick match: leave it first.")
+
+
+def _check_free(player: User) -> None:
+    """A player is in at most one open or running race or queue, and in no running arena
+    (API.md: 409 already_racing)."""
+    check_not_racing(player)
     if ArenaEntry.objects.filter(
         player=player, active=True, arena__state=ArenaState.RUNNING
     ).exists():
@@ -160,6 +177,40 @@ def rating_level(race: Race) -> str:
     return bucket_for(race.level, race.no_guess)
 
 
+def race_time_limit_ms(level: str) -> int:
+    """The time limit of a race on `level` (a level's name), in milliseconds, from the
+    RACE_TIME_LIMITS_S setting. It is fixed on a race at its creation, and on an arena, whose
+    races run on its level."""
+    return round(settings.RACE_TIME_LIMITS_S[level] * 1000)
+
+
+# How many codes a new race or arena may draw before giving up: there are 31**6 codes (some
+# 887 million), so one clash is rare and ten in a row would mean something else is wrong.
+CODE_TRIES = 10
+
+
+def create_with_code(
+    create: Callable[[str], CodedRow],
+    *,
+    what: str,
+    other_clash: Callable[[], bool] | None = None,
+) -> CodedRow:
+    """The row `create(code)` makes under a fresh code (games.races.rules.new_code: races and
+    arenas draw their codes alike). Each try runs in an atomic block of its own (a savepoint
+    inside the caller's transaction), and an IntegrityError there is taken for a code already
+    in use: another code is drawn, up to CODE_TRIES times, then RuntimeError "could not draw
+    a free <what> code". When `other_clash()`, asked after such an error, says another unique
+    constraint failed instead, the error is raised as it is."""
+    for _ in range(CODE_TRIES):
+        try:
+            with transaction.atomic():
+                return create(race_rules.new_code())
+        except IntegrityError:
+            if other_clash is not None and other_clash():
+                raise
+    raise RuntimeError(f"could not draw a free {what} code")
+
+
 def _new_race(
     *,
     level: str,
@@ -172,28 +223,25 @@ def _new_race(
 ) -> Race:
     spec = _level_spec(level)
     created_by = None if quick else host
-    for _ in range(10):
-        try:
-            with transaction.atomic():
-                return Race.objects.create(
-                    code=race_rules.new_code(),
-                    level=spec.name,
-                    width=spec.width,
-                    height=spec.height,
-                    mines=spec.mines,
-                    host=host,
-                    created_by=created_by,
-                    max_players=max_players,
-                    quick=quick,
-                    no_guess=no_guess,
-                    arena_id=arena_id,
-                    time_limit_ms=round(settings.RACE_TIME_LIMITS_S[spec.name] * 1000),
-                    created_at=now,
-                    deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
-                )
-        except IntegrityError:  # a code already taken (1 in 887 million): draw another
-            continue
-    raise RuntimeError("could not draw a free race code")
+    return create_with_code(
+        lambda code: Race.objects.create(
+            code=code,
+            level=spec.name,
+            width=spec.width,
+            height=spec.height,
+            mines=spec.mines,
+            host=host,
+            created_by=created_by,
+            max_players=max_players,
+            quick=quick,
+            no_guess=no_guess,
+            arena_id=arena_id,
+            time_limit_ms=race_time_limit_ms(spec.name),
+            created_at=now,
+            deadline=now + timedelta(milliseconds=race_rules.OPEN_ROOM_MS),
+        ),
+        what="race",
+    )
 
 
 def race_create(
