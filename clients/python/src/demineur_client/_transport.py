@@ -96,17 +96,22 @@ def decide(call: Call[T], response: httpx.Response, attempt: int, policy: RetryP
     """What to do with an answer: its value, a Retry, or (raised) the ApiError it carries."""
     if response.is_success:
         return call.read(response)
-    retry_after = response.headers.get("Retry-After")
     if response.status_code in RETRY_STATUSES and attempt < policy.retries:
-        return Retry(policy.delay(attempt, retry_after))
+        return Retry(policy.delay(attempt, response.headers.get("Retry-After")))
+    raise refusal(response)
+
+
+def refusal(response: httpx.Response) -> ApiError:
+    """The ApiError an unsuccessful (and read) answer carries; a Throttled one with the
+    server's Retry-After, in seconds."""
     try:
         body = response.json()
     except ValueError:
         body = None
-    error: ApiError = error_for(response.status_code, body)
+    error = error_for(response.status_code, body)
     if isinstance(error, Throttled):
-        error.retry_after = parse_retry_after(retry_after)
-    raise error
+        error.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+    return error
 
 
 def on_network_error(

@@ -11,29 +11,23 @@ from typing import Any, TypeVar
 import httpx
 
 from . import calls
-from ._transport import DEFAULT_TIMEOUT, Call, Retry, RetryPolicy, decide, headers, on_network_error
-from .streams import GameLines, event_line
+from ._base import Area, BaseClient
+from ._transport import Call, Retry, decide, on_network_error, refusal
+from .streams import EventLines, Followed, GameLines
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
 
 
-class AsyncClient:
+class AsyncClient(BaseClient[httpx.AsyncBaseTransport]):
     """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        token: str | None = None,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
-        retry: RetryPolicy | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+    _user_agent = USER_AGENT
+
+    def _build(
+        self, timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.token = token
-        self.retry = retry or RetryPolicy()
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
         self.accounts = Accounts(self)
         self.tokens = Tokens(self)
@@ -48,13 +42,7 @@ class AsyncClient:
         attempt = 0
         while True:
             try:
-                response = await self._http.request(
-                    call.method,
-                    call.path,
-                    json=call.body,
-                    params=call.query(),
-                    headers=headers(self.token, USER_AGENT),
-                )
+                response = await self._http.request(**self._request_args(call))
             except httpx.TransportError as exc:
                 outcome: T | Retry = on_network_error(call, exc, attempt, self.retry)
             else:
@@ -74,12 +62,7 @@ class AsyncClient:
         await self.aclose()
 
 
-class _Area:
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
-
-
-class Accounts(_Area):
+class Accounts(Area[AsyncClient]):
     async def register(
         self, username: str, password: str, *, kind: str = "human", email: str | None = None
     ) -> Account:
@@ -111,7 +94,7 @@ class Accounts(_Area):
         return await self._client.send(calls.become_bot())
 
 
-class Tokens(_Area):
+class Tokens(Area[AsyncClient]):
     async def list(self) -> builtins.list[Token]:
         return await self._client.send(calls.tokens())
 
@@ -126,12 +109,12 @@ class Tokens(_Area):
         await self._client.send(calls.token_revoke(token_id))
 
 
-class Users(_Area):
+class Users(Area[AsyncClient]):
     async def get(self, username: str) -> Profile:
         return await self._client.send(calls.user(username))
 
 
-class Games(_Area):
+class Games(Area[AsyncClient]):
     async def create(self, level: str | None = None, **board: Any) -> Game:
         """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
         return await self._client.send(calls.game_create(level, **board))
@@ -164,14 +147,14 @@ class Games(_Area):
         return await self._client.send(calls.moves(game_id, page=page))
 
 
-class Leaderboards(_Area):
+class Leaderboards(Area[AsyncClient]):
     async def get(self, level: str, board: str = "times", **params: Any) -> Page:
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return await self._client.send(calls.leaderboard(level, board, **params))
 
 
-class Daily(_Area):
+class Daily(Area[AsyncClient]):
     """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
 
     async def today(self) -> dict[str, Any]:
@@ -196,7 +179,7 @@ class Daily(_Area):
         return await self._client.send(calls.daily_calendar(username, since=since, until=until))
 
 
-class Races(_Area):
+class Races(Area[AsyncClient]):
     async def create(self, level: str, **options: Any) -> Race:
         return await self._client.send(calls.race_create(level, **options))
 
@@ -228,48 +211,37 @@ class Races(_Area):
         await self._client.send(calls.queue_leave())
 
 
-class Streams(_Area):
+class Streams(Area[AsyncClient]):
     """NDJSON streams as async iterators (streams.py): `game(id)` to its end, `events()`."""
 
     async def _lines(self, path: str) -> AsyncIterator[str]:
         client = self._client
-        async with client._http.stream(
-            "GET",
-            path,
-            headers=headers(client.token, USER_AGENT),
-            timeout=httpx.Timeout(30.0, read=60.0),
-        ) as response:
+        async with client._http.stream(**client._stream_args(path)) as response:
             if not response.is_success:
                 await response.aread()
-                decide(Call("GET", path), response, client.retry.retries, client.retry)
+                raise refusal(response)
             async for line in response.aiter_lines():
                 yield line
 
-    async def game(self, game_id: str, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
-        state = GameLines(f"/api/stream/game/{calls._id(game_id)}")
+    async def _follow(self, stream: Followed, reconnects: int) -> AsyncIterator[dict[str, Any]]:
+        """What `stream` yields, line by line, across the reopenings it asks for."""
         for attempt in range(reconnects + 1):
             try:
-                async for line in self._lines(state.path):
-                    frame = state.take(line)
-                    if frame is not None:
-                        yield frame
-                    if state.over:
+                async for line in self._lines(stream.path):
+                    item = stream.take(line)
+                    if item is not None:
+                        yield item
+                    if stream.over:
                         return
-                cause: BaseException | None = None
+                cause: httpx.TransportError | None = None
             except httpx.TransportError as exc:
                 cause = exc
-            state.early_end(attempt, reconnects, cause)
+            if not stream.reopen(attempt, reconnects, cause):
+                return
             await asyncio.sleep(self._client.retry.delay(attempt, None))
 
-    async def events(self, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
-        for attempt in range(reconnects + 1):
-            try:
-                async for line in self._lines("/api/stream/event"):
-                    event = event_line(line)
-                    if event is not None:
-                        yield event
-                return  # ended by the server: a newer stream of the account took over
-            except httpx.TransportError:
-                if attempt == reconnects:
-                    raise
-                await asyncio.sleep(self._client.retry.delay(attempt, None))
+    def game(self, game_id: str, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
+        return self._follow(GameLines(calls.game_stream(game_id)), reconnects)
+
+    def events(self, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
+        return self._follow(EventLines(calls.EVENT_STREAM), reconnects)

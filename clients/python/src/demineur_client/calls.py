@@ -5,8 +5,10 @@ caller gives theirs), so that sending a move again after a lost answer never pla
 from __future__ import annotations
 
 import uuid
-from typing import Any, cast
+from typing import Any, Literal, cast
 from urllib.parse import quote
+
+import httpx
 
 from ._transport import Call
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
@@ -16,8 +18,32 @@ def _id(value: str) -> str:
     return quote(str(value), safe="")
 
 
-def _page(response: Any) -> Page:
+def _page(response: httpx.Response) -> Page:
     return cast(Page, response.json())
+
+
+def _results(response: httpx.Response) -> list[Any]:
+    """The `results` of an answer that lists everything at once (tokens, a game's moves)."""
+    return list(response.json()["results"])
+
+
+def _object(response: httpx.Response) -> dict[str, Any]:
+    return dict(response.json())
+
+
+def _with(body: dict[str, Any], **optional: Any) -> dict[str, Any]:
+    """`body` and those `optional` fields that are given: a None one is left out."""
+    return body | {name: value for name, value in optional.items() if value is not None}
+
+
+def _only_if(on: bool) -> Literal[True] | None:
+    """A switch the API takes only when on (no_guess): True, or None to leave it out."""
+    return True if on else None
+
+
+def _listing(path: str, /, **params: Any) -> Call[Page]:
+    """A page of a listing (API.md, Pagination); a None param is left out of the query."""
+    return Call("GET", path, params=params, read=_page, idempotent=True)
 
 
 # --- accounts and tokens ------------------------------------------------------------------
@@ -26,20 +52,14 @@ def _page(response: Any) -> Page:
 def register(
     username: str, password: str, *, kind: str = "human", email: str | None = None
 ) -> Call[Account]:
-    body: dict[str, Any] = {"username": username, "password": password, "kind": kind}
-    if email is not None:
-        body["email"] = email
+    body = _with({"username": username, "password": password, "kind": kind}, email=email)
     return Call("POST", "/api/auth/register", body)
 
 
 def sign_in(
     username: str, password: str, *, otp: str | None = None, scopes: list[str] | None = None
 ) -> Call[str]:
-    body: dict[str, Any] = {"username": username, "password": password}
-    if otp is not None:
-        body["otp"] = otp
-    if scopes is not None:
-        body["scopes"] = scopes
+    body = _with({"username": username, "password": password}, otp=otp, scopes=scopes)
     return Call("POST", "/api/auth/token", body, read=lambda r: str(r.json()["token"]))
 
 
@@ -56,14 +76,11 @@ def become_bot() -> Call[Profile]:
 
 
 def tokens() -> Call[list[Token]]:
-    return Call("GET", "/api/tokens", read=lambda r: list(r.json()["results"]), idempotent=True)
+    return Call("GET", "/api/tokens", read=_results, idempotent=True)
 
 
 def token_create(name: str, scopes: list[str] | None = None) -> Call[Token]:
-    body: dict[str, Any] = {"name": name}
-    if scopes is not None:
-        body["scopes"] = scopes
-    return Call("POST", "/api/tokens", body)
+    return Call("POST", "/api/tokens", _with({"name": name}, scopes=scopes))
 
 
 def token_test(keys: list[str]) -> Call[dict[str, Any]]:
@@ -96,14 +113,12 @@ def game_create(
     mines: int | None = None,
     no_guess: bool = False,
 ) -> Call[Game]:
-    body: dict[str, Any] = (
+    board: dict[str, Any] = (
         {"level": level}
         if level is not None
         else {"width": width, "height": height, "mines": mines}
     )
-    if no_guess:
-        body["no_guess"] = True
-    return Call("POST", "/api/games", body)
+    return Call("POST", "/api/games", _with(board, no_guess=_only_if(no_guess)))
 
 
 def game(game_id: str) -> Call[Game]:
@@ -113,8 +128,7 @@ def game(game_id: str) -> Call[Game]:
 def games(
     *, state: str | None = None, level: str | None = None, user: str | None = None, page: int = 1
 ) -> Call[Page]:
-    params = {"state": state, "level": level, "user": user, "page": page}
-    return Call("GET", "/api/games", params=params, read=_page, idempotent=True)
+    return _listing("/api/games", state=state, level=level, user=user, page=page)
 
 
 def move(
@@ -126,9 +140,8 @@ def move(
     flagged: bool | None = None,
     client_move_id: str | None = None,
 ) -> Call[MoveResult]:
-    body: dict[str, Any] = {"x": x, "y": y, "client_move_id": client_move_id or uuid.uuid4().hex}
-    if flagged is not None:
-        body["flagged"] = flagged
+    move_id = client_move_id or uuid.uuid4().hex
+    body = _with({"x": x, "y": y, "client_move_id": move_id}, flagged=flagged)
     return Call("POST", f"/api/games/{_id(game_id)}/{action}", body, idempotent=True)
 
 
@@ -143,7 +156,7 @@ def moves(game_id: str, *, page: int = 1) -> Call[list[Move]]:
         "GET",
         f"/api/games/{_id(game_id)}/moves",
         params={"page": page, "page_size": 200},
-        read=lambda r: list(r.json()["results"]),
+        read=_results,
         idempotent=True,
     )
 
@@ -154,7 +167,7 @@ def moves(game_id: str, *, page: int = 1) -> Call[list[Move]]:
 def daily_day(day: str | None = None) -> Call[dict[str, Any]]:
     """Today's six dailies (or a past day's, `YYYY-MM-DD`), the signed-in player's games in."""
     path = "/api/daily" if day is None else f"/api/daily/{_id(day)}"
-    return Call("GET", path, read=lambda r: dict(r.json()), idempotent=True)
+    return Call("GET", path, read=_object, idempotent=True)
 
 
 def daily_start(level: str) -> Call[Game]:
@@ -175,7 +188,7 @@ def daily_calendar(
         "GET",
         f"/api/users/{_id(username)}/daily",
         params={"from": since, "to": until},
-        read=lambda r: dict(r.json()),
+        read=_object,
         idempotent=True,
     )
 
@@ -186,13 +199,7 @@ def daily_calendar(
 def leaderboard(level: str, board: str, **params: Any) -> Call[Page]:
     """times, speed, streaks, races or daily; params: period, sort, players, mode, page,
     page_size, around ("me"), date (the daily board's day)."""
-    return Call(
-        "GET",
-        f"/api/leaderboards/{_id(level)}/{_id(board)}",
-        params=params,
-        read=_page,
-        idempotent=True,
-    )
+    return _listing(f"/api/leaderboards/{_id(level)}/{_id(board)}", **params)
 
 
 # --- races --------------------------------------------------------------------------------
@@ -201,11 +208,7 @@ def leaderboard(level: str, board: str, **params: Any) -> Call[Page]:
 def race_create(
     level: str, *, max_players: int | None = None, no_guess: bool = False
 ) -> Call[Race]:
-    body: dict[str, Any] = {"level": level}
-    if max_players is not None:
-        body["max_players"] = max_players
-    if no_guess:
-        body["no_guess"] = True
+    body = _with({"level": level}, max_players=max_players, no_guess=_only_if(no_guess))
     return Call("POST", "/api/races", body)
 
 
@@ -216,8 +219,7 @@ def race(race_id: str) -> Call[Race]:
 def races(
     *, state: str | None = None, level: str | None = None, code: str | None = None
 ) -> Call[Page]:
-    params = {"state": state, "level": level, "code": code}
-    return Call("GET", "/api/races", params=params, read=_page, idempotent=True)
+    return _listing("/api/races", state=state, level=level, code=code)
 
 
 def race_action(race_id: str, action: str, body: dict[str, Any] | None = None) -> Call[Race]:
@@ -226,9 +228,7 @@ def race_action(race_id: str, action: str, body: dict[str, Any] | None = None) -
 
 
 def queue_join(level: str, *, no_guess: bool = False) -> Call[QueuePlace]:
-    body: dict[str, Any] = {"level": level}
-    if no_guess:
-        body["no_guess"] = True
+    body = _with({"level": level}, no_guess=_only_if(no_guess))
     return Call("POST", "/api/races/queue", body, idempotent=True)
 
 
@@ -238,3 +238,12 @@ def queue_place() -> Call[QueuePlace]:
 
 def queue_leave() -> Call[None]:
     return Call.empty("DELETE", "/api/races/queue", idempotent=True)
+
+
+# --- NDJSON streams (not Calls: the clients read them line by line, streams.py) -----------
+
+EVENT_STREAM = "/api/stream/event"
+
+
+def game_stream(game_id: str) -> str:
+    return f"/api/stream/game/{_id(game_id)}"

@@ -1,0 +1,88 @@
+"""The part of `Client` (client.py) and `AsyncClient` (aio.py) that does no I/O: the
+constructor and the state it keeps (base URL, token, retry policy), and the composition of
+every request (URL, query, body, headers with the token as it is at that moment). A flavour
+only opens its own httpx client, binds its areas, and sends and waits in its own way."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar
+
+import httpx
+
+from ._transport import DEFAULT_TIMEOUT, Call, RetryPolicy, headers
+
+ClientT = TypeVar("ClientT")
+TransportT = TypeVar("TransportT")
+
+# A stream answers its first line at once but may then stay quiet between keep-alives.
+STREAM_TIMEOUT = httpx.Timeout(30.0, read=60.0)
+
+
+class RequestArgs(TypedDict):
+    """The arguments of `httpx.Client.request` (and of AsyncClient's) for one send of a Call."""
+
+    method: str
+    url: str
+    json: Any
+    params: dict[str, Any] | None
+    headers: dict[str, str]
+
+
+class StreamArgs(TypedDict):
+    """The arguments of `httpx.Client.stream` (and of AsyncClient's) to open an NDJSON stream."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    timeout: httpx.Timeout
+
+
+class BaseClient(Generic[TransportT]):
+    """What both clients keep and compose. `TransportT` is the httpx transport type a flavour
+    accepts (`httpx.BaseTransport` or `httpx.AsyncBaseTransport`); `_build` is the flavour's
+    hook that opens its httpx client and binds its areas."""
+
+    _user_agent: ClassVar[str]
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        transport: TransportT | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.retry = retry or RetryPolicy()
+        self._build(timeout, transport)
+
+    def _build(self, timeout: httpx.Timeout | float, transport: TransportT | None) -> None:
+        """Opens the flavour's httpx client (`self._http`) and binds its areas to `self`."""
+        raise NotImplementedError
+
+    def _headers(self) -> dict[str, str]:
+        return headers(self.token, self._user_agent)
+
+    def _request_args(self, call: Call[Any]) -> RequestArgs:
+        """One send of `call`; built again for every attempt, so that a token obtained or
+        revoked meanwhile is the one sent."""
+        return RequestArgs(
+            method=call.method,
+            url=call.path,
+            json=call.body,
+            params=call.query(),
+            headers=self._headers(),
+        )
+
+    def _stream_args(self, path: str) -> StreamArgs:
+        return StreamArgs(method="GET", url=path, headers=self._headers(), timeout=STREAM_TIMEOUT)
+
+
+class Area(Generic[ClientT]):
+    """One area of the API (accounts, games, races, ...), bound to the client that sends its
+    calls; the calls themselves are written once, in calls.py."""
+
+    def __init__(self, client: ClientT) -> None:
+        self._client = client
