@@ -20,6 +20,7 @@ from games.live import redis_watch
 from games.live.base import CLOSE_NOT_FOUND
 from games.live.dbcall import db_call
 from games.live.sequenced import SequencedConsumer
+from games.play import events
 from games.races import events as race_events
 from games.races import selectors as race_selectors
 from games.races import services as races
@@ -50,6 +51,11 @@ class RaceConsumer(SequencedConsumer):
         await self.accept()
         await self._send_race(race)
         redis_watch.watch.add(self)
+
+    def encode(self, event: Any) -> str:
+        # Every spectator and racer of the race in this process gets the same text: encoded
+        # once (a race event's (race, type, seq) is unique, as a game event's is).
+        return events.encode_event(self.race_id, event)
 
     async def _send_race(self, race: dict[str, Any]) -> None:
         frame = race_events.race_event("state", race=race)

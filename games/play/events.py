@@ -314,7 +314,8 @@ def dumps(payload: Any) -> str:
 
 
 def encode_event(game_id: str, event: Mapping[str, Any]) -> str:
-    """The JSON text of a published game event, encoded once per process."""
+    """The JSON text of a published game event, encoded once per process; a race's events
+    too (games.live.race_consumers: `game_id` is then the race's id, another uuid)."""
     key = (game_id, event["type"], event["seq"])
     text = _encoded.get(key)
     if text is None:
