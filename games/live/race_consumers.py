@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from games.errors import GameError
-from games.live import redis_watch
+from games.live import redis_watch, sequencing
 from games.live.base import CLOSE_NOT_FOUND
 from games.live.dbcall import db_call
 from games.live.sequenced import SequencedConsumer
@@ -52,7 +52,7 @@ class RaceConsumer(SequencedConsumer):
         await self._send_race(race)
         redis_watch.watch.add(self)
 
-    def encode(self, event: Any) -> str:
+    def encode(self, event: sequencing.Event) -> str:
         # Every spectator and racer of the race in this process gets the same text: encoded
         # once (a race event's (race, type, seq) is unique, as a game event's is).
         return events.encode_event(self.race_id, event)

@@ -47,6 +47,7 @@ ROUTES = [
 ]
 NDJSON = b"application/x-ndjson"
 END_PREFIXES = ('{"type":"ended"', '{"type":"discarded"')
+OVER_STATES = frozenset(str(state) for state in ENDED_STATES)  # a Game's `state` once it ended
 
 
 def socket_path(path: str) -> str | None:
@@ -175,9 +176,7 @@ def _game_over(frame: dict[str, Any]) -> bool:
     """Whether a game stream's first frame is the state of a game that has ended."""
     game = frame.get("game")
     return (
-        frame.get("type") == "state"
-        and isinstance(game, dict)
-        and game.get("state") in [str(s) for s in ENDED_STATES]
+        frame.get("type") == "state" and isinstance(game, dict) and game.get("state") in OVER_STATES
     )
 
 
