@@ -7,6 +7,6 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import schema  # noqa: F401  (registers the OpenAPI auth extension)
-        from demineur_site import db_health
+        from demineur_site import db_health, history_check  # noqa: F401  (registers its check)
 
         db_health.connect()  # the project's only start-up hook for the database layer

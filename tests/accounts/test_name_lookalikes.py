@@ -7,11 +7,9 @@ letters are written as escapes (this file must not hold look-alikes of its own).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
-from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.test import APIClient
@@ -127,28 +125,6 @@ def test_the_admins_form_check_refuses_a_look_alike(alice: User) -> None:
     with pytest.raises(ValidationError) as refused:
         User(username=fullwidth("ALICE")).full_clean(exclude=["password"])
     assert "username" in refused.value.message_dict
-
-
-def test_the_migration_gives_a_key_to_every_name_and_none_to_a_later_twin(db: Any) -> None:
-    """Names older than the key: case twins made before the check both stay (the older keeps
-    the key, the later one gets none); every other name gets its key."""
-    User.objects.bulk_create(
-        [User(username="Bob", password="!"), User(username="bob", password="!")]
-    )
-    User.objects.bulk_create([User(username=fullwidth("Eve"), password="!")])
-    assert set(User.objects.values_list("username_key", flat=True)) == {None}
-    migration = importlib.import_module("accounts.migrations.0008_username_key")
-    migration.fill_keys(apps, None)
-    keys = dict(User.objects.values_list("username", "username_key"))
-    assert keys == {"Bob": "bob", "bob": None, fullwidth("Eve"): "eve"}
-    # The later twin still signs in by its own exact name.
-    twin = User.objects.get(username="bob")
-    twin.set_password(PASSWORD)
-    User.objects.filter(pk=twin.pk).update(password=twin.password)
-    answer = APIClient().post(
-        "/api/auth/token", {"username": "bob", "password": PASSWORD}, format="json"
-    )
-    assert answer.status_code == 200, answer.content
 
 
 def test_the_rules_of_names() -> None:
