@@ -87,10 +87,34 @@ bench-live: venv
 
 # Our move endpoint vs the perf-limits anchors C1/D12, interleaved in one run (needs wrk,
 # PostgreSQL and Redis on 127.0.0.1; waits up to 10 min for a quiet machine).
-# Eight bots race on Expert while 100 spectators watch, against the same bots solo
-# (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
-bench-races: venv
-	$(PY) -m bench.races.run
+bench-http: venv
+	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
+
+# The benchmarks that are one module, `make bench-NAME` = `python -m bench.NAME.run`:
+# - races: eight bots race on Expert while 100 spectators watch, against the same bots solo
+#   (needs PostgreSQL and Redis: DATABASE_URL, REDIS_URL; docs/PERFORMANCE.md, Races).
+# - arenas: 200 bot players in one arena against the same bots solo: pairing delay, standings
+#   update, moves, p50/p99 (docs/ARENAS.md, docs/PERFORMANCE.md).
+# - clocks: what the race, daily and analysis clocks cost every live process, idle and busy
+#   (docs/PERFORMANCE.md, The clocks).
+# - daily: the daily board's reads with 100,000 players on one day, p50/p99 (docs/DAILY.md,
+#   docs/PERFORMANCE.md).
+# - analysis: the analysis of a finished game, p50/p99 per level (docs/ANALYSIS.md,
+#   docs/PERFORMANCE.md).
+# - noguess: no-guess generation per level, densities, uniformity (docs/NOGUESS.md).
+# - streams: NDJSON streams against sockets: delivery p50/p99 of both from the same moves,
+#   lines/s (docs/LIVE.md).
+# - load: solver bots play whole games through the API, over HTTP and over the socket, 32
+#   players on gunicorn + uvicorn with 2 workers each, PostgreSQL and Redis (docs/perf/LOAD.md).
+#   The scaling curve (1, 2, 4 workers x 1, 8, 32, 128 players; docs/perf/scaling.png):
+#   python -m bench.load.curve
+# - metrics: what the request id and metrics middleware cost a request, in-process and in
+#   prometheus-client's multiprocess mode (docs/PERFORMANCE.md).
+BENCH_RUNS := races arenas clocks daily analysis noguess streams load metrics
+BENCH_RUN_TARGETS := $(addprefix bench-,$(BENCH_RUNS))
+.PHONY: $(BENCH_RUN_TARGETS)
+$(BENCH_RUN_TARGETS): bench-%: venv
+	$(PY) -m bench.$*.run
 
 # Server CPU per move over the socket against over HTTP, whole games, idle CPU taken off, 3
 # alternating rounds (bench/load's layout; docs/PERFORMANCE.md, Issue 27).
@@ -105,57 +129,14 @@ bench-socketmove: venv
 bench-watchers: venv
 	$(PY) -m bench.watchers.run --plots
 
-# NDJSON streams against sockets: delivery p50/p99 of both from the same moves, lines/s (docs/LIVE.md).
-.PHONY: bench-streams
-bench-streams: venv
-	$(PY) -m bench.streams.run
-
-# 200 bot players in one arena against the same bots solo: pairing delay, standings update,
-# moves, p50/p99 (docs/ARENAS.md, docs/PERFORMANCE.md).
-bench-arenas: venv
-	$(PY) -m bench.arenas.run
-
-# The daily board's reads with 100,000 players on one day, p50/p99 (docs/DAILY.md, docs/PERFORMANCE.md).
-.PHONY: bench-clocks
-# What the race, daily and analysis clocks cost every live process, idle and busy (docs/PERFORMANCE.md, The clocks).
-bench-clocks: venv
-	$(PY) -m bench.clocks.run
-
-.PHONY: bench-daily
-bench-daily: venv
-	$(PY) -m bench.daily.run
-
-# The analysis of a finished game, p50/p99 per level (docs/ANALYSIS.md, docs/PERFORMANCE.md).
-.PHONY: bench-analysis
-bench-analysis: venv
-	$(PY) -m bench.analysis.run
-
-# No-guess generation per level, densities, uniformity (docs/NOGUESS.md).
-.PHONY: bench-noguess test-noguess
-bench-noguess: venv
-	$(PY) -m bench.noguess.run
-
 # The long form of the no-guess proof: 500 games per level through HTTP (docs/NOGUESS.md).
+.PHONY: test-noguess
 test-noguess: venv
 	NOGUESS_HTTP_BOARDS=500 $(PY) -m pytest -q tests/games/test_no_guess_boards_need_no_guess.py
 
-bench-http: venv
-	@if [ -d bench/http ]; then $(PY) -m bench.http.run; else echo "bench/http: not present"; fi
-
-# Solver bots play whole games through the API, over HTTP and over the socket, 32 players on
-# gunicorn + uvicorn with 2 workers each, PostgreSQL and Redis (docs/perf/LOAD.md). The scaling
-# curve (1, 2, 4 workers x 1, 8, 32, 128 players; docs/perf/scaling.png): python -m bench.load.curve
-.PHONY: bench-load
-bench-load: venv
-	$(PY) -m bench.load.run
-
-# What the request id and metrics middleware cost a request, in-process and in prometheus-
-# client's multiprocess mode (docs/PERFORMANCE.md). The dashboard's screenshot from a short
-# bench/load run scraped by Debian's prometheus: make monitoring-screenshot (docs/DEPLOYMENT.md).
-.PHONY: bench-metrics monitoring-screenshot
-bench-metrics: venv
-	$(PY) -m bench.metrics.run
-
+# The dashboard's screenshot from a short bench/load run scraped by Debian's prometheus
+# (docs/DEPLOYMENT.md).
+.PHONY: monitoring-screenshot
 monitoring-screenshot: venv
 	$(PY) -m bench.monitoring.run
 

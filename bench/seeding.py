@@ -45,3 +45,19 @@ def kept_player_with_a_game(
         x, y = first_reveal
         services.game_move(game_id=game.id, player=user, action="reveal", x=x, y=y)
     return user, game
+
+
+def middle_closed_cell(game: Game) -> tuple[int, int]:
+    """The middle one, in reading order, of the cells of `game` still closed (as the database
+    has it now): a cell the in-process benches can flag again and again."""
+    from games.engine import Board
+
+    game.refresh_from_db()
+    board = Board.decode(bytes(game.board))
+    closed = [
+        (x, y)
+        for y, row in enumerate(board.render(layout=False))
+        for x, ch in enumerate(row)
+        if ch == "#"
+    ]
+    return closed[len(closed) // 2]

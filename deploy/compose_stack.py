@@ -17,8 +17,6 @@ what it does and how long it took (`progress`), and every wait has a deadline.
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
 import os
 import random
 import re
@@ -33,6 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
+
+from deploy.json_http import json_request
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_IMAGES = {
@@ -498,29 +498,18 @@ class Client:
         timeout: float | None = None,
     ) -> tuple[int, Any, float]:
         """(status, JSON body or None, seconds)."""
-        headers = {"Host": f"127.0.0.1:{self.port}", "Accept": "application/json"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        started = time.monotonic()
-        connection = http.client.HTTPConnection(
-            self.host, self.port, timeout=timeout or self.timeout
+        answer = json_request(
+            self.host,
+            self.port,
+            method,
+            path,
+            body,
+            token=token,
+            timeout=timeout or self.timeout,
+            headers={"Host": f"127.0.0.1:{self.port}", "Accept": "application/json"},
+            text_limit=200,
         )
-        try:
-            connection.request(method, path, body=data, headers=headers)
-            response = connection.getresponse()
-            raw = response.read()
-        finally:
-            connection.close()
-        elapsed = time.monotonic() - started
-        try:
-            parsed = json.loads(raw) if raw else None
-        except ValueError:
-            parsed = raw.decode(errors="replace")[:200]
-        return response.status, parsed, elapsed
+        return answer.status, answer.body, answer.seconds
 
     def ok(
         self,

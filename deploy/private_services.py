@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -32,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Self
 
+from deploy.json_http import json_request
 from deploy.processes import (
     HOST,
     ServerProcess,
@@ -348,25 +347,14 @@ class AppServer(ServerProcess, _Scratch):
         timeout: float = 30,
     ) -> tuple[int, dict[str, str], Any, float]:
         """(status, headers, JSON body or text, seconds taken)."""
-        headers = {"Host": "127.0.0.1"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        start = time.monotonic()
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-            answer_headers = {k.lower(): v for k, v in response.getheaders()}
-        finally:
-            conn.close()
-        taken = time.monotonic() - start
-        try:
-            parsed: Any = json.loads(raw) if raw else None
-        except ValueError:
-            parsed = raw.decode(errors="replace")
-        return response.status, answer_headers, parsed, taken
+        answer = json_request(
+            HOST,
+            self.port,
+            method,
+            path,
+            body,
+            token=token,
+            timeout=timeout,
+            headers={"Host": HOST},
+        )
+        return answer.status, answer.headers, answer.body, answer.seconds

@@ -112,23 +112,25 @@ def _page(request: HttpRequest, template: str, **context: Any) -> HttpResponse:
     return render(request, f"frontend/{template}", context)
 
 
-@ensure_csrf_cookie
-def game(request: HttpRequest, game_id: str) -> HttpResponse:
-    """Play (the player, while the game runs) or watch (anyone else, or after the end)."""
+def _game_page(request: HttpRequest, game_id: str, *, replay: bool) -> HttpResponse:
+    """The game page or its replay, with the game's card for a shared link."""
     if not GAME_ID.match(game_id):
         raise Http404
     game = _public_game(game_id)
-    share = _game_card(request, game, replay=False) if game else None
-    return _page(request, "game.html", page="game", game_id=game_id, share=share)
+    share = _game_card(request, game, replay=replay) if game else None
+    page = "replay" if replay else "game"
+    return _page(request, f"{page}.html", page=page, game_id=game_id, share=share)
+
+
+@ensure_csrf_cookie
+def game(request: HttpRequest, game_id: str) -> HttpResponse:
+    """Play (the player, while the game runs) or watch (anyone else, or after the end)."""
+    return _game_page(request, game_id, replay=False)
 
 
 @ensure_csrf_cookie
 def replay(request: HttpRequest, game_id: str) -> HttpResponse:
-    if not GAME_ID.match(game_id):
-        raise Http404
-    game = _public_game(game_id)
-    share = _game_card(request, game, replay=True) if game else None
-    return _page(request, "replay.html", page="replay", game_id=game_id, share=share)
+    return _game_page(request, game_id, replay=True)
 
 
 @ensure_csrf_cookie

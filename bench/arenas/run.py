@@ -39,19 +39,17 @@ import argparse
 import asyncio
 import gc
 import json
-import os
 import random
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlparse
 
 from bench.http.run import fmt_load
 from bench.live import run as live
 from bench.races.bots import HOST, Account, Tally, api_json, play
 from bench.races.run import Env as RacesEnv
-from bench.races.run import Server
+from bench.races.run import race_servers
 
 PORTS = range(18900, 18950)
 LEVEL = "beginner"
@@ -206,13 +204,8 @@ class Phases:
 
 
 async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
-    http = Server(env, "gunicorn")
-    ws = Server(env, "uvicorn")
-    try:
-        http.wait_ready()
-        ws.wait_ready()
+    with race_servers(env) as (http, ws):
         ports = (http.port, ws.port)
-        say(f"  gunicorn :{http.port}, uvicorn :{ws.port} (race clock thread in each worker)")
         bots = await asyncio.to_thread(make_bots, args.bots, "abot")
         starts = datetime.now(UTC) + timedelta(hours=1)
         body = {
@@ -277,9 +270,6 @@ async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
         phases.meta["timed_s"] = round(time.perf_counter() - t0, 1)
         phases.meta["load_after"] = fmt_load()
         return phases
-    finally:
-        http.stop()
-        ws.stop()
 
 
 def _start_now(arena_id: str) -> None:
@@ -444,16 +434,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.bots, args.seconds = 40, 40
-    database_url = live.bench_database_url()
-    redis_url = os.environ.get("REDIS_URL")
-    if database_url is None or not redis_url:
-        say("bench/arenas: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the layout")
-        say("it measures is several server processes sharing PostgreSQL and Redis.")
+    env = Env.on_shared_stack("arenas", prefix="abench")
+    if env is None:
         return
-    env = Env.for_run("arenas", database_url, redis_url, prefix="abench")
-    say(f"bench/arenas: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
-    live.prepare_database(database_url)
-    live.setup_django(env)
     report(summarize(asyncio.run(run_phases(args, env)), args))
 
 

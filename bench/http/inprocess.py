@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.seeding import kept_player_with_a_game
+from bench.seeding import kept_player_with_a_game, middle_closed_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,18 +86,9 @@ def main() -> None:
     from django.core.wsgi import get_wsgi_application
 
     from accounts.services import token_issue
-    from games.engine import Board
 
     user, game = kept_player_with_a_game("inprocess-bench", "marathon", (40, 20))
-    game.refresh_from_db()
-    board = Board.decode(bytes(game.board))
-    closed = [
-        (x, y)
-        for y, row in enumerate(board.render(layout=False))
-        for x, ch in enumerate(row)
-        if ch == "#"
-    ]
-    x, y = closed[len(closed) // 2]
+    x, y = middle_closed_cell(game)
     _, token = token_issue(user=user, name="inprocess")
     app = get_wsgi_application()
     path = f"/api/games/{game.id}/flag"

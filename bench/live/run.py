@@ -121,6 +121,25 @@ class Env:
             logs=Path(tempfile.mkdtemp(prefix=f"bench-{bench}-")),
         )
 
+    @classmethod
+    def on_shared_stack(cls, bench: str, *, prefix: str) -> Self | None:
+        """`for_run` on PostgreSQL (bench_database_url) and Redis (REDIS_URL), the database
+        created if needed and Django set up on it (setup_django); None, said, when either is
+        not set: the layout these benches measure is several server processes sharing them."""
+        database_url = bench_database_url()
+        redis_url = os.environ.get("REDIS_URL")
+        if database_url is None or not redis_url:
+            say(f"bench/{bench}: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the")
+            say("layout it measures is several server processes sharing PostgreSQL and Redis.")
+            return None
+        env = cls.for_run(bench, database_url, redis_url, prefix=prefix)
+        say(
+            f"bench/{bench}: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}"
+        )
+        prepare_database(database_url)
+        setup_django(env)
+        return env
+
     def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
         env = {
             **os.environ,
@@ -275,6 +294,23 @@ async def connect_watchers(
     return list(sockets), time.perf_counter() - started
 
 
+async def timed_flag(http_port: int, player: Player, **move: Any) -> tuple[int, float, float]:
+    """One flag move of `player` at its (x, y) over HTTP (`move`: the body's other fields):
+    the move's seq, when it was sent and when its answer came (perf_counter)."""
+    t_sent = time.perf_counter()
+    status, body = await http_post(
+        HOST,
+        http_port,
+        f"/api/games/{player.game_id}/flag",
+        player.token,
+        {"x": player.x, "y": player.y, **move},
+    )
+    t_answer = time.perf_counter()
+    if status != 200:
+        raise SystemExit(f"move refused: {status} {body[:200]!r}")
+    return json.loads(body)["seq"], t_sent, t_answer
+
+
 async def delivery(
     ws_port: int, http_port: int, player: Player, n: int, moves: int, gap: float
 ) -> Delivery:
@@ -285,18 +321,8 @@ async def delivery(
     gc.disable()  # a collection of the client's frames list would delay its timestamps
     say(f"  {n} watcher(s): {moves} moves, one every {gap * 1000:.0f} ms")
     for i in range(moves):
-        t_sent = time.perf_counter()
-        status, body = await http_post(
-            HOST,
-            http_port,
-            f"/api/games/{player.game_id}/flag",
-            player.token,
-            {"x": player.x, "y": player.y},
-        )
-        t_answer = time.perf_counter()
-        if status != 200:
-            raise SystemExit(f"move refused: {status} {body[:200]!r}")
-        sent[json.loads(body)["seq"]] = (t_sent, t_answer)
+        seq, t_sent, t_answer = await timed_flag(http_port, player)
+        sent[seq] = (t_sent, t_answer)
         if (i + 1) % 25 == 0:
             say(f"    {i + 1}/{moves} moves")
         await asyncio.sleep(gap)
@@ -667,20 +693,13 @@ def main() -> None:
     if args.quick:
         args.moves, args.seconds, args.runs = 40, 4, 1
 
-    database_url = bench_database_url()
-    redis_url = os.environ.get("REDIS_URL")
-    if database_url is None or not redis_url:
-        say("bench/live: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the layout it")
-        say("measures is several server processes sharing PostgreSQL and Redis.")
+    env = Env.on_shared_stack("live", prefix="bench")
+    if env is None:
         return
     import resource
 
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
-    env = Env.for_run("live", database_url, redis_url, prefix="bench")
-    say(f"bench/live: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
-    prepare_database(database_url)
-    setup_django(env)
     players = seed(PLAYERS)
     asyncio.run(run(args, env, players))
 

@@ -29,16 +29,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import math
-import os
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from bench.http.run import fmt_load
 from bench.live import run as live
@@ -82,6 +82,22 @@ class Server(live.Server):
             at = self.argv.index("--lifespan")
             del self.argv[at : at + 2]
         super().start(banner=banner)
+
+
+@contextlib.contextmanager
+def race_servers(env: live.Env) -> Iterator[tuple[Server, Server]]:
+    """gunicorn (HTTP) and uvicorn (sockets) on `env`, both answering, each worker with its
+    race clock thread; both stopped on the way out."""
+    http = Server(env, "gunicorn")
+    ws = Server(env, "uvicorn")
+    try:
+        http.wait_ready()
+        ws.wait_ready()
+        say(f"  gunicorn :{http.port}, uvicorn :{ws.port} (race clock thread in each worker)")
+        yield http, ws
+    finally:
+        http.stop()
+        ws.stop()
 
 
 # --- one race, one solo round ---------------------------------------------------------------------
@@ -398,12 +414,7 @@ def report(result: dict[str, Any]) -> None:
 
 
 async def run(args: argparse.Namespace, env: Env) -> None:
-    http = Server(env, "gunicorn")
-    ws = Server(env, "uvicorn")
-    try:
-        http.wait_ready()
-        ws.wait_ready()
-        say(f"  gunicorn :{http.port}, uvicorn :{ws.port} (race clock thread in each worker)")
+    with race_servers(env) as (http, ws):
         bots = register_bots(http.port, BOTS, "rbot")
         _, me = api_json(http.port, "GET", "/api/me", token=bots[0].token)
         say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
@@ -442,9 +453,6 @@ async def run(args: argparse.Namespace, env: Env) -> None:
                     )
         meta["timed_s"] = round(time.perf_counter() - t0, 1)
         meta["load_after"] = fmt_load()
-    finally:
-        http.stop()
-        ws.stop()
     report(summarize(races, solos, args, meta))
 
 
@@ -464,16 +472,9 @@ def main() -> None:
     if args.quick:
         args.races = 1
 
-    database_url = live.bench_database_url()
-    redis_url = os.environ.get("REDIS_URL")
-    if database_url is None or not redis_url:
-        say("bench/races: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL: the layout")
-        say("it measures is several server processes sharing PostgreSQL and Redis.")
+    env = Env.on_shared_stack("races", prefix="rbench")
+    if env is None:
         return
-    env = Env.for_run("races", database_url, redis_url, prefix="rbench")
-    say(f"bench/races: database {urlparse(database_url).path.lstrip('/')}, logs in {env.logs}")
-    live.prepare_database(database_url)
-    live.setup_django(env)
     asyncio.run(run(args, env))
 
 

@@ -71,19 +71,10 @@ def one_side(side: str, n: int) -> dict[str, Any]:
     from django.core.wsgi import get_wsgi_application
 
     from accounts.services import token_issue
-    from bench.seeding import kept_player_with_a_game
-    from games.engine import Board
+    from bench.seeding import kept_player_with_a_game, middle_closed_cell
 
     user, game = kept_player_with_a_game(f"socketmove-{side}", "marathon", (40, 20))
-    game.refresh_from_db()
-    board = Board.decode(bytes(game.board))
-    closed = [
-        (x, y)
-        for y, row in enumerate(board.render(layout=False))
-        for x, ch in enumerate(row)
-        if ch == "#"
-    ]
-    x, y = closed[len(closed) // 2]
+    x, y = middle_closed_cell(game)
     _, token = token_issue(user=user, name="socketmove")
     answers: dict[str, int] = {}
     if side == "http":

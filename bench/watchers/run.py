@@ -45,7 +45,7 @@ from urllib.parse import urlparse
 
 from bench.http.run import fmt_load
 from bench.live import run as live
-from bench.live.wsclient import RawSocket, http_post, open_socket
+from bench.live.wsclient import RawSocket, open_socket
 from deploy.processes import ServerProcess, server_argv
 
 HOST = "127.0.0.1"
@@ -153,18 +153,8 @@ async def push_round(
     async def one(p: live.Player) -> None:
         async with gate:
             flagged[p.game_id] = not flagged.get(p.game_id, False)
-            t_sent = time.perf_counter()
-            status, body = await http_post(
-                HOST,
-                http_port,
-                f"/api/games/{p.game_id}/flag",
-                p.token,
-                {"x": p.x, "y": p.y, "flagged": flagged[p.game_id]},
-            )
-            t_answer = time.perf_counter()
-            if status != 200:
-                raise SystemExit(f"move refused: {status} {body[:200]!r}")
-            sent[(p.game_id, json.loads(body)["seq"])] = (t_sent, t_answer)
+            seq, t_sent, t_answer = await live.timed_flag(http_port, p, flagged=flagged[p.game_id])
+            sent[(p.game_id, seq)] = (t_sent, t_answer)
 
     await asyncio.gather(*(one(p) for p in players))
     return sent, first

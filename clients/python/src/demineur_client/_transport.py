@@ -123,6 +123,16 @@ def on_network_error(
     raise TransportError(f"{call.method} {call.path}: {exc}") from exc
 
 
+def settle(
+    call: Call[T], answer: httpx.Response | httpx.TransportError, attempt: int, policy: RetryPolicy
+) -> T | Retry:
+    """What the `attempt`-th send of `call` came to: its answer decided (`decide`), or the
+    network error that took the answer's place (`on_network_error`)."""
+    if isinstance(answer, httpx.TransportError):
+        return on_network_error(call, answer, attempt, policy)
+    return decide(call, answer, attempt, policy)
+
+
 def headers(token: str | None, user_agent: str) -> dict[str, str]:
     out = {"Accept": "application/json", "User-Agent": user_agent}
     if token:

@@ -12,7 +12,7 @@ import httpx
 
 from . import calls
 from ._base import Area, BaseClient
-from ._transport import Call, Retry, decide, on_network_error, refusal
+from ._transport import Call, Retry, refusal, settle
 from .streams import EventLines, Followed, GameLines
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
@@ -38,15 +38,17 @@ class AsyncClient(BaseClient[httpx.AsyncBaseTransport]):
         self.daily = Daily(self)
         self.streams = Streams(self)
 
+    async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+        """One send of `call`: the server's answer, or the network error in its place."""
+        try:
+            return await self._http.request(**self._request_args(call))
+        except httpx.TransportError as exc:
+            return exc
+
     async def send(self, call: Call[T]) -> T:
         attempt = 0
         while True:
-            try:
-                response = await self._http.request(**self._request_args(call))
-            except httpx.TransportError as exc:
-                outcome: T | Retry = on_network_error(call, exc, attempt, self.retry)
-            else:
-                outcome = decide(call, response, attempt, self.retry)
+            outcome = settle(call, await self._answer(call), attempt, self.retry)
             if not isinstance(outcome, Retry):
                 return outcome
             await asyncio.sleep(outcome.seconds)
@@ -214,29 +216,30 @@ class Races(Area[AsyncClient]):
 class Streams(Area[AsyncClient]):
     """NDJSON streams as async iterators (streams.py): `game(id)` to its end, `events()`."""
 
-    async def _lines(self, path: str) -> AsyncIterator[str]:
+    async def _items(self, stream: Followed) -> AsyncIterator[dict[str, Any]]:
+        """One opening of `stream`: what its lines yield, until it is over or the server ends it."""
         client = self._client
-        async with client._http.stream(**client._stream_args(path)) as response:
+        async with client._http.stream(**client._stream_args(stream.path)) as response:
             if not response.is_success:
                 await response.aread()
                 raise refusal(response)
             async for line in response.aiter_lines():
-                yield line
+                item = stream.take(line)
+                if item is not None:
+                    yield item
+                if stream.over:
+                    return
 
     async def _follow(self, stream: Followed, reconnects: int) -> AsyncIterator[dict[str, Any]]:
         """What `stream` yields, line by line, across the reopenings it asks for."""
         for attempt in range(reconnects + 1):
             try:
-                async for line in self._lines(stream.path):
-                    item = stream.take(line)
-                    if item is not None:
-                        yield item
-                    if stream.over:
-                        return
+                async for item in self._items(stream):
+                    yield item
                 cause: httpx.TransportError | None = None
             except httpx.TransportError as exc:
                 cause = exc
-            if not stream.reopen(attempt, reconnects, cause):
+            if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
             await asyncio.sleep(self._client.retry.delay(attempt, None))
 

@@ -14,7 +14,7 @@ import httpx
 
 from . import calls
 from ._base import Area, BaseClient
-from ._transport import Call, Retry, decide, on_network_error, refusal
+from ._transport import Call, Retry, refusal, settle
 from .streams import EventLines, Followed, GameLines
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
@@ -39,15 +39,17 @@ class Client(BaseClient[httpx.BaseTransport]):
         self.daily = Daily(self)
         self.streams = Streams(self)
 
+    def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+        """One send of `call`: the server's answer, or the network error in its place."""
+        try:
+            return self._http.request(**self._request_args(call))
+        except httpx.TransportError as exc:
+            return exc
+
     def send(self, call: Call[T]) -> T:
         attempt = 0
         while True:
-            try:
-                response = self._http.request(**self._request_args(call))
-            except httpx.TransportError as exc:
-                outcome: T | Retry = on_network_error(call, exc, attempt, self.retry)
-            else:
-                outcome = decide(call, response, attempt, self.retry)
+            outcome = settle(call, self._answer(call), attempt, self.retry)
             if not isinstance(outcome, Retry):
                 return outcome
             time.sleep(outcome.seconds)
@@ -215,28 +217,29 @@ class Races(Area[Client]):
 class Streams(Area[Client]):
     """NDJSON streams as iterators (streams.py): `game(id)` to the game's end, `events()`."""
 
-    def _lines(self, path: str) -> Iterator[str]:
+    def _items(self, stream: Followed) -> Iterator[dict[str, Any]]:
+        """One opening of `stream`: what its lines yield, until it is over or the server ends it."""
         client = self._client
-        with client._http.stream(**client._stream_args(path)) as response:
+        with client._http.stream(**client._stream_args(stream.path)) as response:
             if not response.is_success:
                 response.read()
                 raise refusal(response)
-            yield from response.iter_lines()
+            for line in response.iter_lines():
+                item = stream.take(line)
+                if item is not None:
+                    yield item
+                if stream.over:
+                    return
 
     def _follow(self, stream: Followed, reconnects: int) -> Iterator[dict[str, Any]]:
         """What `stream` yields, line by line, across the reopenings it asks for."""
         for attempt in range(reconnects + 1):
             try:
-                for line in self._lines(stream.path):
-                    item = stream.take(line)
-                    if item is not None:
-                        yield item
-                    if stream.over:
-                        return
+                yield from self._items(stream)
                 cause: httpx.TransportError | None = None
             except httpx.TransportError as exc:
                 cause = exc
-            if not stream.reopen(attempt, reconnects, cause):
+            if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
             time.sleep(self._client.retry.delay(attempt, None))
 

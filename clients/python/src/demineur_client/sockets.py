@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar
 
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
@@ -33,25 +33,47 @@ def socket_url(base_url: str, path: str) -> str:
 
 class _Followed:
     """The frames of one socket path in `seq` order, reconnecting while the thing they follow
-    is not over. Subclasses say how to re-read the state and when it is over."""
+    is not over. Subclasses say what they follow (`_kind`: its path /ws/{kind}s/{id} and the
+    key of its state frame), the states it is over in, the frame types that end it, and how
+    to read it over REST."""
 
-    path: str
+    _kind: ClassVar[str]
+    _over_states: ClassVar[set[str]]
+    _end_types: ClassVar[tuple[str, ...]]
 
     def __init__(
-        self, api: AsyncClient, *, reconnects: int = 5, receive_timeout: float = 60.0
+        self,
+        api: AsyncClient,
+        followed_id: str,
+        *,
+        reconnects: int = 5,
+        receive_timeout: float = 60.0,
     ) -> None:
         self.api = api
+        self.path = f"/ws/{self._kind}s/{followed_id}"
         self.reconnects = reconnects
         self.receive_timeout = receive_timeout
         self.seq = 0
         self.over = False
         self._ws: ClientConnection | None = None
 
-    async def _state(self) -> dict[str, Any]:
+    async def _read(self) -> Mapping[str, Any]:
+        """What the socket follows, read over REST."""
         raise NotImplementedError
 
+    async def _state(self) -> dict[str, Any]:
+        followed = await self._read()
+        return {"type": "state", "seq": followed.get("seq", 0), self._kind: followed}
+
     def _ends(self, frame: dict[str, Any]) -> bool:
-        raise NotImplementedError
+        if frame.get("type") in self._end_types:
+            return True
+        followed = frame.get(self._kind)
+        return (
+            frame.get("type") == "state"
+            and isinstance(followed, dict)
+            and followed.get("state") in self._over_states
+        )
 
     async def _open(self) -> ClientConnection:
         extra = {"Authorization": f"Token {self.api.token}"} if self.api.token else {}
@@ -130,22 +152,16 @@ class GameSocket(_Followed):
         async for frame in game.frames(): ...
     """
 
+    _kind = "game"
+    _over_states = GAME_OVER
+    _end_types = ("ended", "discarded")
+
     def __init__(self, api: AsyncClient, game_id: str, **options: Any) -> None:
-        super().__init__(api, **options)
+        super().__init__(api, game_id, **options)
         self.game_id = game_id
-        self.path = f"/ws/games/{game_id}"
 
-    async def _state(self) -> dict[str, Any]:
-        game = await self.api.games.get(self.game_id)
-        return {"type": "state", "seq": game.get("seq", 0), "game": game}
-
-    def _ends(self, frame: dict[str, Any]) -> bool:
-        if frame.get("type") in ("ended", "discarded"):
-            return True
-        game = frame.get("game")
-        if frame.get("type") == "state" and isinstance(game, dict):
-            return game.get("state") in GAME_OVER
-        return False
+    async def _read(self) -> Mapping[str, Any]:
+        return await self.api.games.get(self.game_id)
 
     async def send(self, action: str, x: int, y: int, **extra: Any) -> str:
         """Sends a move; returns its client_move_id (the answer comes as a `move` frame, or an
@@ -164,21 +180,13 @@ class GameSocket(_Followed):
 class RaceSocket(_Followed):
     """`/ws/races/{id}`: the race's events (joined, countdown, started, progress, ended)."""
 
+    _kind = "race"
+    _over_states = RACE_OVER
+    _end_types = ("ended",)
+
     def __init__(self, api: AsyncClient, race_id: str, **options: Any) -> None:
-        super().__init__(api, **options)
+        super().__init__(api, race_id, **options)
         self.race_id = race_id
-        self.path = f"/ws/races/{race_id}"
 
-    async def _state(self) -> dict[str, Any]:
-        race = await self.api.races.get(self.race_id)
-        return {"type": "state", "seq": race.get("seq", 0), "race": race}
-
-    def _ends(self, frame: dict[str, Any]) -> bool:
-        if frame.get("type") == "ended":
-            return True
-        race = frame.get("race")
-        return (
-            frame.get("type") == "state"
-            and isinstance(race, dict)
-            and race.get("state") in RACE_OVER
-        )
+    async def _read(self) -> Mapping[str, Any]:
+        return await self.api.races.get(self.race_id)

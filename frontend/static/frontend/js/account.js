@@ -1,7 +1,7 @@
 // @ts-check
 // The account page (docs/ACCOUNTS.md): the address, the password, where the account is
 // signed in, two-factor sign-in, the data export and closing. Everything through the API.
-import { api, ApiError, gettext, fmt, fmtDate, messageOf, serverText } from "./api.js";
+import { api, gettext, fmt, fmtDate, refusalText } from "./api.js";
 import { $, byId, el } from "./dom.js";
 import { ask } from "./dialog.js";
 
@@ -9,16 +9,10 @@ const error = $("account-error");
 
 /** @param {unknown} err */
 function explain(err) {
-  if (err instanceof ApiError) {
-    if (err.code === "invalid_credentials") return gettext("The password is wrong.");
-    if (err.code === "otp_invalid") return gettext("The code is wrong or expired.");
-    const fields = err.details && err.details.fields;
-    if (fields && typeof fields === "object") {
-      return Object.values(fields).flat().map((m) => serverText(String(m))).join(" ");
-    }
-    return serverText(err.message);
-  }
-  return messageOf(err);
+  return refusalText(err, {
+    invalid_credentials: gettext("The password is wrong."),
+    otp_invalid: gettext("The code is wrong or expired."),
+  });
 }
 
 /** @param {unknown} err */

@@ -1,23 +1,17 @@
 // @ts-check
 // The pages of the mailed links (API.md: `?token=`): confirming an address, and resetting a
 // password (without a token: asking for the link). docs/ACCOUNTS.md.
-import { api, ApiError, gettext, messageOf, serverText } from "./api.js";
+import { api, gettext, refusalText } from "./api.js";
 import { $, byId } from "./dom.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 
 /** @param {unknown} err */
 function explain(err) {
-  if (err instanceof ApiError) {
-    if (err.code === "token_invalid") return gettext("This link is invalid, used or expired.");
-    if (err.code === "email_taken") return gettext("Another account has already confirmed this address.");
-    const fields = err.details && err.details.fields;
-    if (fields && typeof fields === "object") {
-      return Object.values(fields).flat().map((m) => serverText(String(m))).join(" ");
-    }
-    return serverText(err.message);
-  }
-  return messageOf(err);
+  return refusalText(err, {
+    token_invalid: gettext("This link is invalid, used or expired."),
+    email_taken: gettext("Another account has already confirmed this address."),
+  });
 }
 
 async function verify() {

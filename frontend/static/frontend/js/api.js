@@ -75,6 +75,19 @@ export class ApiError extends Error {
  * @param {unknown} err */
 export const messageOf = (err) => (err instanceof Error ? err.message : String(err));
 
+/** What to say of a refused account request (the account page, the mailed links' pages): the
+ * page's own text for its error code, else the messages of its fields, else the server's message.
+ * @param {unknown} err  @param {Record<string, string>} known  the page's texts, by error code */
+export function refusalText(err, known) {
+  if (!(err instanceof ApiError)) return messageOf(err);
+  if (Object.hasOwn(known, err.code)) return known[err.code];
+  const fields = err.details && err.details.fields;
+  if (fields && typeof fields === "object") {
+    return Object.values(fields).flat().map((m) => serverText(String(m))).join(" ");
+  }
+  return serverText(err.message);
+}
+
 /** @param {string} name */
 export function cookie(name) {
   const hit = document.cookie.split("; ").find((c) => c.startsWith(name + "="));

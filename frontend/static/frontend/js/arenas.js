@@ -6,6 +6,7 @@
 import { api, gettext, ngettext, fmt, playerLabel, messageOf } from "./api.js";
 import { $, $$, byId, el } from "./dom.js";
 import { arenaMessage, arenaPath, arenaKind, arenaStateText, arenaWhen } from "./arena_common.js";
+import { onCodeForm } from "./race_common.js";
 
 /** @typedef {import("./arena_common.js").Arena} Arena */
 
@@ -122,21 +123,12 @@ if (form instanceof HTMLFormElement) {
 
 // --- a private arena by its code ------------------------------------------------------------------
 
-const codeForm = $("arena-code-form", HTMLFormElement);
-codeForm.addEventListener("submit", async (e) => {
-  e.preventDefault();
-  const code = String(new FormData(codeForm).get("code") || "").trim().toUpperCase();
-  if (!code) return;
-  say("");
-  try {
-    const found = await api("GET", `/api/arenas?code=${encodeURIComponent(code)}`);
-    const arena = (found.results || [])[0];
-    if (!arena) return say(gettext("No arena has this code."));
-    location.href = arenaPath(arena);
-  } catch (err) {
-    say(messageOf(err));
-  }
-});
+/** @param {Arena | undefined} arena */
+function openByCode(arena) {
+  if (!arena) return say(gettext("No arena has this code."));
+  location.href = arenaPath(arena);
+}
+onCodeForm($("arena-code-form", HTMLFormElement), "/api/arenas", openByCode, say, messageOf);
 
 load();
 setInterval(() => {

@@ -174,22 +174,23 @@ $$("[role=tablist]")[0].addEventListener("keydown", (e) => {
   tabs[j].focus();
   tabs[j].click();
 });
-for (const b of $$("[data-players]")) {
-  b.addEventListener("click", () => {
-    if (view.players === b.dataset.players) return;
-    view.players = b.dataset.players === "bots" ? "bots" : "humans";
-    view.page = 1;
-    load();
-  });
+/** The buttons of a two-way switch (Humans | Bots, Classic | No guess): another choice shows
+ * its first page.
+ * @param {"players" | "mode"} field  the view's field, and the buttons' data attribute
+ * @param {string} other  the value that is not the API's default
+ * @param {string} fallback  the API's default */
+function onSwitch(field, other, fallback) {
+  for (const b of $$(`[data-${field}]`)) {
+    b.addEventListener("click", () => {
+      if (view[field] === b.dataset[field]) return;
+      view[field] = b.dataset[field] === other ? other : fallback;
+      view.page = 1;
+      load();
+    });
+  }
 }
-for (const b of $$("[data-mode]")) {
-  b.addEventListener("click", () => {
-    if (view.mode === b.dataset.mode) return;
-    view.mode = b.dataset.mode === "no_guess" ? "no_guess" : "classic";
-    view.page = 1;
-    load();
-  });
-}
+onSwitch("players", "bots", "humans");
+onSwitch("mode", "no_guess", "classic");
 const period = $("period", HTMLSelectElement);
 const sort = $("sort", HTMLSelectElement);
 period.addEventListener("change", () => ((view.period = period.value), (view.page = 1), load()));

@@ -2,6 +2,7 @@
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
 // words for a racer's state and the race errors, the room's racer list and the "copy the
 // link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
+// The "Join by code" form serves the arena lobby (arenas.js) too.
 import { api, ApiError, gettext, ngettext, fmt, me, playAsGuest, playerLabel, signInUrl, messageOf } from "./api.js";
 import { el } from "./dom.js";
 import { modeLabel } from "./constants.js";
@@ -83,6 +84,28 @@ export async function asRacer(say) {
     say(messageOf(err));
     return false;
   }
+}
+
+/** The "Join by code" form of the race and arena lobbies (_code_form.html): the code typed,
+ * trimmed and in capitals, is looked up in the list at `list` (`GET <list>?code=`), and `found`
+ * gets what it names, or undefined when nothing has this code.
+ * @param {HTMLFormElement} form  @param {string} list  e.g. "/api/races"
+ * @param {(item: any) => unknown} found  may be async; what it throws is said too
+ * @param {(text: string) => void} say  where the page says an error (cleared first)
+ * @param {(err: unknown) => string} explain  what to say of an error */
+export function onCodeForm(form, list, found, say, explain) {
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const code = String(new FormData(form).get("code") || "").trim().toUpperCase();
+    if (!code) return;
+    say("");
+    try {
+      const answer = await api("GET", `${list}?code=${encodeURIComponent(code)}`);
+      await found((answer.results || [])[0]);
+    } catch (err) {
+      say(explain(err));
+    }
+  });
 }
 
 /** @param {{ id: string }} race */

@@ -6,7 +6,7 @@ import { api, ApiError, gettext, ngettext, fmt, me, isGuest, playerLabel } from 
 import { $, $$, el } from "./dom.js";
 import { modeLabel } from "./constants.js";
 import { SITE } from "./constants.js";
-import { raceMessage, raceCall, racePath, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink, asRacer } from "./race_common.js";
+import { raceMessage, raceCall, racePath, onCodeForm, myRacer, isRacer, inRoom, raceSize, raceStateText, roomRacers, copyLink, asRacer } from "./race_common.js";
 
 /** @typedef {import("./race_common.js").Race} Race */
 
@@ -39,22 +39,13 @@ createForm.addEventListener("submit", async (e) => {
   }
 });
 
-const joinForm = $("join-code", HTMLFormElement);
-joinForm.addEventListener("submit", async (e) => {
-  e.preventDefault();
-  const code = String(new FormData(joinForm).get("code") || "").trim().toUpperCase();
-  if (!code) return;
-  say("");
-  try {
-    const found = await api("GET", `/api/races?code=${encodeURIComponent(code)}`);
-    const race = (found.results || [])[0];
-    if (!race) return say(gettext("No race has this code."));
-    if (!(await asRacer(say))) return;
-    await join(race);
-  } catch (err) {
-    say(raceMessage(err));
-  }
-});
+/** @param {Race | undefined} race */
+async function joinByCode(race) {
+  if (!race) return say(gettext("No race has this code."));
+  if (!(await asRacer(say))) return;
+  await join(race);
+}
+onCodeForm($("join-code", HTMLFormElement), "/api/races", joinByCode, say, raceMessage);
 
 /** @param {Race} race */
 async function join(race) {
