@@ -12,10 +12,8 @@ from django.db.models import Count, Min, Q, QuerySet
 from accounts.models import User
 from accounts.standings.leaderboards import BoardPage, sliced_page
 from games.arenas.presenters import STANDINGS_ORDER, arena_dict, me_dict, standing_row
-from games.engine import LEVELS
-from games.errors import GameError
 from games.models import Arena, ArenaEntry, ArenaState
-from games.play.selectors import parse_states
+from games.play.selectors import filter_state_and_level, parse_id, row_by_id
 from games.races.rules import normalize_code
 
 ARENA_STATES = {s.value for s in ArenaState}
@@ -23,30 +21,18 @@ FIRST_PAGE = 50  # the rows a socket frame carries (the REST pages' default size
 
 
 def parse_arena_id(raw: Any) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(raw))
-    except (ValueError, TypeError, AttributeError):
-        raise GameError("not_found", "No such arena.") from None
+    return parse_id(raw, what="arena")
 
 
 def arena_get(*, arena_id: Any) -> Arena:
-    arena = Arena.objects.select_related("created_by").filter(pk=parse_arena_id(arena_id)).first()
-    if arena is None:
-        raise GameError("not_found", "No such arena.")
-    return arena
+    return row_by_id(Arena.objects.select_related("created_by"), arena_id, what="arena")
 
 
 def arena_list(*, state: str | None, level: str | None, code: str | None) -> QuerySet[Arena]:
     """Arenas, the next to start first (then the newest); private ones only by `code`."""
     qs = Arena.objects.select_related("created_by").order_by("starts_at", "id")
     qs = qs.filter(code=normalize_code(code)[:12]) if code is not None else qs.filter(private=False)
-    if state is not None:
-        qs = qs.filter(state__in=parse_states(state, ARENA_STATES))
-    if level is not None:
-        if level not in LEVELS:
-            raise GameError("invalid", f"Unknown level {level!r}.", {"levels": list(LEVELS)})
-        qs = qs.filter(level=level)
-    return qs
+    return filter_state_and_level(qs, state=state, states=ARENA_STATES, level=level)
 
 
 def standings(arena: Arena) -> QuerySet[ArenaEntry]:

@@ -36,7 +36,7 @@ from games import engine
 from games.arenas import events as arena_events
 from games.arenas import rules
 from games.arenas.presenters import arena_dict
-from games.arenas.selectors import first_page, parse_arena_id, standings
+from games.arenas.selectors import first_page, standings
 from games.errors import GameError
 from games.models import (
     ACTIVE_RACE_STATES,
@@ -52,6 +52,7 @@ from games.models import (
     RaceState,
 )
 from games.play import levels
+from games.play.selectors import row_by_id
 from games.races import rules as race_rules
 from games.races import services as races
 
@@ -81,15 +82,8 @@ def _publish_standings(arena: Arena, kind: str = "standings", *, race: Race | No
 
 
 def _lock_arena(arena_id: Any) -> Arena:
-    arena = (
-        Arena.objects.select_for_update(of=("self",), no_key=True)
-        .select_related("created_by")
-        .filter(pk=parse_arena_id(arena_id))
-        .first()
-    )
-    if arena is None:
-        raise GameError("not_found", "No such arena.")
-    return arena
+    rows = Arena.objects.select_for_update(of=("self",), no_key=True).select_related("created_by")
+    return row_by_id(rows, arena_id, what="arena")
 
 
 def _level(level: Any) -> engine.Level:

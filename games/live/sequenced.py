@@ -1,18 +1,26 @@
-"""The base of the sockets that forward numbered events, a game's (games.live.consumers) and a
-race's (games.live.race_consumers): events go out in `seq` order as games.live.sequencing decides (an
-event that skips a seq is held a moment for the missing one, then the socket re-reads), with
-one timer per socket for the sequencer's next deadline."""
+"""The base of the sockets that forward numbered events, a game's (games.live.consumers), a
+race's (games.live.race_consumers) and an arena's (games.live.arena_consumers): events go out
+in `seq` order as games.live.sequencing decides (an event that skips a seq is held a moment for
+the missing one, then the socket re-reads), with one timer per socket for the sequencer's next
+deadline. `FeedConsumer` is the read-only watch of one race or arena."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
+from games.errors import GameError
 from games.live import redis_watch, sequencing
-from games.live.base import LeanConsumer
-from games.play import events
+from games.live.base import CLOSE_NOT_FOUND, LeanConsumer
+from games.live.dbcall import db_call
+from games.play import events, selectors
+
+log = logging.getLogger(__name__)
 
 
 class SequencedConsumer(LeanConsumer):
@@ -78,3 +86,56 @@ class SequencedConsumer(LeanConsumer):
                 with contextlib.suppress(Exception):  # the socket may be gone by now
                     await self._resync(why)
             self._arm()
+
+
+class FeedConsumer(SequencedConsumer):
+    """A read-only socket watching one race or arena (`feed`): joins its group first, then
+    reads it and sends `state`; then forwards its events in `seq` order. An unknown or
+    non-uuid id: one `error` (404 `not_found`) and close 4404. Nothing a client sends is
+    parsed."""
+
+    feed: str  # "race", "arena": the path's `<feed>_id`, and the word of the logs and refusals
+    feed_id: str
+    feed_group: Callable[[str], str]  # the group of the feed's events (games.races.events)
+    ended_shares_seq = False  # the feed's `ended` is numbered like its other events
+
+    def read(self, feed_id: str) -> Any:
+        """The feed's state as `send_read` sends it (in the database thread; GameError 404)."""
+        raise NotImplementedError
+
+    async def send_read(self, state: Any) -> None:
+        """Send what `read` returned as the `state` frame (send_state)."""
+        raise NotImplementedError
+
+    async def connect(self) -> None:
+        feed_id = await self.route_id(
+            f"{self.feed}_id", functools.partial(selectors.parse_id, what=self.feed)
+        )
+        if feed_id is None:
+            return
+        self.feed_id = feed_id
+        state = await self.join_then_read(
+            self.feed_group(feed_id), functools.partial(self.read, feed_id)
+        )
+        if state is None:
+            return
+        await self.accept()
+        await self.send_read(state)
+        redis_watch.watch.add(self)
+
+    async def _resync(self, why: str) -> None:
+        log.info("%s %s: sending a fresh state (%s)", self.feed, self.feed_id, why)
+        try:
+            state = await db_call(self.read)(self.feed_id)
+        except GameError:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self.send_read(state)
+
+    async def feed_event(self, message: dict[str, Any]) -> None:
+        step = self.order.receive(message["event"], now=time.monotonic())
+        await self._send_events(step.send)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Read-only: nothing a client sends is parsed; a few frames, then the socket closes.
+        await self._refuse_frame(GameError("invalid", f"The {self.feed} feed is read-only."))

@@ -17,19 +17,19 @@ starts (before this feature, or ended while no worker ran) are analysed by
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.standings import stats
 from games.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 from games.play import analysis
+from games.play.background import BackgroundLoop, drop_connections
 
 log = logging.getLogger(__name__)
 
@@ -192,15 +192,16 @@ def _race_window() -> timedelta:
     return timedelta(seconds=int(longest)) + timedelta(minutes=10)
 
 
-class AnalysisWorker:
+class AnalysisWorker(BackgroundLoop):
     """Polls the queue and analyses what it finds, one game at a time."""
 
+    stop_timeout = 5.0
+
     def __init__(self, *, now: datetime | None = None) -> None:
+        super().__init__(name="game-analysis")
         self.solo_mark = (now or timezone.now()) - LOOKBACK
         self.failed: set[Any] = set()
         self.analysed = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def pending(self, *, now: datetime | None = None, limit: int = BATCH) -> list[Any]:
         """The ids of ended games waiting for their analysis, oldest end first."""
@@ -249,24 +250,10 @@ class AnalysisWorker:
                 busy = self.run_once()
             except Exception:
                 log.exception("analysis worker poll failed")
-                close_old_connections()
-                connection.close()
+                drop_connections()
                 busy = 0
             self._stop.wait(BUSY_PAUSE_S if busy else IDLE_S)
         connection.close()
-
-    def start(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self.run, name="game-analysis", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
 
 
 def backlog() -> Any:

@@ -5,24 +5,39 @@ pages) goes through it. Anyone may read any game; only its player may act on it
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 
 from accounts.models import User
 from demineur_site.db_router import read_alias
+from games.engine import LEVELS
 from games.errors import GameError
 from games.models import SOLO, Game, GameState, Move, UnrankedReason
 
 LIST_STATES = {s.value for s in GameState}
+M = TypeVar("M", bound=Model)
 
 
-def parse_game_id(raw: Any) -> uuid.UUID:
-    """A non-uuid id is simply an unknown game: 404."""
+def parse_id(raw: Any, *, what: str) -> uuid.UUID:
+    """The uuid of a game, a race or an arena (`what`): a non-uuid id is simply an unknown
+    one, 404 `not_found` ("No such race.")."""
     try:
         return uuid.UUID(str(raw))
     except (ValueError, TypeError, AttributeError):
-        raise GameError("not_found", "No such game.") from None
+        raise GameError("not_found", f"No such {what}.") from None
+
+
+def row_by_id(rows: QuerySet[M], raw_id: Any, *, what: str) -> M:
+    """The row of `rows` with this id (parse_id), else 404 `not_found` as parse_id's."""
+    found = rows.filter(pk=parse_id(raw_id, what=what)).first()
+    if found is None:
+        raise GameError("not_found", f"No such {what}.")
+    return found
+
+
+def parse_game_id(raw: Any) -> uuid.UUID:
+    return parse_id(raw, what="game")
 
 
 def parse_states(raw: str, allowed: set[str]) -> list[str]:
@@ -35,6 +50,20 @@ def parse_states(raw: str, allowed: set[str]) -> list[str]:
     return states
 
 
+def filter_state_and_level(
+    rows: QuerySet[M], *, state: str | None, states: set[str], level: str | None
+) -> QuerySet[M]:
+    """A race or arena list's `state=` (parse_states against `states`) and `level=` (one of
+    the six levels, else 400 `invalid` listing them) filters."""
+    if state is not None:
+        rows = rows.filter(state__in=parse_states(state, states))
+    if level is not None:
+        if level not in LEVELS:
+            raise GameError("invalid", f"Unknown level {level!r}.", {"levels": list(LEVELS)})
+        rows = rows.filter(level=level)
+    return rows
+
+
 def game_get(*, game_id: Any) -> Game:
     try:
         return Game.objects.select_related("player", "analysis").get(pk=parse_game_id(game_id))
@@ -43,8 +72,6 @@ def game_get(*, game_id: Any) -> Game:
 
 
 def game_list(*, state: str | None, level: str | None, user: str | None) -> QuerySet[Game]:
-    from games.engine import LEVELS
-
     # A list may lag: the replica when there is one (demineur_site.db_router). The alias is
     # chosen now, as the queryset is evaluated later by the view.
     qs = (

@@ -17,14 +17,15 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from games.play.analysis_jobs import AnalysisWorker
+from games.play.background import BackgroundLoop, drop_connections
 
 log = logging.getLogger(__name__)
 
 
-class RaceClock:
+class RaceClock(BackgroundLoop):
     def __init__(
         self,
         *,
@@ -32,11 +33,9 @@ class RaceClock:
         tick: Callable[[], int] | None = None,
         name: str = "race-clock",
     ) -> None:
+        super().__init__(name=name)
         self.interval_s = interval_s
-        self.name = name
         self._tick = tick
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.ticks = 0
         self.failures = 0
 
@@ -57,24 +56,10 @@ class RaceClock:
                 self.failures += 1
                 if self.failures == 1 or self.failures % 100 == 0:
                     log.exception("%s tick failed (%d in a row)", self.name, self.failures)
-                close_old_connections()
-                connection.close()
+                drop_connections()
             self.ticks += 1
             self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - started)))
         connection.close()
-
-    def start(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self.run, name=self.name, daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
 
 
 _clock: RaceClock | None = None

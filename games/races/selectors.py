@@ -13,10 +13,8 @@ from accounts.models import RaceRating, User
 from accounts.standings.ratings import shown_rating
 from demineur_site import metrics
 from demineur_site.formats import iso
-from games.engine import LEVELS
-from games.errors import GameError
 from games.models import Race, Racer, RaceState
-from games.play.selectors import parse_states
+from games.play.selectors import filter_state_and_level, parse_id, row_by_id
 from games.races.rules import normalize_code
 
 RACE_STATES = {s.value for s in RaceState}
@@ -24,27 +22,16 @@ RACE_STATES = {s.value for s in RaceState}
 
 
 def parse_race_id(raw: Any) -> uuid.UUID:
-    try:
-        return uuid.UUID(str(raw))
-    except (ValueError, TypeError, AttributeError):
-        raise GameError("not_found", "No such race.") from None
+    return parse_id(raw, what="race")
 
 
 def race_get(*, race_id: Any) -> Race:
-    race = Race.objects.select_related("host").filter(pk=parse_race_id(race_id)).first()
-    if race is None:
-        raise GameError("not_found", "No such race.")
-    return race
+    return row_by_id(Race.objects.select_related("host"), race_id, what="race")
 
 
 def race_list(*, state: str | None, level: str | None, code: str | None) -> QuerySet[Race]:
     qs = Race.objects.select_related("host").order_by("-created_at", "-id")
-    if state is not None:
-        qs = qs.filter(state__in=parse_states(state, RACE_STATES))
-    if level is not None:
-        if level not in LEVELS:
-            raise GameError("invalid", f"Unknown level {level!r}.", {"levels": list(LEVELS)})
-        qs = qs.filter(level=level)
+    qs = filter_state_and_level(qs, state=state, states=RACE_STATES, level=level)
     if code is not None:
         qs = qs.filter(code=normalize_code(code)[:12])
     return qs

@@ -55,10 +55,10 @@ from games.models import (
 )
 from games.play import events as play_events
 from games.play import levels, services
+from games.play.selectors import row_by_id
 from games.races import events as race_events
 from games.races import rules as race_rules
 from games.races.presenters import race_dict
-from games.races.selectors import parse_race_id
 
 log = logging.getLogger(__name__)
 
@@ -153,15 +153,8 @@ def _check_free(player: User) -> None:
 
 
 def _lock_race(race_id: Any) -> Race:
-    race = (
-        Race.objects.select_for_update(of=("self",))
-        .select_related("host")
-        .filter(pk=parse_race_id(race_id))
-        .first()
-    )
-    if race is None:
-        raise GameError("not_found", "No such race.")
-    return race
+    rows = Race.objects.select_for_update(of=("self",)).select_related("host")
+    return row_by_id(rows, race_id, what="race")
 
 
 def _level_spec(level: Any) -> engine.Level:
@@ -319,9 +312,7 @@ def race_leave(*, race_id: Any, player: User) -> Race:
     now = timezone.now()
     with transaction.atomic():
         lock_player(player)
-        race = Race.objects.filter(pk=parse_race_id(race_id)).only("id", "state").first()
-        if race is None:
-            raise GameError("not_found", "No such race.")
+        race = row_by_id(Race.objects.only("id", "state"), race_id, what="race")
         if race.state == RaceState.RUNNING:
             return _leave_running(race_id=race.id, player=player, now=now)
         race = _lock_race(race.id)

@@ -72,15 +72,18 @@ def stale_played_guests(*, days: int) -> QuerySet[User]:
     )
 
 
+def _lock_still(stale: QuerySet[User], ids: list[int]) -> list[int]:
+    """The batch's guests that are still `stale` (one may have played meanwhile), locked; one
+    locked elsewhere is left for a later run."""
+    return list(
+        stale.filter(pk__in=ids).select_for_update(skip_locked=True).values_list("pk", flat=True)
+    )
+
+
 def _remove_batch(ids: list[int], *, days: int) -> int:
-    """Delete the batch's guests that are still stale (one may have played meanwhile)."""
+    """Delete the batch's guests that are still stale."""
     with transaction.atomic():
-        still = list(
-            stale_guests(days=days)
-            .filter(pk__in=ids)
-            .select_for_update(skip_locked=True)
-            .values_list("pk", flat=True)
-        )
+        still = _lock_still(stale_guests(days=days), ids)
         User.objects.filter(pk__in=still).delete()
     return len(still)
 
@@ -90,12 +93,7 @@ def _hand_over_batch(ids: list[int], *, days: int) -> int:
     players, then delete the guests. A race holds a player once, so a race where the
     anonymous player already stands gets the next one (`guest-anonymous-2`, ...)."""
     with transaction.atomic():
-        still = list(
-            stale_played_guests(days=days)
-            .filter(pk__in=ids)
-            .select_for_update(skip_locked=True)
-            .values_list("pk", flat=True)
-        )
+        still = _lock_still(stale_played_guests(days=days), ids)
         if not still:
             return 0
         first = anonymous_player(1)
