@@ -12,16 +12,7 @@ from accounts import scopes
 from accounts.models import User
 from accounts.names import is_encodable, mixed_scripts, normalise
 from accounts.services import is_reserved_username, username_taken
-from games.api.serializers import ProfileOut
-
-
-class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers, booleans and null instead of coercing them."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
+from games.api.serializers import ProfileOut, StrictCharField
 
 
 class UsernameField(StrictCharField):

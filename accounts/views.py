@@ -3,7 +3,8 @@ Profiles live in games.api."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.db import IntegrityError, transaction
@@ -54,6 +55,7 @@ from accounts.throttles import (
 )
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
+from games.api.views import _valid
 from games.play.selectors import has_played
 from games.races.services import ratings_set_pool
 
@@ -61,20 +63,19 @@ from games.races.services import ratings_set_pool
 def _user_from_credentials(request: Request) -> tuple[User, dict[str, Any]]:
     """The user named by `{username, password}` in the body (or 401 invalid_credentials), and
     the body as validated (a token's `scopes` are read from it)."""
-    data = CredentialsSerializer(data=request.data)
-    data.is_valid(raise_exception=True)
+    body = _valid(CredentialsSerializer, request)
     user = authenticate(
         request._request,
-        username=data.validated_data["username"],
-        password=data.validated_data["password"],
+        username=body["username"],
+        password=body["password"],
     )
     if user is None:
-        named = services.user_by_name(data.validated_data["username"])
+        named = services.user_by_name(body["username"])
         if named is not None and named.kind == AccountKind.GUEST:
             raise _guest_refused()
         raise ApiError("invalid_credentials", "Wrong username or password.")
     if two_factor.is_active(user):
-        otp = data.validated_data.get("otp")
+        otp = body.get("otp")
         if not otp:
             raise ApiError("otp_required", "Two-factor sign-in is on: send `otp` too.")
         if not two_factor.check(user=user, code=otp):
@@ -85,10 +86,17 @@ def _user_from_credentials(request: Request) -> tuple[User, dict[str, Any]]:
                 raise ApiError("account_closed", "This account was closed for good.")
             user.refresh_from_db()
             ratings_set_pool(player_id=user.pk, pool=user.board_pool)
-    return user, data.validated_data
+    return user, body
 
 
 OTP_SESSION_KEY = two_factor.OTP_SESSION_KEY
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def account_schema(responses: dict[int, Any], **schema: Any) -> Callable[[F], F]:
+    """The schema of an account door: its `responses`, the rest of extend_schema (`request`:
+    the body's serializer, None for none), and the tag `accounts`."""
+    return extend_schema(responses=responses, tags=["accounts"], **schema)
 
 
 def _site_url(request: Request) -> str:
@@ -136,19 +144,15 @@ class RegisterView(APIView):
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(
-        request=RegisterSerializer,
-        responses={201: RegisteredSerializer, 409: None},  # 409: a guest that played, as a bot
-        tags=["accounts"],
-    )
+    # 409: a guest that played, as a bot
+    @account_schema({201: RegisteredSerializer, 409: None}, request=RegisterSerializer)
     def post(self, request: Request) -> Response:
-        data = RegisterSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        body = _valid(RegisterSerializer, request)
         fields = {
-            "username": data.validated_data["username"],
-            "password": data.validated_data["password"],
-            "email": data.validated_data.get("email", ""),
-            "kind": data.validated_data["kind"],
+            "username": body["username"],
+            "password": body["password"],
+            "email": body.get("email", ""),
+            "kind": body["kind"],
             "site_url": _site_url(request),
         }
         try:
@@ -177,10 +181,9 @@ class GuestView(APIView):
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(
+    @account_schema(
+        {200: RegisteredSerializer, 201: RegisteredSerializer, 409: None},
         request=None,
-        responses={200: RegisteredSerializer, 201: RegisteredSerializer, 409: None},
-        tags=["accounts"],
         summary="Play as a guest (browser sessions only)",
     )
     def post(self, request: Request) -> Response:
@@ -206,12 +209,8 @@ class TokenView(APIView):
             return []  # credentials in the body; never trip over a stale session's CSRF
         return super().get_authenticators()
 
-    @extend_schema(
-        request=CredentialsSerializer,
-        # 409 guest_account: a guest has no password and no tokens (docs/GUESTS.md).
-        responses={200: TokenSerializer, 401: None, 409: None},
-        tags=["accounts"],
-    )
+    # 409 guest_account: a guest has no password and no tokens (docs/GUESTS.md).
+    @account_schema({200: TokenSerializer, 401: None, 409: None}, request=CredentialsSerializer)
     def post(self, request: Request) -> Response:
         user, validated = _user_from_credentials(request)
         if user.kind == AccountKind.GUEST:  # no usable password: not reached, but never a key
@@ -219,7 +218,7 @@ class TokenView(APIView):
         _, key = services.token_issue(user=user, name="api", scopes=_scopes_of(validated))
         return Response({"token": key})
 
-    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    @account_schema({204: None}, request=None)
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError("not_authenticated", "Authentication credentials were not provided.")
@@ -265,29 +264,24 @@ class TokenListView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(
-        responses={200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})},
-        tags=["accounts"],
+    @account_schema(
+        {200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})}
     )
     def get(self, request: Request) -> Response:
         rows = ApiToken.objects.filter(user=cast(User, request.user))
         return Response({"results": TokenRowSerializer(rows, many=True).data})
 
-    @extend_schema(
-        request=TokenCreateSerializer,
-        responses={201: TokenCreatedSerializer, 409: None},  # 409 guest_account
-        tags=["accounts"],
-    )
+    # 409 guest_account
+    @account_schema({201: TokenCreatedSerializer, 409: None}, request=TokenCreateSerializer)
     def post(self, request: Request) -> Response:
         # A body is required (issue 13: an empty POST was accepted and named the token "api").
         if _is_guest(request.user):
             raise _guest_refused()
-        data = TokenCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        body = _valid(TokenCreateSerializer, request)
         token, key = services.token_issue(
             user=request.user,  # type: ignore[arg-type]
-            name=data.validated_data["name"],
-            scopes=_scopes_of(data.validated_data),
+            name=body["name"],
+            scopes=_scopes_of(body),
         )
         return Response(
             {**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED
@@ -302,16 +296,14 @@ class TokenTestView(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[Any] = []
 
-    @extend_schema(
+    @account_schema(
+        {200: inline_serializer("TokenTest", {"results": serializers.DictField()})},
         request=TokenTestSerializer,
-        responses={200: inline_serializer("TokenTest", {"results": serializers.DictField()})},
-        tags=["accounts"],
     )
     def post(self, request: Request) -> Response:
-        data = TokenTestSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        body = _valid(TokenTestSerializer, request)
         results: dict[str, Any] = {}
-        for key in data.validated_data["tokens"]:
+        for key in body["tokens"]:
             found = user_for_token_key(key)
             if found is None:
                 results[key] = None
@@ -328,7 +320,7 @@ class TokenTestView(APIView):
 class TokenDetailView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    @account_schema({204: None}, request=None)
     def delete(self, request: Request, token_id: int) -> Response:
         token = ApiToken.objects.filter(user=cast(User, request.user), pk=token_id).first()
         if token is None:
@@ -344,29 +336,22 @@ class SessionView(APIView):
     throttle_classes = [AuthAddressThrottle, SignInUsernameThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(request=None, responses={200: RegisteredSerializer}, tags=["accounts"])
+    @account_schema({200: RegisteredSerializer}, request=None)
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError("not_authenticated", "Not signed in.")
-        user = request.user
-        return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
+        return Response(_who(request.user))
 
-    @extend_schema(
-        request=CredentialsSerializer,
-        responses={
-            200: RegisteredSerializer,
-            401: None,
-        },  # the error body: demineur_site.schema_views
-        tags=["accounts"],
-    )
+    # 401's error body: demineur_site.schema_views
+    @account_schema({200: RegisteredSerializer, 401: None}, request=CredentialsSerializer)
     def post(self, request: Request) -> Response:
         user, _ = _user_from_credentials(request)
         login(request._request, user)
         if two_factor.is_active(user):  # it was asked for and given
             request._request.session[OTP_SESSION_KEY] = True
-        return Response({"id": user.pk, "username": user.get_username(), "kind": user.kind})
+        return Response(_who(user))
 
-    @extend_schema(request=None, responses={204: None}, tags=["accounts"])
+    @account_schema({204: None}, request=None)
     def delete(self, request: Request) -> Response:
         services.session_sockets_close(session_key=request.session.session_key)
         logout(request._request)
@@ -389,23 +374,19 @@ class SettingsView(APIView):
     """The signed-in player's settings on the site (an extension of API.md, for the web page):
     GET reads them (defaults filled in), PATCH changes the keys it sends."""
 
-    @extend_schema(request=None, responses={200: SettingsSerializer, 401: None}, tags=["accounts"])
+    @account_schema({200: SettingsSerializer, 401: None}, request=None)
     def get(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError("not_authenticated", "Not signed in.")
         return Response(services.settings_of(request.user))
 
-    @extend_schema(
-        request=SettingsSerializer(partial=True),
-        responses={200: SettingsSerializer, 400: None, 401: None},
-        tags=["accounts"],
+    @account_schema(
+        {200: SettingsSerializer, 400: None, 401: None}, request=SettingsSerializer(partial=True)
     )
     def patch(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise ApiError("not_authenticated", "Not signed in.")
-        data = SettingsSerializer(data=request.data, partial=True)
-        data.is_valid(raise_exception=True)
-        changes = dict(data.validated_data)
+        changes = _valid(SettingsSerializer, request, partial=True)
         return Response(services.settings_update(user=request.user, changes=changes))
 
 
@@ -418,6 +399,12 @@ def _signed_in(request: Request) -> User:
     return request.user
 
 
+def _session_key(request: Request) -> str | None:
+    """The key of the browser session the request came with (None for a token's request)."""
+    session = getattr(request._request, "session", None)
+    return session.session_key if session is not None and request.auth is None else None
+
+
 def _own_profile(user: User) -> dict[str, Any]:
     """GET /api/me's answer: the public profile and what only its owner sees."""
     from games.play.profiles import profile_dict
@@ -428,16 +415,11 @@ def _own_profile(user: User) -> dict[str, Any]:
 class EmailView(APIView):
     """POST /api/me/email: a new address, unverified until the mailed link is followed."""
 
-    @extend_schema(
-        request=EmailSerializer, responses={202: None, 400: None, 401: None}, tags=["accounts"]
-    )
+    @account_schema({202: None, 400: None, 401: None}, request=EmailSerializer)
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
-        data = EmailSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        services.email_set(
-            user=user, email=data.validated_data["email"], site_url=_site_url(request)
-        )
+        body = _valid(EmailSerializer, request)
+        services.email_set(user=user, email=body["email"], site_url=_site_url(request))
         return Response(status=status.HTTP_202_ACCEPTED)
 
 
@@ -449,38 +431,27 @@ class EmailVerifyView(APIView):
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(
-        request=TokenBodySerializer,
-        responses={200: OwnProfileSerializer, 400: None, 409: None},
-        tags=["accounts"],
-    )
+    @account_schema({200: OwnProfileSerializer, 400: None, 409: None}, request=TokenBodySerializer)
     def post(self, request: Request) -> Response:
-        data = TokenBodySerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        user = services.email_verify(token=data.validated_data["token"])
+        body = _valid(TokenBodySerializer, request)
+        user = services.email_verify(token=body["token"])
         return Response(_own_profile(user))
 
 
 class PasswordView(APIView):
     """POST /api/me/password: every other session is signed out (sockets closed); tokens stay."""
 
-    @extend_schema(
-        request=PasswordChangeSerializer,
-        responses={204: None, 400: None, 401: None, 409: None},
-        tags=["accounts"],
-    )
+    @account_schema({204: None, 400: None, 401: None, 409: None}, request=PasswordChangeSerializer)
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         if user.kind == AccountKind.GUEST:
             raise _guest_refused()
-        data = PasswordChangeSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        session = getattr(request._request, "session", None)
-        keep = session.session_key if session is not None and request.auth is None else None
+        body = _valid(PasswordChangeSerializer, request)
+        keep = _session_key(request)
         user = services.password_change(
             user=user,
-            current_password=data.validated_data["current_password"],
-            new_password=data.validated_data["new_password"],
+            current_password=body["current_password"],
+            new_password=body["new_password"],
             keep_session=keep,
         )
         if keep:
@@ -495,13 +466,10 @@ class PasswordResetView(APIView):
     authentication_classes: list[type] = []
     throttle_classes = [ResetAddressThrottle, ResetEmailThrottle]
 
-    @extend_schema(request=EmailSerializer, responses={202: None, 400: None}, tags=["accounts"])
+    @account_schema({202: None, 400: None}, request=EmailSerializer)
     def post(self, request: Request) -> Response:
-        data = EmailSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        services.password_reset_request(
-            email=data.validated_data["email"], site_url=_site_url(request)
-        )
+        body = _valid(EmailSerializer, request)
+        services.password_reset_request(email=body["email"], site_url=_site_url(request))
         return Response(status=status.HTTP_202_ACCEPTED)
 
 
@@ -512,15 +480,10 @@ class PasswordResetConfirmView(APIView):
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
-    @extend_schema(
-        request=PasswordResetConfirmSerializer, responses={204: None, 400: None}, tags=["accounts"]
-    )
+    @account_schema({204: None, 400: None}, request=PasswordResetConfirmSerializer)
     def post(self, request: Request) -> Response:
-        data = PasswordResetConfirmSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        services.password_reset_confirm(
-            token=data.validated_data["token"], new_password=data.validated_data["new_password"]
-        )
+        body = _valid(PasswordResetConfirmSerializer, request)
+        services.password_reset_confirm(token=body["token"], new_password=body["new_password"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -539,18 +502,17 @@ class SessionListView(APIView):
     """GET /api/me/sessions: where the account is signed in (browser sessions; tokens are
     at /api/tokens)."""
 
-    @extend_schema(responses={200: SessionRowSerializer(many=True), 401: None}, tags=["accounts"])
+    @account_schema({200: SessionRowSerializer(many=True), 401: None})
     def get(self, request: Request) -> Response:
         user = _signed_in(request)
-        session = getattr(request._request, "session", None)
-        current = session.session_key if session is not None and request.auth is None else None
+        current = _session_key(request)
         if current:
             sessions.session_seen(request._request)  # this one is listed from its first request
         return Response([_session_row(r, current) for r in sessions.sessions_of(user)])
 
 
 class SessionDetailView(APIView):
-    @extend_schema(request=None, responses={204: None, 401: None, 404: None}, tags=["accounts"])
+    @account_schema({204: None, 401: None, 404: None}, request=None)
     def delete(self, request: Request, session_id: int) -> Response:
         user = _signed_in(request)
         if not sessions.session_revoke(user=user, session_id=session_id):
@@ -561,40 +523,28 @@ class SessionDetailView(APIView):
 class TotpView(APIView):
     """POST starts two-factor sign-in (inactive until confirmed); DELETE turns it off."""
 
-    @extend_schema(
-        request=None,
-        responses={201: TotpEnrolledSerializer, 401: None, 409: None},
-        tags=["accounts"],
-    )
+    @account_schema({201: TotpEnrolledSerializer, 401: None, 409: None}, request=None)
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         secret, uri = two_factor.enrol(user=user)
         return Response({"secret": secret, "otpauth_uri": uri}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        request=CodeSerializer,
-        responses={204: None, 400: None, 401: None, 409: None},
-        tags=["accounts"],
-    )
+    @account_schema({204: None, 400: None, 401: None, 409: None}, request=CodeSerializer)
     def delete(self, request: Request) -> Response:
         user = _signed_in(request)
-        data = CodeSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        two_factor.disable(user=user, code=data.validated_data["code"])
+        body = _valid(CodeSerializer, request)
+        two_factor.disable(user=user, code=body["code"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TotpConfirmView(APIView):
-    @extend_schema(
-        request=CodeSerializer,
-        responses={200: RecoveryCodesSerializer, 400: None, 401: None, 409: None},
-        tags=["accounts"],
+    @account_schema(
+        {200: RecoveryCodesSerializer, 400: None, 401: None, 409: None}, request=CodeSerializer
     )
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
-        data = CodeSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        codes = two_factor.confirm(user=user, code=data.validated_data["code"])
+        body = _valid(CodeSerializer, request)
+        codes = two_factor.confirm(user=user, code=body["code"])
         return Response({"recovery_codes": codes})
 
 
@@ -603,18 +553,15 @@ class CloseView(APIView):
     `delete` (the same, then deleted after ACCOUNT_DELETE_GRACE_DAYS). Guests give no
     password."""
 
-    @extend_schema(
-        request=CloseSerializer, responses={202: None, 400: None, 401: None}, tags=["accounts"]
-    )
+    @account_schema({202: None, 400: None, 401: None}, request=CloseSerializer)
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
-        data = CloseSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        body = _valid(CloseSerializer, request)
         with transaction.atomic():
             services.account_close(
                 user=user,
-                mode=data.validated_data["mode"],
-                password=data.validated_data.get("password"),
+                mode=body["mode"],
+                password=body.get("password"),
             )
             ratings_set_pool(player_id=user.pk, pool=BoardPool.NONE)
         if getattr(request._request, "session", None) is not None:
@@ -625,13 +572,12 @@ class CloseView(APIView):
 class ExportView(APIView):
     """GET /api/me/export: the account's personal data as JSON (docs/ACCOUNTS.md, Your data)."""
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 401: None}, tags=["accounts"])
+    @account_schema({200: OpenApiTypes.OBJECT, 401: None})
     def get(self, request: Request) -> Response:
         from accounts.standings.selectors import stats_for_user
 
         user = _signed_in(request)
-        session = getattr(request._request, "session", None)
-        current = session.session_key if session is not None and request.auth is None else None
+        current = _session_key(request)
         body = {
             "account": {
                 "id": user.pk,

@@ -6,10 +6,17 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.api.serializers import LevelNameField, StrictBooleanField, StrictIntegerField, _PageOut
+from games.api.serializers import (
+    BoardRowOut,
+    LevelNameField,
+    StrictBooleanField,
+    StrictIntegerField,
+    _PageOut,
+)
 from games.arenas.rules import MAX_MIN_PLAYERS, MAX_MINUTES, MIN_MINUTES, MIN_PLAYERS
+from games.models import ArenaPlayers, ArenaState
 
-ARENA_STATES = ["scheduled", "running", "finished"]
+ARENA_STATES = ArenaState.values
 
 
 class ArenaCreateIn(serializers.Serializer[Any]):
@@ -18,7 +25,7 @@ class ArenaCreateIn(serializers.Serializer[Any]):
     no_guess = StrictBooleanField(required=False, default=False)
     starts_at = serializers.DateTimeField(required=False)
     minutes = StrictIntegerField(min_value=MIN_MINUTES, max_value=MAX_MINUTES)
-    players = serializers.ChoiceField(choices=["humans", "bots"], required=False)
+    players = serializers.ChoiceField(choices=ArenaPlayers.values, required=False)
     private = StrictBooleanField(required=False, default=False)
     min_players = StrictIntegerField(
         required=False, default=MIN_PLAYERS, min_value=MIN_PLAYERS, max_value=MAX_MIN_PLAYERS
@@ -41,7 +48,7 @@ class ArenaOut(serializers.Serializer[Any]):
     name = serializers.CharField()
     level = serializers.CharField()
     no_guess = serializers.BooleanField()
-    players = serializers.ChoiceField(choices=["humans", "bots"])
+    players = serializers.ChoiceField(choices=ArenaPlayers.values)
     private = serializers.BooleanField()
     state = serializers.ChoiceField(choices=ARENA_STATES)
     starts_at = serializers.DateTimeField()
@@ -59,9 +66,7 @@ class ArenaPageOut(_PageOut):
     results = ArenaOut(many=True)
 
 
-class StandingRowOut(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
+class StandingRowOut(BoardRowOut):
     score = serializers.IntegerField()
     races = serializers.IntegerField()
     wins = serializers.IntegerField()

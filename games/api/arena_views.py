@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
-from demineur_site.pagination import Pagination, page_number
 from games.api.arena_serializers import (
     ARENA_STATES,
     ArenaCreateIn,
@@ -21,16 +20,14 @@ from games.api.arena_serializers import (
     ArenaPageOut,
     StandingsPageOut,
 )
-from games.api.leaderboard_views import around_me, board_response
-from games.api.serializers import ErrorOut, PageQuery
-from games.api.views import _signed_in, _valid, list_schema, paginated_response
+from games.api.leaderboard_views import AROUND, board_paging, board_response
+from games.api.serializers import ERRORS, ErrorOut, PageQuery
+from games.api.views import _signed_in, _valid, list_filters, list_schema, paginated_response
 from games.arenas import selectors as arena_selectors
 from games.arenas import services as arenas
 from games.arenas.presenters import arena_dict
 from games.engine import LEVELS
 from games.models import Arena
-
-ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
 
 def _viewer(request: Request) -> User | None:
@@ -53,10 +50,7 @@ class ArenaListView(APIView):
     def get(self, request: Request) -> Response:
         """Arenas, the next to start first; the server's scheduled ones among them; private
         arenas only by `?code=`."""
-        params = request.query_params
-        qs = arena_selectors.arena_list(
-            state=params.get("state"), level=params.get("level"), code=params.get("code")
-        )
+        qs = arena_selectors.arena_list(**list_filters(request, "code"))
         viewer = _viewer(request)
         return paginated_response(
             request,
@@ -103,7 +97,7 @@ ACTION_VIEWS = {
 
 class StandingsView(APIView):
     @extend_schema(
-        parameters=[PageQuery, OpenApiParameter("around", str, enum=["me"])],
+        parameters=[PageQuery, AROUND],
         responses={200: StandingsPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
         operation_id="arenas_standings",
         tags=["arenas"],
@@ -112,12 +106,5 @@ class StandingsView(APIView):
         """The standings by points (docs/ARENAS.md, Ties), with `me`; `around=me` is the page
         holding the viewer's row."""
         arena = arena_selectors.arena_get(arena_id=arena_id)
-        centred, viewer = around_me(request)
-        page = arena_selectors.standings_page(
-            arena=arena,
-            page=page_number(request),
-            page_size=Pagination().get_page_size(request),
-            viewer=viewer,
-            around_me=centred,
-        )
+        page = arena_selectors.standings_page(arena=arena, **board_paging(request))
         return board_response(request, page)

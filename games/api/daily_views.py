@@ -16,18 +16,15 @@ from rest_framework.views import APIView
 
 from accounts.models import RANKED_LEVELS
 from accounts.standings import daily as daily_standings
-from accounts.standings.leaderboards import PLAYERS, no_guess_mode
-from accounts.standings.records import MODES
-from demineur_site.pagination import Pagination, page_number
-from games.api.leaderboard_views import around_me, board_response
-from games.api.serializers import ErrorOut, GameOut, PageQuery
+from accounts.standings.leaderboards import no_guess_mode
+from games.api.leaderboard_views import board_paging, board_response, board_schema
+from games.api.serializers import ERRORS, ErrorOut, GameOut
 from games.api.views import _signed_in
 from games.daily import presenters, rules, services
 from games.errors import GameError
 from games.play import selectors
 from games.play.presenters import game_dict
 
-ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 CALENDAR_MAX_DAYS = 366
 
 _Level = inline_serializer(
@@ -182,18 +179,11 @@ class DailyPracticeView(APIView):
 
 
 class DailyBoardView(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
-            OpenApiParameter("date", OpenApiTypes.DATE, description="Today by default."),
-            PageQuery,
-            OpenApiParameter("around", str, enum=["me"]),
-            OpenApiParameter("players", str, enum=list(PLAYERS)),
-            OpenApiParameter("mode", str, enum=list(MODES)),
-        ],
-        responses={200: BoardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+    @board_schema(
+        BoardPageOut,
+        OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
+        OpenApiParameter("date", OpenApiTypes.DATE, description="Today by default."),
         operation_id="leaderboards_daily",
-        tags=["leaderboards"],
     )
     def get(self, request: Request, level: str) -> Response:
         services.check_level(level)
@@ -207,14 +197,7 @@ class DailyBoardView(APIView):
         board = daily_standings.daily_board(day=day, level=level, players=params.get("players"))
         if classic:
             board = daily_standings.DailyBoard(day=day, level=level, pool="classic")
-        centred, viewer = around_me(request)
-        page = daily_standings.daily_board_page(
-            board=board,
-            page=page_number(request),
-            page_size=Pagination().get_page_size(request),
-            viewer=viewer,
-            around_me=centred,
-        )
+        page = daily_standings.daily_board_page(board=board, **board_paging(request))
         return board_response(request, presenters.board_page_live(page))
 
 

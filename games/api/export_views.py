@@ -20,7 +20,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -28,6 +28,7 @@ from accounts.models import User
 from accounts.standings.records import MODES
 from accounts.throttles import GamesExportThrottle
 from demineur_site.api_errors import ApiError
+from games.api.views import file_responses
 from games.engine import LEVELS
 from games.models import ENDED_STATES, Game, Move
 from games.play import selectors
@@ -85,14 +86,12 @@ class GamesExportView(APIView):
             OpenApiParameter("mode", str, enum=list(MODES)),
             OpenApiParameter("since", OpenApiTypes.DATETIME),
         ],
-        responses={
-            (200, "application/x-ndjson"): OpenApiResponse(
-                OpenApiTypes.STR, description="One ended Game a line, each with its `moves`."
-            ),
-            400: None,
-            404: None,
-            429: None,
-        },
+        responses=file_responses(
+            "application/x-ndjson",
+            OpenApiTypes.STR,
+            "One ended Game a line, each with its `moves`.",
+            {400: None, 404: None, 429: None},
+        ),
         tags=["games"],
     )
     def get(self, request: Request, username: str) -> StreamingHttpResponse:

@@ -3,6 +3,9 @@ the paging, call accounts.standings.leaderboards, shape `{count, next, previous,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypedDict, TypeVar
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +19,9 @@ from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_link, page_number
 from games.api.serializers import ErrorOut, LeaderboardPageOut, PageQuery
 
+F = TypeVar("F", bound=Callable[..., Any])
+AROUND = OpenApiParameter("around", str, enum=["me"])
+
 
 def around_me(request: Request) -> tuple[bool, User | None]:
     """`?around=me` (only `me`; 401 when not signed in) and the signed-in viewer, if any."""
@@ -28,25 +34,54 @@ def around_me(request: Request) -> tuple[bool, User | None]:
     return around == "me", viewer
 
 
-class LeaderboardView(APIView):
-    @extend_schema(
+class BoardPaging(TypedDict):
+    page: int
+    page_size: int
+    viewer: User | None
+    around_me: bool
+
+
+def board_paging(request: Request) -> BoardPaging:
+    """The paging of a board, as keyword arguments of its `*_page` function: `?around=me` and
+    the viewer (around_me), then `?page=` and `?page_size=`."""
+    centred, viewer = around_me(request)
+    return {
+        "page": page_number(request),
+        "page_size": Pagination().get_page_size(request),
+        "viewer": viewer,
+        "around_me": centred,
+    }
+
+
+def board_schema(page: Any, *parameters: Any, operation_id: str | None = None) -> Callable[[F], F]:
+    """The schema of a board's GET: its own `parameters`, then the paging, `around`, `players`
+    and `mode`; a page of `page`, or 400, 401 (`around=me` signed out) or 404."""
+    return extend_schema(
         parameters=[
-            OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
-            OpenApiParameter("board", str, OpenApiParameter.PATH, enum=list(leaderboards.BOARDS)),
-            OpenApiParameter(
-                "period",
-                str,
-                enum=list(leaderboards.PERIODS),
-                description="Times and speed boards; a streak board takes only `all`.",
-            ),
-            OpenApiParameter("sort", str, enum=list(leaderboards.SORTS)),
+            *parameters,
             PageQuery,
-            OpenApiParameter("around", str, enum=["me"]),
+            AROUND,
             OpenApiParameter("players", str, enum=list(leaderboards.PLAYERS)),
             OpenApiParameter("mode", str, enum=list(MODES)),
         ],
-        responses={200: LeaderboardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        responses={200: page, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+        operation_id=operation_id,
         tags=["leaderboards"],
+    )
+
+
+class LeaderboardView(APIView):
+    @board_schema(
+        LeaderboardPageOut,
+        OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(RANKED_LEVELS)),
+        OpenApiParameter("board", str, OpenApiParameter.PATH, enum=list(leaderboards.BOARDS)),
+        OpenApiParameter(
+            "period",
+            str,
+            enum=list(leaderboards.PERIODS),
+            description="Times and speed boards; a streak board takes only `all`.",
+        ),
+        OpenApiParameter("sort", str, enum=list(leaderboards.SORTS)),
     )
     def get(self, request: Request, level: str, board: str) -> Response:
         params = request.query_params

@@ -8,11 +8,14 @@ from rest_framework import serializers
 
 from games.api.serializers import (
     BoardOut,
+    BoardRowOut,
+    CellOut,
     LevelNameField,
     StrictBooleanField,
     StrictIntegerField,
     _PageOut,
 )
+from games.models import RacerState, RaceState
 from games.races.rules import MAX_RACERS, MIN_RACERS
 
 
@@ -31,13 +34,8 @@ class QueueIn(serializers.Serializer[Any]):
     no_guess = StrictBooleanField(required=False, default=False)
 
 
-RACER_STATES = ["waiting", "racing", "won", "lost", "left"]
-RACE_STATES = ["open", "countdown", "running", "finished", "cancelled"]
-
-
-class CellOut(serializers.Serializer[Any]):
-    x = serializers.IntegerField()
-    y = serializers.IntegerField()
+RACER_STATES = RacerState.values
+RACE_STATES = RaceState.values
 
 
 class RacerOut(serializers.Serializer[Any]):
@@ -86,9 +84,7 @@ class QueueOut(serializers.Serializer[Any]):
     waited_ms = serializers.IntegerField()
 
 
-class RaceBoardRowOut(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
+class RaceBoardRowOut(BoardRowOut):
     rating = serializers.IntegerField()
     races = serializers.IntegerField()
     wins = serializers.IntegerField()

@@ -13,10 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.standings import race_board
-from accounts.standings.leaderboards import PLAYERS
-from accounts.standings.records import MODES
-from demineur_site.pagination import Pagination, page_number
-from games.api.leaderboard_views import around_me, board_response
+from games.api.leaderboard_views import board_paging, board_response, board_schema
 from games.api.race_serializers import (
     PlayerRacesOut,
     QueueIn,
@@ -27,8 +24,8 @@ from games.api.race_serializers import (
     RacePageOut,
     ReadyIn,
 )
-from games.api.serializers import ErrorOut, PageQuery
-from games.api.views import _signed_in, _valid, list_schema, paginated_response
+from games.api.serializers import ERRORS, ErrorOut
+from games.api.views import _signed_in, _valid, list_filters, list_schema, paginated_response
 from games.arenas import selectors as arena_selectors
 from games.engine import LEVELS
 from games.models import Race
@@ -36,8 +33,6 @@ from games.play import selectors
 from games.races import selectors as race_selectors
 from games.races import services as races
 from games.races.presenters import race_dict
-
-ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
 
 def _race_response(race: Race, code: int = status.HTTP_200_OK) -> Response:
@@ -53,10 +48,7 @@ class RaceListView(APIView):
         by="code",
     )
     def get(self, request: Request) -> Response:
-        params = request.query_params
-        qs = race_selectors.race_list(
-            state=params.get("state"), level=params.get("level"), code=params.get("code")
-        )
+        qs = race_selectors.race_list(**list_filters(request, "code"))
 
         def shape(page: list[Race]) -> list[dict[str, Any]]:
             racers = race_selectors.racers_by_race(page)
@@ -135,17 +127,10 @@ class PlayerRacesView(APIView):
 
 
 class RaceBoardView(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(LEVELS)),
-            PageQuery,
-            OpenApiParameter("around", str, enum=["me"]),
-            OpenApiParameter("players", str, enum=list(PLAYERS)),
-            OpenApiParameter("mode", str, enum=list(MODES)),
-        ],
-        responses={200: RaceBoardPageOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut},
+    @board_schema(
+        RaceBoardPageOut,
+        OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(LEVELS)),
         operation_id="leaderboards_races",
-        tags=["leaderboards"],
     )
     def get(self, request: Request, level: str) -> Response:
         """Ratings by level, with `me`; `around=me` is the page holding the viewer's row (the
@@ -153,14 +138,7 @@ class RaceBoardView(APIView):
         players = request.query_params.get("players")
         mode = request.query_params.get("mode")
         race_board.race_board(level=level, players=players, mode=mode)  # 404/400 before 401
-        centred, viewer = around_me(request)
         page = race_board.race_board_page(
-            level=level,
-            players=players,
-            page=page_number(request),
-            page_size=Pagination().get_page_size(request),
-            viewer=viewer,
-            around_me=centred,
-            mode=mode,
+            level=level, players=players, mode=mode, **board_paging(request)
         )
         return board_response(request, page)

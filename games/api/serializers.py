@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, LEVELS, custom_mines_max
+from games.models import EndReason, GameState, UnrankedReason
 
 
 class StrictIntegerField(serializers.IntegerField):
@@ -32,6 +33,8 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictCharField(serializers.CharField):
+    """A CharField that refuses numbers, booleans and null instead of coercing them."""
+
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
@@ -106,8 +109,8 @@ class FlagIn(MoveIn):
 
 # --- response shapes, for the schema ------------------------------------------------------
 
-UNRANKED_REASONS = ["custom", "paused", "review", "flagged", "race", "guest", "practice"]
-END_REASONS = ["cleared", "mine", "resigned", "abandoned"]
+UNRANKED_REASONS = UnrankedReason.values
+END_REASONS = EndReason.values
 
 
 class ResultStatsOut(serializers.Serializer[Any]):
@@ -156,7 +159,7 @@ class AnalysisOut(serializers.Serializer[Any]):
 class GameOut(BoardOut):
     player = serializers.CharField()
     no_guess = serializers.BooleanField()
-    state = serializers.ChoiceField(choices=["new", "playing", "paused", "won", "lost"])
+    state = serializers.ChoiceField(choices=GameState.values)
     mines_left = serializers.IntegerField()
     elapsed_ms = serializers.IntegerField()
     created_at = serializers.DateTimeField()
@@ -178,9 +181,12 @@ class GameOut(BoardOut):
     )
 
 
-class ChangeOut(serializers.Serializer[Any]):
+class CellOut(serializers.Serializer[Any]):
     x = serializers.IntegerField()
     y = serializers.IntegerField()
+
+
+class ChangeOut(CellOut):
     v = serializers.CharField()
 
 
@@ -215,13 +221,18 @@ class MovePageOut(_PageOut):
     results = MoveOut(many=True)
 
 
-class LeaderboardRowOut(serializers.Serializer[Any]):
+# What the rows of every board begin with (a comment: a docstring would describe the rows
+# that have none in the schema).
+class BoardRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+
+
+class LeaderboardRowOut(BoardRowOut):
     """One row of a board: times rows carry `time_ms`, speed rows `bbbv_per_s` (and
     `time_ms`), streak rows `best_streak` and `current_streak`, and `sort=skill` rows
     `best_skill_streak` and `skill_streak` too."""
 
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
     time_ms = serializers.IntegerField(required=False)
     bbbv_per_s = serializers.FloatField(required=False, allow_null=True)
     best_streak = serializers.IntegerField(required=False)
@@ -322,3 +333,7 @@ class ErrorDetailOut(serializers.Serializer[Any]):
 
 class ErrorOut(serializers.Serializer[Any]):
     error = ErrorDetailOut()
+
+
+# The refusals a door that acts for a signed-in player may answer.
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}

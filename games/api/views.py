@@ -9,7 +9,12 @@ from typing import Any, TypeVar
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,6 +26,7 @@ from accounts.services import account_set_kind, own_account
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_number
 from games.api.serializers import (
+    ERRORS,
     AccountPatchIn,
     ErrorOut,
     FlagIn,
@@ -42,7 +48,6 @@ from games.play.presenters import game_dict, game_elapsed_ms, move_dict
 from games.play.profiles import profile_dict
 
 F = TypeVar("F", bound=Callable[..., Any])
-ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut}
 
 
 def _signed_in(request: Request) -> User:
@@ -51,8 +56,9 @@ def _signed_in(request: Request) -> User:
     return request.user
 
 
-def _valid(serializer_class: type, request: Request) -> dict[str, Any]:
-    data = serializer_class(data=request.data)
+def _valid(serializer_class: type, request: Request, **options: Any) -> dict[str, Any]:
+    """The request's body as `serializer_class` validates it (400 with the fields' errors)."""
+    data = serializer_class(data=request.data, **options)
     data.is_valid(raise_exception=True)
     return dict(data.validated_data)
 
@@ -130,6 +136,19 @@ def list_schema(
     )
 
 
+def list_filters(request: Request, by: str) -> dict[str, str | None]:
+    """The filters list_schema documents: `?state=`, `?level=` and `?<by>=` (absent: None)."""
+    params = request.query_params
+    return {"state": params.get("state"), "level": params.get("level"), by: params.get(by)}
+
+
+def file_responses(
+    content_type: str, kind: OpenApiTypes, description: str, errors: dict[int, Any]
+) -> dict[Any, Any]:
+    """The schema's responses of a file download: a 200 of `content_type`, then `errors`."""
+    return {(200, content_type): OpenApiResponse(kind, description=description), **errors}
+
+
 class GameListView(APIView):
     @list_schema(
         tag="games",
@@ -139,19 +158,13 @@ class GameListView(APIView):
         by="user",
     )
     def get(self, request: Request) -> Response:
-        params = request.query_params
-        qs = selectors.game_list(
-            state=params.get("state"), level=params.get("level"), user=params.get("user")
-        )
+        qs = selectors.game_list(**list_filters(request, "user"))
         viewer_id = _viewer_id(request)
-        return paginated_response(
-            request,
-            self,
-            qs,
-            lambda page: [
-                game_dict(g, player_name=g.player.username, viewer_id=viewer_id) for g in page
-            ],
-        )
+
+        def shape(page: list[Game]) -> list[dict[str, Any]]:
+            return [game_dict(g, player_name=g.player.username, viewer_id=viewer_id) for g in page]
+
+        return paginated_response(request, self, qs, shape)
 
     @extend_schema(request=GameCreateIn, responses={201: GameOut, **ERRORS}, tags=["games"])
     def post(self, request: Request) -> Response:
@@ -211,32 +224,29 @@ class _MoveView(APIView):
         )
 
 
-_MOVE_SCHEMA = {"responses": {200: MoveResultOut, **ERRORS}, "tags": ["moves"]}
+def _move_schema(body_class: type) -> Callable[[F], F]:
+    """The schema of a move door's POST, whose body is `body_class`."""
+    return extend_schema_view(
+        post=extend_schema(
+            request=body_class, responses={200: MoveResultOut, **ERRORS}, tags=["moves"]
+        )
+    )
 
 
+@_move_schema(MoveIn)
 class RevealView(_MoveView):
     action = "reveal"
 
-    @extend_schema(request=MoveIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
-    def post(self, request: Request, game_id: str) -> Response:
-        return super().post(request, game_id)
 
-
+@_move_schema(FlagIn)
 class FlagView(_MoveView):
     action = "flag"
     body_class = FlagIn
 
-    @extend_schema(request=FlagIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
-    def post(self, request: Request, game_id: str) -> Response:
-        return super().post(request, game_id)
 
-
+@_move_schema(MoveIn)
 class ChordView(_MoveView):
     action = "chord"
-
-    @extend_schema(request=MoveIn, **_MOVE_SCHEMA)  # type: ignore[arg-type]
-    def post(self, request: Request, game_id: str) -> Response:
-        return super().post(request, game_id)
 
 
 class _StateView(APIView):
@@ -285,14 +295,12 @@ class ReplayEvfView(APIView):
     layout leaves only once the game has ended, and a race game's once its race has)."""
 
     @extend_schema(
-        responses={
-            (200, "application/octet-stream"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="The ended game as an EVF (version 3) replay."
-            ),
-            403: ErrorOut,
-            404: ErrorOut,
-            409: ErrorOut,
-        },
+        responses=file_responses(
+            "application/octet-stream",
+            OpenApiTypes.BINARY,
+            "The ended game as an EVF (version 3) replay.",
+            {403: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+        ),
         operation_id="games_replay_evf",
         tags=["games"],
     )
