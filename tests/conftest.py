@@ -17,6 +17,7 @@ from tests.support.personas import (  # noqa: F401  (fixtures)
     session_cookie,
 )
 from tests.support.sockets import new_game  # noqa: F401  (fixture)
+from tests.support.throttles import rates  # noqa: F401  (fixture)
 
 # The stack tests start their own server processes (serve-prod's Caddy, gunicorn and uvicorn;
 # uvicorn pairs) in front of the real PostgreSQL and Redis, or take those services down and

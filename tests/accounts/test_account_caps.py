@@ -16,9 +16,7 @@ import os
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 from accounts import throttles
 from accounts.models import AccountKind, User
@@ -26,18 +24,6 @@ from tests.support.http import assert_error
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def rates(monkeypatch: pytest.MonkeyPatch) -> Any:
-    cache.clear()
-
-    def set_rates(**overrides: str | None) -> None:
-        current = dict(SimpleRateThrottle.THROTTLE_RATES)
-        monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**current, **overrides})
-
-    yield set_rates
-    cache.clear()
 
 
 def _guest(address: str) -> Any:

@@ -38,16 +38,21 @@ def _custom(api: APIClient, size: dict[str, int]) -> dict[str, Any]:
     return response.json()
 
 
+def _played_to_a_win(api: APIClient, game_id: str, *, paused: bool) -> dict[str, Any]:
+    """The game won (a pause and a resume first when `paused`); its final state."""
+    if paused:
+        assert post(api, game_id, "pause").status_code == 200
+        assert post(api, game_id, "resume").status_code == 200
+    final = win(api, game_id)
+    assert final["state"] == "won", final
+    return final
+
+
 def _won_custom(api: APIClient, *, paused: bool = False) -> dict[str, Any]:
     game = _custom(api, NINE)
     tapped = post(api, game["id"], "reveal", {"x": 4, "y": 4}).json()["game"]
     assert (tapped["state"], tapped["unranked_reason"]) == ("playing", "custom")
-    if paused:
-        assert post(api, game["id"], "pause").status_code == 200
-        assert post(api, game["id"], "resume").status_code == 200
-    final = win(api, game["id"])
-    assert final["state"] == "won", final
-    return final
+    return _played_to_a_win(api, game["id"], paused=paused)
 
 
 def _first_tap_win(api: APIClient) -> dict[str, Any]:
@@ -58,13 +63,7 @@ def _first_tap_win(api: APIClient) -> dict[str, Any]:
 
 
 def _won(api: APIClient, level: str = "beginner", *, paused: bool = False) -> dict[str, Any]:
-    game = start(api, level)
-    if paused:
-        assert post(api, game["id"], "pause").status_code == 200
-        assert post(api, game["id"], "resume").status_code == 200
-    final = win(api, game["id"])
-    assert final["state"] == "won", final
-    return final
+    return _played_to_a_win(api, start(api, level)["id"], paused=paused)
 
 
 def _stats(api: APIClient, username: str, bucket: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ does. Without the row lock both would read `played = N` and both write `N + 1`."
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import uuid
@@ -17,6 +18,7 @@ from django.db import connection, transaction
 from accounts.models import PersonalRecord
 from accounts.standings.selectors import stats_for_user
 from accounts.standings.stats import record_game_end
+from tests.support.threads import in_threads
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -42,14 +44,8 @@ def end_games_at_once(user_id: int, ends: list[dict]) -> list[BaseException]:
                 time.sleep(0.2)  # the rest of the ending transaction: the other one must wait
         except BaseException as exc:  # reported to the test thread
             errors.append(exc)
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=worker, args=(end,)) for end in ends]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
+    in_threads(*(functools.partial(worker, end) for end in ends), timeout=30)
     return errors
 
 

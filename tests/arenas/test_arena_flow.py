@@ -12,14 +12,17 @@ from accounts.models import User
 from games.arenas import rules
 from games.models import Arena, ArenaEntry, Race, Racer
 from tests.support.arenas import (
+    alice_beats_bob,
     arena_races,
     bots,
     clear,
+    end_arena,
     end_of,
     game_of,
     later,
     lose,
     new_arena,
+    race_of,
     standings,
     start_countdowns,
 )
@@ -109,10 +112,7 @@ def test_points_by_place_and_the_winner_back_in_the_pool_before_the_race_ends(
     alice_api: Any, bob_api: Any, carol_api: Any
 ) -> None:
     arena = new_arena(alice_api)
-    for api in (alice_api, bob_api, carol_api):
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
+    race = race_of(arena["id"], alice_api, bob_api, carol_api)
     clear(alice_api, game_of(race, "alice"))
     # alice is done: back in the pool at once, though bob and carol still race.
     tick(later(0.5))
@@ -154,13 +154,8 @@ def test_two_wins_light_the_fire_and_the_third_scores_double(alice_api: Any, bob
 
 def test_same_two_alone_are_not_paired_again_at_once(alice_api: Any, bob_api: Any) -> None:
     arena = new_arena(alice_api)
-    alice_api.post(f"/api/arenas/{arena['id']}/join")
-    bob_api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
-    clear(alice_api, game_of(race, "alice"))
-    lose(bob_api, game_of(race, "bob"), moves=2)
-    tick(later(1))
+    race = race_of(arena["id"], alice_api, bob_api)
+    alice_beats_bob(race, alice_api, bob_api)
     tick(later(3))
     assert len(arena_races(arena["id"])) == 1  # no rematch yet
     tick(later(rules.REMATCH_WAIT_MS / 1000 + 2))
@@ -171,10 +166,7 @@ def test_a_race_untouched_scores_nothing_and_its_lone_racer_scores_one(
     alice_api: Any, bob_api: Any
 ) -> None:
     arena = new_arena(alice_api)
-    alice_api.post(f"/api/arenas/{arena['id']}/join")
-    bob_api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
+    race = race_of(arena["id"], alice_api, bob_api)
     clear(alice_api, game_of(race, "alice"))
     assert bob_api.post(f"/api/games/{game_of(race, 'bob')}/resign").status_code == 200
     tick(later(1))
@@ -188,13 +180,8 @@ def test_leaving_keeps_the_points_and_rejoining_waits_a_penalty(
     alice_api: Any, bob_api: Any, carol_api: Any
 ) -> None:
     arena = new_arena(alice_api)
-    for api in (alice_api, bob_api):
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
-    clear(alice_api, game_of(race, "alice"))
-    lose(bob_api, game_of(race, "bob"), moves=2)
-    tick(later(1))
+    race = race_of(arena["id"], alice_api, bob_api)
+    alice_beats_bob(race, alice_api, bob_api)
     left = alice_api.post(f"/api/arenas/{arena['id']}/leave").json()
     assert left["me"]["active"] is False and left["me"]["score"] == 4
     assert standings(arena["id"])["alice"]["score"] == 4
@@ -212,14 +199,9 @@ def test_leaving_keeps_the_points_and_rejoining_waits_a_penalty(
 
 def test_leaving_during_a_race_lets_the_race_go_on_and_count(alice_api: Any, bob_api: Any) -> None:
     arena = new_arena(alice_api)
-    for api in (alice_api, bob_api):
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
+    race = race_of(arena["id"], alice_api, bob_api)
     alice_api.post(f"/api/arenas/{arena['id']}/leave")
-    clear(alice_api, game_of(race, "alice"))
-    lose(bob_api, game_of(race, "bob"), moves=2)
-    tick(later(1))
+    alice_beats_bob(race, alice_api, bob_api)
     assert standings(arena["id"])["alice"]["score"] == 4
     assert standings(arena["id"])["alice"]["active"] is False
 
@@ -228,10 +210,7 @@ def test_the_end_waits_for_races_running_then_fixes_the_podium(
     alice_api: Any, bob_api: Any, carol_api: Any
 ) -> None:
     arena = new_arena(alice_api)
-    for api in (alice_api, bob_api):
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
+    race = race_of(arena["id"], alice_api, bob_api)
     # 20 s before the end, pairing has stopped: joining is refused
     end = later(20)
     Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
@@ -288,10 +267,7 @@ def test_bots_and_humans_have_separate_arenas(alice_api: Any, db: Any) -> None:
         403,
         "arena_players",
     )
-    bot2_api.post(f"/api/arenas/{bot_arena['id']}/join")
-    bot_api.post(f"/api/arenas/{bot_arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(bot_arena["id"])
+    race = race_of(bot_arena["id"], bot2_api, bot_api)
     assert {r["player_kind"] for r in race["racers"]} == {"bot"}
     assert race["rated"] is True  # rated among the bots
 
@@ -398,10 +374,7 @@ def test_resigning_after_moving_scores_nothing_even_in_the_top_half(
 ) -> None:
     arena = new_arena(alice_api)
     players = {"alice": alice_api, "bob": bob_api, "carol": carol_api, "dave": dave_api}
-    for api in players.values():
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
+    race = race_of(arena["id"], *players.values())
     clear(alice_api, game_of(race, "alice"))
     bob_game = game_of(race, "bob")
     for x, y in safe_closed(bob_game)[:5]:
@@ -425,16 +398,9 @@ def test_a_players_arenas_played_podiums_and_best_rank(
         "best_rank": None,
     }
     arena = new_arena(alice_api)
-    for api in (alice_api, bob_api):
-        api.post(f"/api/arenas/{arena['id']}/join")
-    tick(later(0.2))
-    (race,) = start_countdowns(arena["id"])
-    clear(alice_api, game_of(race, "alice"))
-    lose(bob_api, game_of(race, "bob"), moves=2)
-    tick(later(1))
-    end = later(1)
-    Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
-    tick(end + timedelta(seconds=1))
+    race = race_of(arena["id"], alice_api, bob_api)
+    alice_beats_bob(race, alice_api, bob_api)
+    end_arena(arena["id"])
     alice = anon_api.get("/api/users/alice/races").json()["arenas"]
     bob = anon_api.get("/api/users/bob/races").json()["arenas"]
     assert alice == {"played": 1, "podiums": 1, "best_rank": 1}

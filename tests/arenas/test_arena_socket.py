@@ -5,17 +5,14 @@ after each change, `race` when one forms, `ended` with the final standings; ever
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.models import Arena
-from tests.support.arenas import clear, game_of, later, lose, new_arena, start_countdowns
+from tests.support.arenas import alice_beats_bob, end_arena, new_arena, race_of
 from tests.support.personas import client_for
-from tests.support.races import tick
 from tests.support.sockets import connected, socket, until_closed
 
 ARENA_FRAME_KEYS = {
@@ -51,16 +48,9 @@ async def test_a_spectator_follows_an_arena_from_the_first_join_to_the_podium(
 
     def play() -> None:
         alice_api, bob_api = client_for(alice), client_for(bob)
-        alice_api.post(f"/api/arenas/{arena['id']}/join")
-        bob_api.post(f"/api/arenas/{arena['id']}/join")
-        tick(later(0.2))
-        (race,) = start_countdowns(arena["id"])
-        clear(alice_api, game_of(race, "alice"))
-        lose(bob_api, game_of(race, "bob"), moves=2)
-        tick(later(1))
-        end = later(1)
-        Arena.objects.filter(pk=arena["id"]).update(ends_at=end, deadline=end)
-        tick(end + timedelta(seconds=1))
+        race = race_of(arena["id"], alice_api, bob_api)
+        alice_beats_bob(race, alice_api, bob_api)
+        end_arena(arena["id"])
 
     await database_sync_to_async(play)()
     while frames[-1]["type"] != "ended":

@@ -18,19 +18,10 @@ from accounts.models import User
 from games.daily import rules, services
 from games.models import Game
 from tests.support.boards import board_of, mine_cell, safe_closed, win
-from tests.support.browser import cell, screenshot, sign_up_by_api
+from tests.support.browser import cell, open_every_safe_cell, screenshot, sign_up_by_api
 from tests.support.personas import client_for
 
 pytestmark = pytest.mark.browser
-
-
-def _open_every_safe_cell(page: Any, game_id: str) -> None:
-    for x, y in safe_closed(game_id):
-        if page.locator("#result").is_visible():
-            break
-        if cell(page, x, y).get_attribute("data-v") == "#":
-            cell(page, x, y).click()
-    expect(page.locator("#result")).to_be_visible()
 
 
 def _home_with_the_daily_held(page: Any) -> None:
@@ -69,7 +60,7 @@ def test_a_player_plays_todays_daily_to_the_end_shares_it_and_finds_the_same_gam
     expect(page.locator("#game-title")).to_have_text("Daily · Beginner")
     expect(page.locator("#board .cell:not([data-v='#'])").first).to_be_visible()
     expect(page.locator("#new-game")).to_be_hidden()  # one attempt: no New game
-    _open_every_safe_cell(page, game_id)
+    open_every_safe_cell(page, game_id)
     expect(page.locator("#result .result-head")).to_contain_text("You won in")
     share = page.locator("#result .share-line")
     expect(share).to_contain_text("Démineur daily")

@@ -18,6 +18,7 @@ from tests.support.browser import (
     new_player_game,
     screenshot,
     sign_up_by_api,
+    speaking,
     start_custom_game,
     start_game,
 )
@@ -388,11 +389,7 @@ def test_screenshots_of_the_ranked_note_and_the_pause_dialog(phone: Any, laptop:
 def test_the_fair_play_strings_speak_the_five_languages(
     browser: Any, live: str, locale: str, note: str, ask: str, bots: str
 ) -> None:
-    context = browser.new_context(
-        base_url=live, locale=locale, viewport={"width": 1000, "height": 800}
-    )
-    context.set_default_timeout(10_000)
-    try:
+    with speaking(browser, live, locale) as context:
         page, _ = new_player_game(context, "tess", "beginner")
         first_tap(page)
         expect(page.locator("#fair-note")).to_contain_text(note)  # the script catalog
@@ -402,5 +399,3 @@ def test_the_fair_play_strings_speak_the_five_languages(
         settle(page)  # paused now, not by the page being left while the next test starts
         page.goto("/leaderboards/beginner")
         expect(page.locator("[data-players=bots]")).to_have_text(bots)
-    finally:
-        context.close()

@@ -10,18 +10,14 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.play import services
-from tests.support.browser import cell, screenshot, sign_up_by_api, start_game
+from tests.support.browser import cell, new_player_game, screenshot, sign_up_by_api, start_game
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
 
 def test_the_home_page_asks_before_a_new_game_ends_a_started_one_as_a_loss(desktop: Any) -> None:
-    sign_up_by_api(desktop, "victor")
-    page = desktop.new_page()
-    page.goto("/")
-    page.click('.level-card[data-level="beginner"]')
-    page.wait_for_url("**/games/*")
+    page, _ = new_player_game(desktop, "victor", "beginner")
     first = page.url
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")

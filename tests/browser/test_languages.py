@@ -10,38 +10,22 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import finished_beginner_with_flag_moves
+from tests.support.browser import finished_beginner_with_flag_moves, how_to_play_in, speaking
+from tests.support.languages import PAGE_LANGUAGES
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize(
-    ("locale", "heading", "closed_cell"),
-    [
-        ("pl-PL", "Zasady Démineur", "zakryte"),
-        ("ms-MY", "Peraturan Démineur", "tertutup"),
-        ("ca-ES", "Les regles de Démineur", "oculta"),
-        ("nl-NL", "De regels van Démineur", "gesloten"),
-        ("th-TH", "กติกาของ Démineur", "ยังไม่เปิด"),
-    ],
-)
+@pytest.mark.parametrize("lang", ["pl", "ms", "ca", "nl", "th"])
 def test_the_browser_language_chooses_the_pages_and_the_script_strings(
-    browser: Any, live: str, locale: str, heading: str, closed_cell: str
+    browser: Any, live: str, lang: str
 ) -> None:
-    context = browser.new_context(
-        base_url=live, locale=locale, viewport={"width": 1000, "height": 800}
-    )
-    try:
-        page = context.new_page()
-        page.goto("/how-to-play")
-        expect(page.locator("h1")).to_have_text(heading)
-        expect(page.locator("html")).to_have_attribute("lang", locale[:2])
+    locale, _, closed_cell = PAGE_LANGUAGES[lang]
+    with how_to_play_in(browser, live, lang, html_lang=locale[:2]) as first_cell:
         # A string from the JavaScript catalog: the label of a closed cell of a live board.
-        label = page.locator('[data-demo="square"] .cell').first.get_attribute("aria-label")
+        label = first_cell.get_attribute("aria-label")
         assert label is not None and label.startswith(closed_cell)
-    finally:
-        context.close()
 
 
 def test_a_visitor_switches_the_language_from_the_menu(desktop: Any) -> None:
@@ -58,16 +42,11 @@ def test_a_visitor_switches_the_language_from_the_menu(desktop: Any) -> None:
 @pytest.fixture
 def polish(browser: Any, live: str) -> Iterator[Any]:
     """A Polish browser, in which tadeusz has signed up."""
-    context = browser.new_context(
-        base_url=live, locale="pl-PL", viewport={"width": 1000, "height": 800}
-    )
-    try:
+    with speaking(browser, live, "pl-PL") as context:
         context.request.post(
             "/api/auth/register", data={"username": "tadeusz", "password": PASSWORD}
         )
         yield context
-    finally:
-        context.close()
 
 
 def test_a_polish_player_reads_a_server_error_in_polish(polish: Any) -> None:

@@ -15,6 +15,7 @@ from tests.support.browser import (
     layout_after_first_tap,
     long_press_by_touch,
     new_player_game,
+    open_every_safe_cell,
     screenshot,
     settle,
     sign_up_by_api,
@@ -261,17 +262,8 @@ def test_the_middle_mouse_button_chords_like_on_the_classic_desktop_game(desktop
 
 
 def _win_in_the_page(page: Any, game_id: str) -> None:
-    from tests.support.boards import safe_closed
-
     expect(cell(page, 4, 4)).not_to_have_attribute("data-v", "#")  # the first tap is stored
-
-    for x, y in safe_closed(game_id):
-        if page.locator("#result").is_visible():
-            break
-        target = cell(page, x, y)
-        if target.get_attribute("data-v") == "#":
-            target.click()
-    expect(page.locator("#result")).to_be_visible()
+    open_every_safe_cell(page, game_id)
 
 
 def test_a_win_says_whether_it_is_a_personal_best_and_where_it_ranks(desktop: Any) -> None:

@@ -9,42 +9,19 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import screenshot, sign_up_by_api
+from tests.support.browser import how_to_play_in, screenshot, sign_up_by_api, speaking
+from tests.support.languages import PAGE_LANGUAGES
 
 pytestmark = pytest.mark.browser
 
 
-def _context(browser: Any, live: str, locale: str) -> Any:
-    return browser.new_context(
-        base_url=live, locale=locale, viewport={"width": 1000, "height": 800}
-    )
-
-
-@pytest.mark.parametrize(
-    ("locale", "lang", "heading", "closed_cell"),
-    [
-        ("fr-FR", "fr", "Les règles du Démineur", "couverte, colonne 1, ligne 1"),
-        ("es-ES", "es", "Las reglas de Démineur", "cerrada, columna 1, fila 1"),
-        ("de-DE", "de", "Die Regeln von Démineur", "verdeckt, Spalte 1, Zeile 1"),
-        ("pt-BR", "pt-br", "As regras do Démineur", "fechada, coluna 1, linha 1"),
-        ("zh-CN", "zh-hans", "Démineur 扫雷规则", "未打开，第 1 列，第 1 行"),  # noqa: RUF001
-        ("ja-JP", "ja", "Démineur のルール", "閉じたマス、1 列目、1 行目"),
-    ],
-)
+@pytest.mark.parametrize("lang", ["fr", "es", "de", "pt-br", "zh-hans", "ja"])
 def test_the_browser_language_chooses_the_page_and_its_scripts(
-    browser: Any, live: str, locale: str, lang: str, heading: str, closed_cell: str
+    browser: Any, live: str, lang: str
 ) -> None:
-    context = _context(browser, live, locale)
-    try:
-        page = context.new_page()
-        page.goto("/how-to-play")
-        expect(page.locator("h1")).to_have_text(heading)
-        expect(page.locator("html")).to_have_attribute("lang", lang)
+    with how_to_play_in(browser, live, lang, html_lang=lang) as first_cell:
         # A string of the JavaScript catalogue: the label of the first cell of a live demo board.
-        cell = page.locator('[data-demo="square"] .cell').first
-        expect(cell).to_have_attribute("aria-label", closed_cell)
-    finally:
-        context.close()
+        expect(first_cell).to_have_attribute("aria-label", PAGE_LANGUAGES[lang].closed_cell)
 
 
 @pytest.mark.parametrize(
@@ -57,8 +34,7 @@ def test_the_browser_language_chooses_the_page_and_its_scripts(
 def test_the_home_page_and_how_to_play_read_in_french_and_japanese(
     browser: Any, live: str, locale: str, name: str, title: str, beginner: str, howto: str
 ) -> None:
-    context = _context(browser, live, locale)
-    try:
+    with speaking(browser, live, locale) as context:
         page = context.new_page()
         page.goto("/")
         expect(page.locator("h1")).to_have_text(title)
@@ -67,22 +43,17 @@ def test_the_home_page_and_how_to_play_read_in_french_and_japanese(
         page.goto("/how-to-play")
         expect(page.locator("h2", has_text=howto)).to_be_visible()
         screenshot(page, f"how-to-play-{name}", full_page=True)
-    finally:
-        context.close()
 
 
 def test_french_says_zero_in_the_singular_where_english_says_it_in_the_plural(
     browser: Any, live: str
 ) -> None:
     """The profile's race totals are three counted words: French counts 0 and 1 alike."""
-    context = _context(browser, live, "fr-FR")
-    try:
+    with speaking(browser, live, "fr-FR") as context:
         sign_up_by_api(context, "amelie")
         page = context.new_page()
         page.goto("/players/amelie")
         expect(page.locator("#race-totals")).to_have_text("0 course, 0 victoire, 0 podium")
-    finally:
-        context.close()
 
 
 def test_the_menu_names_each_language_in_itself(desktop: Any) -> None:
@@ -122,15 +93,8 @@ def test_no_page_scrolls_sideways_on_a_360_px_phone_in_the_longer_words(
     browser: Any, live: str, locale: str
 ) -> None:
     """German, French, Portuguese words are longer than English ones: still nothing wider."""
-    context = browser.new_context(
-        base_url=live,
-        locale=locale,
-        viewport={"width": 360, "height": 740},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
-    try:
+    phone = {"device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+    with speaking(browser, live, locale, 360, 740, **phone) as context:
         sign_up_by_api(context, "lea")
         page = context.new_page()
         for path in [*PAGES_AT_360, "/players/lea"]:
@@ -142,5 +106,3 @@ def test_no_page_scrolls_sideways_on_a_360_px_phone_in_the_longer_words(
         page.click('[data-level="expert"]')
         page.wait_for_selector("#board .cell")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360, f"{locale} game"
-    finally:
-        context.close()

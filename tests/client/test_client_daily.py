@@ -3,21 +3,15 @@ database): today's six, one attempt, the board and the calendar."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from demineur_client import Client, Conflict, NotFound
 
 from tests.support import boards
-from tests.support.personas import PASSWORD
+from tests.support.client import signed_in
 
 
 def _signed_in(base: str) -> Client:
-    name = f"d{uuid.uuid4().hex[:10]}"
-    api = Client(base)
-    api.accounts.register(name, PASSWORD)
-    api.accounts.sign_in(name, PASSWORD)
-    return api
+    return signed_in(base, "d")
 
 
 def test_todays_daily_through_the_client(live: str) -> None:

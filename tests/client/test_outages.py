@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -19,7 +18,7 @@ from demineur_client import Client, RetryPolicy, Unavailable
 
 from deploy.processes import free_port
 from tests.support import boards
-from tests.support.personas import PASSWORD
+from tests.support.client import signed_in
 from tests.support.uvicorn_pair import (
     NEEDS_POSTGRES_AND_REDIS,
     served_database_url,
@@ -87,11 +86,7 @@ def server_through(forwarder: Forwarder) -> Iterator[str]:
 
 
 def _signed_in(base: str, **options: Any) -> Client:
-    name = f"o{uuid.uuid4().hex[:10]}"
-    api = Client(base, **options)
-    api.accounts.register(name, PASSWORD)
-    api.accounts.sign_in(name, PASSWORD)
-    return api
+    return signed_in(base, "o", **options)
 
 
 def test_a_503_while_the_database_is_away_is_retried_until_it_is_back() -> None:

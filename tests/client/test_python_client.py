@@ -26,15 +26,12 @@ from demineur_client import (
 from rest_framework.throttling import SimpleRateThrottle
 
 from tests.support import boards
+from tests.support.client import signed_in
 from tests.support.personas import PASSWORD
 
 
 def _signed_in(base: str, **options: Any) -> Client:
-    name = f"c{uuid.uuid4().hex[:10]}"
-    api = Client(base, **options)
-    api.accounts.register(name, PASSWORD)
-    api.accounts.sign_in(name, PASSWORD)
-    return api
+    return signed_in(base, "c", **options)
 
 
 def test_a_game_played_to_the_end_through_the_client(live: str) -> None:

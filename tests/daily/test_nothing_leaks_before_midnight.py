@@ -22,7 +22,7 @@ from games.models import GameAnalysis
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
-from tests.support.sockets import connected, game_path, socket, until_closed
+from tests.support.sockets import only_its_player_watches
 
 LAYOUT_CHARS = "*X!"
 
@@ -134,16 +134,8 @@ async def test_sockets_on_a_daily_game_are_refused_to_everyone_but_its_player(
         return str(game.id), token_issue(user=alice)[1], token_issue(user=bob)[1]
 
     game_id, alice_token, bob_token = await database_sync_to_async(setup)()
-    for intruder in (socket(game_path(game_id), token=bob_token), socket(game_path(game_id))):
-        first = await connected(intruder)
-        assert first["type"] == "error" and first["error"]["code"] == "daily_running"
-        _, code = await until_closed(intruder)
-        assert code == 4403
-    own = socket(game_path(game_id), token=alice_token)
-    state = await connected(own)
-    assert state["type"] == "state" and state["game"]["board"] is not None
+    state = await only_its_player_watches(game_id, alice_token, bob_token, "daily_running")
     assert state["game"]["daily"] == rules.day_of(timezone.now()).isoformat()
-    await own.disconnect()
 
 
 @pytest.mark.django_db

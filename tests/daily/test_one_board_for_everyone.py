@@ -14,6 +14,7 @@ from accounts.models import DailyEntry, User
 from games.daily import rules, services
 from games.models import DailyChallenge, Game, Move
 from tests.support.boards import board_of, mines_of
+from tests.support.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -138,24 +139,13 @@ def test_the_dealer_never_searches_in_the_servers_thread(monkeypatch):
 def test_concurrent_first_calls_make_one_game(alice):
     """Eight first calls at once (tabs, retries), each in its own thread and connection: the
     player's row lock makes them one after the other, and every one answers the same game."""
-    import threading
-
     results: list[tuple[str, bool]] = []
-    barrier = threading.Barrier(8)
 
     def start() -> None:
-        try:
-            barrier.wait()
-            game, created = services.daily_start(player=alice, level="beginner")
-            results.append((str(game.id), created))
-        finally:
-            connection.close()
+        game, created = services.daily_start(player=alice, level="beginner")
+        results.append((str(game.id), created))
 
-    threads = [threading.Thread(target=start) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once(8, start)
     assert len(results) == 8 and len({game_id for game_id, _ in results}) == 1
     assert sorted(created for _, created in results) == [False] * 7 + [True]
     assert Game.objects.filter(player=alice, daily__isnull=False).count() == 1

@@ -12,22 +12,15 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from deploy.processes import free_port, stop_group, wait_for_port
 from deploy.serve_prod import caddy_version, caddyfile_for
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_CADDYFILE = ROOT / "docs" / "Caddyfile"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -54,25 +47,16 @@ def compose_proxy(workdir: Path, caddy: str, **env: str) -> Iterator[int]:
             env=full_env,
             stdout=log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, which stop_group ends
         )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", health), timeout=1):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(log_path.read_text()) from None
-                time.sleep(0.1)
+        try:
+            wait_for_port(health, timeout=30, proc=process)
+        except RuntimeError:
+            raise RuntimeError(log_path.read_text()) from None
         yield port
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_group(process, timeout=10)
 
 
 def installed_caddy() -> str | None:

@@ -12,7 +12,6 @@ import random
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,15 +20,14 @@ from deploy.compose_stack import (
     Account,
     ApiError,
     Client,
-    Engine,
     Stack,
-    engine_missing,
     play,
     progress,
 )
+from tests.support.docker_stacks import docker_engine, only_when_asked, write_figures
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("COMPOSE_TEST") != "1",
+pytestmark = only_when_asked(
+    "COMPOSE_TEST",
     reason="slow (builds images, runs the whole stack): `make compose-test` runs it (COMPOSE_TEST=1)",
 )
 
@@ -40,20 +38,13 @@ FIGURES: dict[str, Any] = {}
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    reason = engine_missing()
-    if reason:
-        pytest.skip(f"no Docker engine: {reason}")
-    engine = Engine.find()
-    assert engine is not None
+    engine = docker_engine()
     started = time.monotonic()
     with Stack(engine, tmp_path_factory.mktemp("compose")) as running:
         yield running
     FIGURES.update(running.figures)
     FIGURES["total_s"] = round(time.monotonic() - started, 1)
-    out = Path(os.environ.get("COMPOSE_TEST_FIGURES", ".run/compose-test.json"))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(FIGURES, indent=2) + "\n")
-    progress(f"figures ({out}): {json.dumps(FIGURES)}")
+    write_figures(FIGURES, "COMPOSE_TEST_FIGURES", ".run/compose-test.json")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ again at the end; one that was already active is kept."""
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import sys
 import time
@@ -29,14 +28,14 @@ from deploy.compose_stack import (
     Engine,
     base_images,
     build_project_image,
-    engine_missing,
     progress,
     run,
     source_tree,
 )
+from tests.support.docker_stacks import docker_engine, only_when_asked, write_figures
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SWARM_TEST") != "1",
+pytestmark = only_when_asked(
+    "SWARM_TEST",
     reason="slow (builds images, deploys a Swarm stack): `make swarm-test` runs it (SWARM_TEST=1)",
 )
 
@@ -156,11 +155,7 @@ def remove_stack(engine: Engine) -> None:
 
 @pytest.fixture(scope="module")
 def swarm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swarm]:
-    reason = engine_missing()
-    if reason:
-        pytest.skip(f"no Docker engine: {reason}")
-    engine = Engine.find()
-    assert engine is not None
+    engine = docker_engine()
     started = time.monotonic()
     src = source_tree(tmp_path_factory.mktemp("swarm") / "src")
     bases = base_images(engine, FIGURES)
@@ -231,10 +226,7 @@ def swarm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swarm]:
         if made:
             engine.d("swarm", "leave", "--force", timeout=120, check=False)
         FIGURES["swarm_total_s"] = round(time.monotonic() - started, 1)
-        out = Path(os.environ.get("SWARM_TEST_FIGURES", ".run/swarm-test.json"))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(FIGURES, indent=2) + "\n")
-        progress(f"figures ({out}): {json.dumps(FIGURES)}")
+        write_figures(FIGURES, "SWARM_TEST_FIGURES", ".run/swarm-test.json")
 
 
 def start_client(swarm: Swarm) -> str:

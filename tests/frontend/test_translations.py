@@ -24,6 +24,8 @@ from django.conf import settings
 from django.test import Client
 from django.utils.translation import to_locale
 
+from tests.support.languages import PAGE_LANGUAGES
+
 ROOT = Path(__file__).resolve().parents[2]
 # The catalogues, as "<app>/<domain>": the pages and views, the scripts, the e-mails.
 CATALOGUES = ("frontend/django", "frontend/djangojs", "accounts/django")
@@ -207,23 +209,24 @@ def test_the_committed_mo_files_are_compiled_from_the_po_files(
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("accept", "lang", "heading", "menu_play"),
+    ("accept", "lang", "menu_play"),
     [
-        ("fr-FR,fr;q=0.9,en;q=0.8", "fr", "Les règles du Démineur", "Jouer"),
-        ("fr-CA", "fr", "Les règles du Démineur", "Jouer"),
-        ("es-ES,es;q=0.9", "es", "Las reglas de Démineur", "Jugar"),
-        ("es-MX", "es", "Las reglas de Démineur", "Jugar"),
-        ("de-DE,de;q=0.9", "de", "Die Regeln von Démineur", "Spielen"),
-        ("pt-BR,pt;q=0.9", "pt-br", "As regras do Démineur", "Jogar"),
-        ("pt-PT", "pt-br", "As regras do Démineur", "Jogar"),
-        ("zh-CN,zh;q=0.9", "zh-hans", "Démineur 扫雷规则", "开始游戏"),
-        ("ja,en-US;q=0.7", "ja", "Démineur のルール", "プレイ"),
-        ("en-US,en;q=0.9", "en", "The rules of Démineur", "Play"),
+        ("fr-FR,fr;q=0.9,en;q=0.8", "fr", "Jouer"),
+        ("fr-CA", "fr", "Jouer"),
+        ("es-ES,es;q=0.9", "es", "Jugar"),
+        ("es-MX", "es", "Jugar"),
+        ("de-DE,de;q=0.9", "de", "Spielen"),
+        ("pt-BR,pt;q=0.9", "pt-br", "Jogar"),
+        ("pt-PT", "pt-br", "Jogar"),
+        ("zh-CN,zh;q=0.9", "zh-hans", "开始游戏"),
+        ("ja,en-US;q=0.7", "ja", "プレイ"),
+        ("en-US,en;q=0.9", "en", "Play"),
     ],
 )
 def test_the_browser_language_picks_the_page_language(
-    client: Client, accept: str, lang: str, heading: str, menu_play: str
+    client: Client, accept: str, lang: str, menu_play: str
 ) -> None:
+    heading = PAGE_LANGUAGES[lang].heading
     page = client.get("/how-to-play", HTTP_ACCEPT_LANGUAGE=accept)
     assert page.status_code == 200
     body = page.content.decode()

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from games.engine import LEVELS
 from games.models import Game, Move
 from tests.support.boards import mines, safe_closed, win
 from tests.support.http import SAFE_BOARD_CHARS, assert_error, new_game, post, start
 
 pytestmark = pytest.mark.django_db
 
-LEVELS = {
-    "beginner": (9, 9, 10),
-    "intermediate": (16, 10, 25),
-    "hard": (20, 12, 40),
-    "expert": (30, 16, 60),
-    "extreme": (40, 20, 60),
-    "marathon": (80, 40, 240),
-}
-
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_a_new_game_of_each_level_has_no_mines_and_shows_only_closed_cells(alice_api, level):
     game = new_game(alice_api, level)
-    width, height, count = LEVELS[level]
+    # The sizes of RULES.md, which tests/engine/test_engine.py pins engine.LEVELS to.
+    size = LEVELS[level]
+    width, height, count = size.width, size.height, size.mines
     assert (game["width"], game["height"], game["mines"]) == (width, height, count)
     assert game["state"] == "new"
     assert game["player"] == "alice"

@@ -6,15 +6,16 @@ same moment (two tabs, a retried request)."""
 
 from __future__ import annotations
 
-import threading
+import functools
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from accounts.models import User
 from games.models import Game, Move
 from games.play import services
 from tests.support.personas import PASSWORD
+from tests.support.threads import at_once, in_threads
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -41,14 +42,8 @@ def test_concurrent_moves_on_one_game_get_consecutive_seqs():
         except BaseException as exc:  # pragma: no cover - reported below
             if getattr(exc, "code", "") not in ("cell_open",):
                 errors.append(exc)
-        finally:
-            connections.close_all()
 
-    threads = [threading.Thread(target=worker, args=(row,)) for row in (0, 39)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(*(functools.partial(worker, row) for row in (0, 39)))
     assert not errors
     seqs = list(Move.objects.filter(game=game).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
@@ -60,23 +55,15 @@ def test_concurrent_moves_on_one_game_get_consecutive_seqs():
 def test_two_new_games_of_one_level_at_once_leave_one_unfinished_game():
     alice = User.objects.create_user(username="alice", password=PASSWORD)
     errors: list[BaseException] = []
+
+    def create() -> None:
+        try:
+            services.game_create(player=alice, level="beginner")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
     for _ in range(15):
-        barrier = threading.Barrier(2)
-
-        def create(barrier: threading.Barrier = barrier) -> None:
-            try:
-                barrier.wait()
-                services.game_create(player=alice, level="beginner")
-            except BaseException as exc:  # pragma: no cover - reported below
-                errors.append(exc)
-            finally:
-                connections.close_all()
-
-        threads = [threading.Thread(target=create) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        at_once(2, create)
         assert not errors
         unfinished = Game.objects.filter(
             player=alice, level="beginner", state__in=("new", "playing", "paused")

@@ -17,7 +17,7 @@ from games.play.analysis_jobs import AnalysisWorker, analyse_game
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.races import start_now, tick
-from tests.support.sockets import connected, game_path, socket, until_closed
+from tests.support.sockets import connected, only_its_player_watches, socket
 
 # The keys a race frame or a Race may hold anywhere inside it: counts, names, times, states.
 RACE_KEYS = {
@@ -124,15 +124,7 @@ async def test_sockets_on_a_race_game_are_refused_to_everyone_but_its_player(
 
     race, alice_token, bob_token = await database_sync_to_async(setup)()
     alice_game = race["racers"][0]["game"]
-    for intruder in (socket(game_path(alice_game), token=bob_token), socket(game_path(alice_game))):
-        first = await connected(intruder)
-        assert first["type"] == "error" and first["error"]["code"] == "race_running"
-        _, code = await until_closed(intruder)
-        assert code == 4403
-    own = socket(game_path(alice_game), token=alice_token)
-    state = await connected(own)
-    assert state["type"] == "state" and state["game"]["board"] is not None
-    await own.disconnect()
+    await only_its_player_watches(alice_game, alice_token, bob_token, "race_running")
 
 
 @pytest.mark.django_db(transaction=True)

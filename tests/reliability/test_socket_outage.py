@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.support.personas import PASSWORD
+from tests.support.personas import sign_up_on
 from tests.support.services import NEEDS_PRIVATE_POSTGRES, AppServer, PrivatePostgres, migrate
 
 pytestmark = NEEDS_PRIVATE_POSTGRES
@@ -25,6 +25,13 @@ pytestmark = NEEDS_PRIVATE_POSTGRES
 def private_pg() -> Iterator[PrivatePostgres]:
     with PrivatePostgres(fsync=False) as pg:
         yield pg
+
+
+def _player_with_a_game(server: AppServer, name: str) -> tuple[str, dict[str, Any]]:
+    """`name` signed up on the server, a token of theirs and a new Beginner game of theirs."""
+    token = sign_up_on(server, name)
+    _, _, game, _ = server.request("POST", "/api/games", {"level": "beginner"}, token=token)
+    return token, game
 
 
 async def _open(port: int, game_id: str, token: str | None) -> tuple[list[dict[str, Any]], Any]:
@@ -48,12 +55,7 @@ def test_a_socket_handshake_while_postgresql_is_down_is_503_then_works_again(
     url = private_pg.create_database("socket_outage")
     migrate(url)
     with AppServer("uvicorn", workers=1, DATABASE_URL=url, DB_POOL="1") as server:
-        server.request("POST", "/api/auth/register", {"username": "down", "password": PASSWORD})
-        _, _, body, _ = server.request(
-            "POST", "/api/auth/token", {"username": "down", "password": PASSWORD}
-        )
-        token = body["token"]
-        _, _, game, _ = server.request("POST", "/api/games", {"level": "beginner"}, token=token)
+        token, game = _player_with_a_game(server, "down")
         private_pg.stop("immediate")
         try:
             for who in (token, None):  # the token lookup; the anonymous watcher's snapshot
@@ -103,12 +105,7 @@ def test_a_socket_that_moved_before_a_postgresql_restart_moves_after_it(
     url = private_pg.create_database("socket_restart")
     migrate(url)
     with AppServer("uvicorn", workers=1, DATABASE_URL=url, DB_POOL="1") as server:
-        server.request("POST", "/api/auth/register", {"username": "kept", "password": PASSWORD})
-        _, _, body, _ = server.request(
-            "POST", "/api/auth/token", {"username": "kept", "password": PASSWORD}
-        )
-        token = body["token"]
-        _, _, game, _ = server.request("POST", "/api/games", {"level": "beginner"}, token=token)
+        token, game = _player_with_a_game(server, "kept")
 
         def restart() -> None:
             private_pg.stop("immediate")

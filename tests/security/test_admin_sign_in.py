@@ -20,7 +20,6 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 from django.urls import clear_url_caches, reverse
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 import demineur_site.urls
 from accounts.models import User
@@ -28,18 +27,6 @@ from tests.support.http import assert_error
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def rates(monkeypatch: pytest.MonkeyPatch) -> Any:
-    cache.clear()
-
-    def set_rates(**overrides: str) -> None:
-        current = dict(SimpleRateThrottle.THROTTLE_RATES)
-        monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**current, **overrides})
-
-    yield set_rates
-    cache.clear()
 
 
 @pytest.fixture

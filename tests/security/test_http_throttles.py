@@ -13,29 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient, APIRequestFactory
-from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle
+from rest_framework.throttling import AnonRateThrottle
 
 from accounts.models import User
 from tests.support.http import assert_error
 from tests.support.personas import PASSWORD
 
 from .http_servers import Server, migrated_sqlite, post_json
-
-
-@pytest.fixture
-def rates(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Set some throttle rates for one test (the suite's settings raise them all). DRF reads
-    rates from SimpleRateThrottle.THROTTLE_RATES, bound at import: patched as the suite does."""
-    cache.clear()
-
-    def set_rates(**overrides: str) -> None:
-        current = dict(SimpleRateThrottle.THROTTLE_RATES)
-        monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**current, **overrides})
-
-    yield set_rates
-    cache.clear()
 
 
 def _sign_in(client: APIClient, path: str, username: str, password: str, **extra: str) -> Any:

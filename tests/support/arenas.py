@@ -50,6 +50,30 @@ def start_countdowns(arena_id: str, at: datetime | None = None) -> list[dict[str
     return [APIClient().get(f"/api/races/{i}").json() for i in ids]
 
 
+def race_of(arena_id: str, *apis: APIClient) -> dict[str, Any]:
+    """Every one of `apis` joins the arena, the pool pairs them into one race and its countdown
+    ends now. Returns that race as the API shows it."""
+    for api in apis:
+        api.post(f"/api/arenas/{arena_id}/join")
+    tick(later(0.2))
+    (race,) = start_countdowns(arena_id)
+    return race
+
+
+def alice_beats_bob(race: dict[str, Any], alice_api: APIClient, bob_api: APIClient) -> None:
+    """alice clears her game, bob moves once then hits a mine: the race is over a second on."""
+    clear(alice_api, game_of(race, "alice"))
+    lose(bob_api, game_of(race, "bob"), moves=2)
+    tick(later(1))
+
+
+def end_arena(arena_id: str) -> None:
+    """Move the arena's end a second ahead and let the clock pass it."""
+    end = later(1)
+    Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end)
+    tick(end + timedelta(seconds=1))
+
+
 def game_of(race: dict[str, Any], player: str) -> str:
     return str(next(r["game"] for r in race["racers"] if r["player"] == player))
 

@@ -15,6 +15,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from playwright.sync_api import expect
 from deploy.processes import free_port
 from games.engine import Board
 from tests.support import boards
+from tests.support.languages import PAGE_LANGUAGES
 from tests.support.personas import PASSWORD
 
 CHROMIUM = shutil.which("chromium")
@@ -149,13 +151,28 @@ def _wait_for_server_transactions(timeout: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def new_context(browser: Any, live: str, width: int, height: int, **options: Any) -> Any:
-    """A browser context on the site, in British English, with a 10 s default timeout."""
+def new_context(
+    browser: Any, live: str, width: int, height: int, *, locale: str = "en-GB", **options: Any
+) -> Any:
+    """A browser context on the site, in British English unless `locale` says otherwise, with a
+    10 s default timeout."""
     context = browser.new_context(
-        viewport={"width": width, "height": height}, base_url=live, locale="en-GB", **options
+        viewport={"width": width, "height": height}, base_url=live, locale=locale, **options
     )
     context.set_default_timeout(10_000)
     return context
+
+
+@contextmanager
+def speaking(
+    browser: Any, live: str, locale: str, width: int = 1000, height: int = 800, **options: Any
+) -> Iterator[Any]:
+    """A browser context on the site whose browser asks for `locale`, closed afterwards."""
+    context = new_context(browser, live, width, height, locale=locale, **options)
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def _desktop_fixture(doc: str) -> Any:
@@ -182,6 +199,20 @@ def phone(browser: Any, live: str) -> Iterator[Any]:
     context.close()
 
 
+@contextmanager
+def how_to_play_in(browser: Any, live: str, lang: str, html_lang: str) -> Iterator[Any]:
+    """The how-to-play page in a browser asking for `lang`'s locale (tests/support/languages.py):
+    its heading in that language and <html lang> `html_lang`. Yields the first cell of its live
+    demo board, whose label is a string of the scripts' catalogue."""
+    locale, heading, _ = PAGE_LANGUAGES[lang]
+    with speaking(browser, live, locale) as context:
+        page = context.new_page()
+        page.goto("/how-to-play")
+        expect(page.locator("h1")).to_have_text(heading)
+        expect(page.locator("html")).to_have_attribute("lang", html_lang)
+        yield page.locator('[data-demo="square"] .cell').first
+
+
 def sign_up_by_api(context: Any, username: str) -> None:
     """A player with a session cookie in `context`, made through the public API."""
     r = context.request.post(
@@ -199,6 +230,17 @@ def layout_after_first_tap(width: int, height: int, mines: int, x: int, y: int) 
 
 def cell(page: Any, x: int, y: int) -> Any:
     return page.locator(f'#board .cell[data-x="{x}"][data-y="{y}"]')
+
+
+def open_every_safe_cell(page: Any, game_id: str) -> None:
+    """Click every safe cell still closed, in the page, until the result shows (a win)."""
+    for x, y in boards.safe_closed(game_id):
+        if page.locator("#result").is_visible():
+            break
+        target = cell(page, x, y)
+        if target.get_attribute("data-v") == "#":
+            target.click()
+    expect(page.locator("#result")).to_be_visible()
 
 
 def start_game(page: Any, level: str) -> str:

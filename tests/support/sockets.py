@@ -103,6 +103,24 @@ async def player_and_watcher(
     return player, watcher
 
 
+async def only_its_player_watches(
+    game_id: str, player_token: str, other_token: str, refusal: str
+) -> dict[str, Any]:
+    """Another player's socket and an anonymous one are refused with the error `refusal` and
+    closed with 4403; the player's own socket gets its `state` with the board. Returns that
+    `state` frame."""
+    for intruder in (socket(game_path(game_id), token=other_token), socket(game_path(game_id))):
+        first = await connected(intruder)
+        assert first["type"] == "error" and first["error"]["code"] == refusal
+        _, code = await until_closed(intruder)
+        assert code == 4403
+    own = socket(game_path(game_id), token=player_token)
+    state = await connected(own)
+    assert state["type"] == "state" and state["game"]["board"] is not None
+    await own.disconnect()
+    return state
+
+
 async def next_of(comm: WebsocketCommunicator, kind: str) -> dict[str, Any]:
     message = await comm.receive_json_from(timeout=TIMEOUT)
     assert message["type"] == kind, message
