@@ -55,7 +55,7 @@ from accounts.throttles import (
 )
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
-from games.api.views import _valid
+from demineur_site.parsers import valid_body as _valid
 from games.play.selectors import has_played
 from games.races.services import ratings_set_pool
 

@@ -25,6 +25,7 @@ from accounts.serializers import OwnProfileSerializer
 from accounts.services import account_set_kind, own_account
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_number
+from demineur_site.parsers import valid_body
 from games.api.serializers import (
     ERRORS,
     AccountPatchIn,
@@ -56,11 +57,7 @@ def _signed_in(request: Request) -> User:
     return request.user
 
 
-def _valid(serializer_class: type, request: Request, **options: Any) -> dict[str, Any]:
-    """The request's body as `serializer_class` validates it (400 with the fields' errors)."""
-    data = serializer_class(data=request.data, **options)
-    data.is_valid(raise_exception=True)
-    return dict(data.validated_data)
+_valid = valid_body  # the doors' one body reader (demineur_site.parsers)
 
 
 # What MoveIn and FlagIn accept for x and y (StrictIntegerField's bounds).
