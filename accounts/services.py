@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -53,19 +54,26 @@ def user_by_name(username: str) -> User | None:
     return User.objects.filter(username_key=name_key(username)).first()
 
 
+@dataclass(frozen=True)
+class SignUp:
+    """What a sign-up asks for, validated by the door: the same for a new account and for a
+    guest's account becoming a player's. `site_url` is where the verification link points."""
+
+    username: str
+    password: str = field(repr=False)
+    email: str = ""
+    kind: str = AccountKind.HUMAN
+    site_url: str = ""
+
+
 @transaction.atomic
-def user_register(
-    *,
-    username: str,
-    password: str,
-    email: str = "",
-    kind: str = AccountKind.HUMAN,
-    site_url: str = "",
-) -> User:
+def user_register(form: SignUp) -> User:
     """A new account; an address given is unverified until the mailed link is followed."""
-    user = User.objects.create_user(username=username, password=password, email=email, kind=kind)
-    if email:
-        email_links.send_verification(user, site_url)
+    user = User.objects.create_user(
+        username=form.username, password=form.password, email=form.email, kind=form.kind
+    )
+    if form.email:
+        email_links.send_verification(user, form.site_url)
     return user
 
 
@@ -118,16 +126,7 @@ def anonymous_player(slot: int = 1) -> User:
 HasPlayed = Callable[[User], bool]
 
 
-def guest_sign_up(
-    *,
-    guest: User,
-    username: str,
-    password: str,
-    has_played: HasPlayed,
-    email: str = "",
-    kind: str = AccountKind.HUMAN,
-    site_url: str = "",
-) -> User:
+def guest_sign_up(*, guest: User, form: SignUp, has_played: HasPlayed) -> User:
     """Signing up from a guest session: the guest account itself becomes the player's account
     (name, password, email, kind), so its games, statistics and race entries stay attached.
     The games it played as a guest stay unranked (`guest`, fixed at their creation). `bot`
@@ -136,22 +135,20 @@ def guest_sign_up(
         locked = User.objects.select_for_update().get(pk=guest.pk)
         if locked.kind != AccountKind.GUEST:
             # The same session signed up a moment ago (a second click): a new account.
-            return user_register(
-                username=username, password=password, email=email, kind=kind, site_url=site_url
-            )
-        if kind == AccountKind.BOT and has_played(locked):
+            return user_register(form)
+        if form.kind == AccountKind.BOT and has_played(locked):
             raise DomainError(
                 "account_has_games",
                 "An account can change its kind only before its first game.",
             )
-        locked.username = username
-        locked.email = email
-        locked.kind = kind
+        locked.username = form.username
+        locked.email = form.email
+        locked.kind = form.kind
         locked.email_verified = False
-        locked.set_password(password)
+        locked.set_password(form.password)
         locked.save(update_fields=["username", "email", "email_verified", "kind", "password"])
-        if email:
-            email_links.send_verification(locked, site_url)
+        if form.email:
+            email_links.send_verification(locked, form.site_url)
     return locked
 
 

@@ -148,23 +148,23 @@ class RegisterView(APIView):
     @account_schema({201: RegisteredSerializer, 409: None}, request=RegisterSerializer)
     def post(self, request: Request) -> Response:
         body = _valid(RegisterSerializer, request)
-        fields = {
-            "username": body["username"],
-            "password": body["password"],
-            "email": body.get("email", ""),
-            "kind": body["kind"],
-            "site_url": _site_url(request),
-        }
+        form = services.SignUp(
+            username=body["username"],
+            password=body["password"],
+            email=body.get("email", ""),
+            kind=body["kind"],
+            site_url=_site_url(request),
+        )
         try:
             if _is_guest(request.user):
                 user = services.guest_sign_up(
-                    guest=cast(User, request.user), has_played=has_played, **fields
+                    guest=cast(User, request.user), form=form, has_played=has_played
                 )
                 # The password changed: keep this session signed in (as the same account).
                 update_session_auth_hash(request._request, user)
             else:
                 _new_account_allowed(request, self, SignUpsPerDayThrottle)
-                user = services.user_register(**fields)
+                user = services.user_register(form)
         except IntegrityError as exc:  # the same name registered at the same instant
             raise ValidationError(
                 {"username": [ErrorDetail("This username is taken.", code="username_taken")]}

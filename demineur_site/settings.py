@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import django
+from django.conf.locale import LANG_INFO
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -546,19 +547,11 @@ FAIRPLAY_MIN_PACE_CORRELATION = env_float(
 
 # --- i18n ---------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
+# The menu's languages, in its order. Their names are Django's (django.conf.locale.LANG_INFO),
+# which Django's own catalogues translate; the menu itself shows each one's own name.
 LANGUAGES = [
-    ("en", _("English")),
-    ("fr", _("French")),
-    ("es", _("Spanish")),
-    ("de", _("German")),
-    ("pt-br", _("Brazilian Portuguese")),
-    ("zh-hans", _("Simplified Chinese")),
-    ("ja", _("Japanese")),
-    ("pl", _("Polish")),
-    ("ms", _("Malay")),
-    ("ca", _("Catalan")),
-    ("nl", _("Dutch")),
-    ("th", _("Thai")),
+    (code, _(LANG_INFO[code]["name"]))
+    for code in ("en", "fr", "es", "de", "pt-br", "zh-hans", "ja", "pl", "ms", "ca", "nl", "th")
 ]
 LOCALE_PATHS = [BASE_DIR / "frontend" / "locale"]
 TIME_ZONE = "UTC"

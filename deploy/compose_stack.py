@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from deploy.json_http import json_request
+from deploy.json_http import JsonServer
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_IMAGES = {
@@ -473,65 +473,29 @@ class Stack:
 # --- the client (through the proxy only) -------------------------------------------------------
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, body: Any) -> None:
-        super().__init__(f"{status}: {body}")
-        self.status = status
-        self.body = body
+class Client(JsonServer):
+    """The public API through the proxy on 127.0.0.1:port, one connection per request:
+    `request(...)` is the Answer, `ok(...)` the body of a 200 or 201 (else ApiError)."""
 
-
-class Client:
-    """The public API through the proxy on 127.0.0.1:port, one connection per request."""
+    text_limit = 200
 
     def __init__(self, port: int, host: str = "127.0.0.1", timeout: float = 10.0) -> None:
         self.port = port
         self.host = host
-        self.timeout = timeout
+        self.request_timeout = timeout
 
-    def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = None,
-        timeout: float | None = None,
-    ) -> tuple[int, Any, float]:
-        """(status, JSON body or None, seconds)."""
-        answer = json_request(
-            self.host,
-            self.port,
-            method,
-            path,
-            body,
-            token=token,
-            timeout=timeout or self.timeout,
-            headers={"Host": f"127.0.0.1:{self.port}", "Accept": "application/json"},
-            text_limit=200,
-        )
-        return answer.status, answer.body, answer.seconds
+    def request_headers(self) -> dict[str, str]:
+        return {"Host": f"127.0.0.1:{self.port}", "Accept": "application/json"}
 
-    def ok(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = None,
-        expect: tuple[int, ...] = (200, 201),
-    ) -> Any:
-        status, parsed, _ = self.call(method, path, body, token=token)
-        if status not in expect:
-            raise ApiError(status, parsed)
-        return parsed
+    def ok(self, method: str, path: str, body: Any = None, *, token: str | None = None) -> Any:
+        return self.request(method, path, body, token=token).ok()
 
     def signup(self, prefix: str = "ct") -> Account:
         username = f"{prefix}{secrets.token_hex(4)}"
         password = secrets.token_urlsafe(16)
-        self.ok("POST", "/api/auth/register", {"username": username, "password": password})
-        token = self.ok("POST", "/api/auth/token", {"username": username, "password": password})[
-            "token"
-        ]
+        credentials = {"username": username, "password": password}
+        self.ok("POST", "/api/auth/register", credentials)
+        token = self.ok("POST", "/api/auth/token", credentials)["token"]
         return Account(username, password, token)
 
     def ws_url(self, path: str, token: str | None = None) -> str:
@@ -614,16 +578,15 @@ def play(
             break
         x, y = (game["width"] // 2, game["height"] // 2) if first else next_reveal(board, rng)
         first = False
-        status, body, elapsed = client.call(
+        answer = client.request(
             "POST",
             f"/api/games/{game['id']}/reveal",
             {"x": x, "y": y, "client_move_id": secrets.token_hex(8)},
             token=account.token,
         )
-        if status != 200:
-            raise ApiError(status, body)
+        body = answer.ok(expect=(200,))
         acked.append(body["seq"])
-        times.append(elapsed)
+        times.append(answer.seconds)
         game = body["game"]
         board = game["board"]
         if pause_s:

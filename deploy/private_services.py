@@ -28,9 +28,9 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
-from deploy.json_http import json_request
+from deploy.json_http import JsonServer
 from deploy.processes import (
     HOST,
     ServerProcess,
@@ -304,9 +304,12 @@ def migrate(database_url: str) -> None:
         raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
 
 
-class AppServer(ServerProcess, _Scratch):
+class AppServer(JsonServer, ServerProcess, _Scratch):
     """gunicorn (WSGI, sync workers, as the compose file's `web`) or uvicorn (ASGI, as `live`
-    and `make run`) on a free port, the production settings and the given environment."""
+    and `make run`) on a free port, the production settings and the given environment;
+    `request` (JsonServer) sends it one JSON request."""
+
+    host = HOST
 
     def __init__(
         self, kind: str, *, workers: int = 1, args: list[str] | None = None, **env: str
@@ -336,25 +339,3 @@ class AppServer(ServerProcess, _Scratch):
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
         super().stop(sig, timeout)
         self.proc = None
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        *,
-        token: str | None = None,
-        timeout: float = 30,
-    ) -> tuple[int, dict[str, str], Any, float]:
-        """(status, headers, JSON body or text, seconds taken)."""
-        answer = json_request(
-            HOST,
-            self.port,
-            method,
-            path,
-            body,
-            token=token,
-            timeout=timeout,
-            headers={"Host": HOST},
-        )
-        return answer.status, answer.headers, answer.body, answer.seconds

@@ -27,10 +27,11 @@ from accounts.models import BoardPool, DailyEntry, DailyStats, User
 from accounts.standings.leaderboards import (
     BoardPage,
     Histogram,
+    PageAsk,
     board_snapshot,
-    page_of,
     pool_of,
 )
+from accounts.standings.records import GameEnd
 from demineur_site.formats import iso
 
 ALL_LEVELS = "all"  # DailyStats across the six levels
@@ -98,37 +99,26 @@ def entry_start(
     )
 
 
-def entry_end(
-    *,
-    user: User,
-    game_id: Any,
-    day: date,
-    level: str,
-    won: bool,
-    ranked: bool,
-    time_ms: int,
-    opened: int,
-    bbbv_per_s: float | None,
-    ended_at: datetime,
-) -> None:
-    """A daily game ended (in its transaction): its row takes its final time or cells, and the
-    player's daily statistics count it, per level and across levels (`all`: games played and
-    won on every level; its streak counts days with at least one daily won)."""
-    state = WON if won else LOST
-    DailyEntry.objects.filter(game_id=game_id).update(
+def entry_end(*, end: GameEnd, user: User, day: date, level: str, opened: int) -> None:
+    """A daily game ended (in its transaction): its row takes its final time (`end`, the
+    game's records.GameEnd, as the solo statistics are given it) or cells, and the player's
+    daily statistics count it, per level and across levels (`all`: games played and won on
+    every level; its streak counts days with at least one daily won)."""
+    state = WON if end.won else LOST
+    DailyEntry.objects.filter(game_id=end.game_id).update(
         state=state,
-        ranked=ranked,
-        pool=user.board_pool if ranked else BoardPool.NONE,
-        time_ms=time_ms if won else None,
+        ranked=end.ranked,
+        pool=user.board_pool if end.ranked else BoardPool.NONE,
+        time_ms=end.elapsed_ms if end.won else None,
         opened=opened,
-        bbbv_per_s=bbbv_per_s,
-        score=score(state, time_ms=time_ms, opened=opened),
-        achieved_at=ended_at,
+        bbbv_per_s=end.bbbv_per_s,
+        score=score(state, time_ms=end.elapsed_ms, opened=opened),
+        achieved_at=end.ended_at,
     )
     for key in (level, ALL_LEVELS):
         row = _lock_stats(user.pk, key)
         row.played += 1
-        if won:
+        if end.won:
             row.won += 1
             row.current_streak = streak_after(
                 current=row.current_streak, last_won_day=row.last_won_day, day=day
@@ -301,57 +291,30 @@ def _key(values: dict[str, Any]) -> Q:
     )
 
 
-def daily_board_page(
-    *,
-    board: DailyBoard,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool = False,
-    direct: bool = False,
-) -> BoardPage:
-    """One page of a day's board with `me`, by every board's paging rules (a page past the
-    last 404, page 1 of an empty board an empty page, `around_me` the viewer's page). Read in
-    one snapshot on the replica when there is one."""
+def daily_board_page(*, board: DailyBoard, ask: PageAsk, direct: bool = False) -> BoardPage:
+    """One page of a day's board with `me`, by every board's paging rules (PageAsk.page_of).
+    Read in one snapshot on the replica when there is one."""
     with board_snapshot() as alias:
-        return _page(
-            board,
-            alias,
-            page=page,
-            page_size=page_size,
-            viewer=viewer,
-            around_me=around_me,
-            direct=direct,
-        )
+        return _page(board, alias, ask, direct=direct)
 
 
-def _page(
-    board: DailyBoard,
-    alias: str,
-    *,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool,
-    direct: bool = False,
-) -> BoardPage:
+def _page(board: DailyBoard, alias: str, ask: PageAsk, *, direct: bool = False) -> BoardPage:
     """The page and `me`: from the histogram on PostgreSQL (accounts migration 0014), counting
     the rows directly elsewhere (SQLite in development) or with `direct` (the tests'
     reference)."""
     if connections[alias].vendor == "postgresql" and not direct:
-        return _histogram_page(
-            board, alias, page=page, page_size=page_size, viewer=viewer, around_me=around_me
-        )
+        return _histogram_page(board, alias, ask)
     rows = DailyEntry.objects.using(alias).filter(board.where())
     count = rows.count()
+    viewer = ask.viewer
     me: dict[str, Any] | None = None
     if viewer is not None and viewer.is_authenticated:
         mine = rows.filter(user_id=viewer.pk).values(*_COLUMNS).first()
         if mine is not None:
             me = _row(rows.filter(_key(mine)).count() + 1, mine, viewer.username)
-    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
+    page, start = ask.page_of(count=count, me=me)
     ordered = ("score", "achieved_at", "user_id")
-    wanted = max(0, min(page_size, count - start))
+    wanted = max(0, min(ask.page_size, count - start))
     from_end = count - start - wanted
     if wanted and from_end < start:  # past the middle: walk from the end, skipping less
         found = list(
@@ -362,10 +325,12 @@ def _page(
         found.reverse()
     else:
         found = list(
-            rows.order_by(*ordered).values(*_COLUMNS, "user__username")[start : start + page_size]
+            rows.order_by(*ordered).values(*_COLUMNS, "user__username")[
+                start : start + ask.page_size
+            ]
         )
     results = [_row(start + i + 1, v, v["user__username"]) for i, v in enumerate(found)]
-    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+    return BoardPage(count=count, page=page, page_size=ask.page_size, results=results, me=me)
 
 
 # --- the histogram (PostgreSQL; accounts migration 0014) ---------------------------------------
@@ -380,16 +345,9 @@ _SELECT = ", ".join(f"e.{c}" for c in _COLUMNS)
 _ON_BOARD = "e.day = %s AND e.level = %s AND e.pool = %s"
 
 
-def _histogram_page(
-    board: DailyBoard,
-    alias: str,
-    *,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool,
-) -> BoardPage:
+def _histogram_page(board: DailyBoard, alias: str, ask: PageAsk) -> BoardPage:
     on_board: list[Any] = [board.day, board.level, board.pool]
+    viewer = ask.viewer
     with connections[alias].cursor() as cur:
         hist = _histogram(board, alias)
         me: dict[str, Any] | None = None
@@ -414,9 +372,7 @@ def _histogram_page(
                 )
                 ahead = int(cur.fetchone()[0])
                 me = _row(hist.before(bucket) + ahead + 1, mine, viewer.username)
-        page, start = page_of(
-            count=hist.count, me=me, page=page, page_size=page_size, around_me=around_me
-        )
+        page, start = ask.page_of(count=hist.count, me=me)
         results: list[dict[str, Any]] = []
         located = hist.locate(start)
         if located is not None:
@@ -428,12 +384,12 @@ def _histogram_page(
                 f" WHERE {_ON_BOARD}{floor}"
                 " ORDER BY e.score, e.achieved_at, e.user_id LIMIT %s OFFSET %s",
                 # within the bucket: a walk of less than one bucket
-                [*on_board, *floor_params, page_size, start - seen],
+                [*on_board, *floor_params, ask.page_size, start - seen],
             )
             for i, values in enumerate(cur.fetchall()):
                 row = dict(zip(_COLUMNS, values[:-1], strict=True))
                 results.append(_row(start + i + 1, row, values[-1]))
-    return BoardPage(count=hist.count, page=page, page_size=page_size, results=results, me=me)
+    return BoardPage(count=hist.count, page=page, page_size=ask.page_size, results=results, me=me)
 
 
 WON_BELOW = 5_000_000_000  # scores below: wins (time_ms), bucketed by the second

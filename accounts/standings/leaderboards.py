@@ -228,42 +228,39 @@ def _at(value: Any) -> str | None:
 
 
 def _row(spec: BoardSpec, rank: int, username: str, values: tuple[Any, ...]) -> dict[str, Any]:
-    """One row. Which players a board ranks is the board's own (`?players=`): every row of a
-    bot board is a bot's, so rows do not repeat it."""
+    """One row: `rank` and `player`, the board's own columns, then `achieved_at` (the last of
+    `values`, as _Sql.columns reads them). Which players a board ranks is the board's own
+    (`?players=`): every row of a bot board is a bot's, so rows do not repeat it."""
+    *columns, at = values
+    return {"rank": rank, "player": username, **_columns(spec, columns), "achieved_at": _at(at)}
+
+
+def _columns(spec: BoardSpec, values: list[Any]) -> dict[str, Any]:
     if spec.board == "streaks" and spec.sort == "skill":
-        best_skill, skill, best, current, at = values
+        best_skill, skill, best, current = values
         return {
-            "rank": rank,
-            "player": username,
             "best_skill_streak": best_skill,
             "skill_streak": skill,
             "best_streak": best,
             "current_streak": current,
             "game_id": None,  # a skill streak's games are not kept
-            "achieved_at": _at(at),
         }
     if spec.board == "streaks":
-        best, current, first, last, at = values
+        best, current, first, last = values
         return {
-            "rank": rank,
-            "player": username,
             "best_streak": best,
             "current_streak": current,
             # The game that set the row: the last win of the ranked streak.
             "game_id": _uuid(last),
             "streak_first_game_id": _uuid(first),
             "streak_last_game_id": _uuid(last),
-            "achieved_at": _at(at),
         }
-    time_ms, speed, game_id, at = values
-    row: dict[str, Any] = {"rank": rank, "player": username}
-    if spec.board == "times":
-        row["time_ms"] = time_ms
-    else:
+    time_ms, speed, game_id = values
+    row: dict[str, Any] = {}
+    if spec.board != "times":  # speed
         row["bbbv_per_s"] = round(speed, 3) if speed is not None else None
-        row["time_ms"] = time_ms
+    row["time_ms"] = time_ms
     row["game_id"] = _uuid(game_id)
-    row["achieved_at"] = _at(at)
     return row
 
 
@@ -391,30 +388,14 @@ def _page_rows(q: _Sql, *, count: int, offset: int, size: int) -> list[tuple[Any
     return _rows(q, limit=size, offset=offset)
 
 
-def leaderboard_page(
-    *,
-    spec: BoardSpec,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool = False,
-    now: datetime | None = None,
-) -> BoardPage:
-    """One page of a board, with `me` (the viewer's row, or None). With `around_me` the page is
-    the one holding the viewer's row; a viewer with no row gets the first page. A page past
-    the last is 404; page 1 of an empty board is an empty page. A board may lag: it is read
-    on the replica when there is one (demineur_site.db_router), in one transaction there."""
+def leaderboard_page(*, spec: BoardSpec, ask: PageAsk, now: datetime | None = None) -> BoardPage:
+    """One page of a board, with `me` (the viewer's row, or None), by PageAsk.page_of's rule. A
+    board may lag: it is read on the replica when there is one (demineur_site.db_router), in
+    one transaction there."""
     with board_snapshot() as alias:
         token = _alias.set(alias)
         try:
-            return _leaderboard_page(
-                spec=spec,
-                page=page,
-                page_size=page_size,
-                viewer=viewer,
-                around_me=around_me,
-                now=now,
-            )
+            return _leaderboard_page(spec, ask, now=now)
         finally:
             _alias.reset(token)
 
@@ -439,44 +420,46 @@ def board_snapshot() -> Iterator[str]:
             yield alias
 
 
-def page_to_read(
-    *, count: int, rank: int | None, page: int, page_size: int, around_me: bool
-) -> int:
-    """Every board's paging rule: with `around_me` the page holding the viewer's `rank` (the
-    first page when they have no row); else `page`, 404 past the last one (page 1 of an
-    empty board is an empty page)."""
-    if around_me:
-        return (rank - 1) // page_size + 1 if rank is not None else 1
-    if page > max(1, math.ceil(count / page_size)):
-        raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
-    return page
+@dataclass(frozen=True)
+class PageAsk:
+    """What is asked of any board (solo, daily, race, an arena's standings): page `page` of
+    `page_size` rows and `viewer`'s own row as `me` (None: signed out), or with `around_me`
+    the page holding that row. The REST doors read it from the query
+    (games.api.leaderboard_views.board_paging)."""
 
+    page: int
+    page_size: int
+    viewer: User | None = None
+    around_me: bool = False
 
-def page_of(
-    *, count: int, me: dict[str, Any] | None, page: int, page_size: int, around_me: bool
-) -> tuple[int, int]:
-    """`page_to_read` for the viewer's row `me` (None: they have none): the page to read and
-    the offset of its first row."""
-    rank = me["rank"] if me is not None else None
-    page = page_to_read(count=count, rank=rank, page=page, page_size=page_size, around_me=around_me)
-    return page, (page - 1) * page_size
+    def page_of(self, *, count: int, me: dict[str, Any] | None) -> tuple[int, int]:
+        """Every board's paging rule, for a board of `count` rows and the viewer's row `me`
+        (None: they have none): the page to read and the offset of its first row. With
+        `around_me` the page holding `me` (the first page without it); else `page`, 404 past
+        the last one (page 1 of an empty board is an empty page)."""
+        if self.around_me:
+            page = (me["rank"] - 1) // self.page_size + 1 if me is not None else 1
+        elif self.page > max(1, math.ceil(count / self.page_size)):
+            raise DomainError("not_found", "Invalid page: past the last one.", {"count": count})
+        else:
+            page = self.page
+        return page, (page - 1) * self.page_size
 
 
 def sliced_page(
     rows: Any,
+    ask: PageAsk,
     *,
     count: int,
     me: dict[str, Any] | None,
-    page: int,
-    page_size: int,
-    around_me: bool,
     row: Callable[[Any, int], dict[str, Any]],
 ) -> BoardPage:
     """A page of a board read by slicing `rows` (a queryset in board order: the race boards,
-    an arena's standings), by `page_to_read`'s rule; `row(item, rank)` is one result."""
-    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
-    results = [row(item, start + i + 1) for i, item in enumerate(rows[start : start + page_size])]
-    return BoardPage(count=count, page=page, page_size=page_size, results=results, me=me)
+    an arena's standings), by PageAsk.page_of's rule; `row(item, rank)` is one result."""
+    page, start = ask.page_of(count=count, me=me)
+    end = start + ask.page_size
+    results = [row(item, start + i + 1) for i, item in enumerate(rows[start:end])]
+    return BoardPage(count=count, page=page, page_size=ask.page_size, results=results, me=me)
 
 
 # --- board counts (migration 0006): a histogram per board, kept by triggers ---------------
@@ -611,19 +594,11 @@ def _histogram_sql(spec: BoardSpec, now: datetime) -> tuple[str, list[Any]]:
     )
 
 
-def _histogram_page(
-    spec: BoardSpec,
-    q: _Sql,
-    *,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool,
-    now: datetime,
-) -> BoardPage:
+def _histogram_page(spec: BoardSpec, q: _Sql, ask: PageAsk, *, now: datetime) -> BoardPage:
     """PostgreSQL: count, rank and page start from the histogram, then walks of one bucket."""
     hist = _histogram(spec, now)
     count = hist.count
+    viewer = ask.viewer
     me: dict[str, Any] | None = None
     mine = None
     if viewer is not None:
@@ -641,18 +616,11 @@ def _histogram_page(
         rank = hist.before(bucket) + int(walk[0][0]) + 1
         me = _row(spec, rank, viewer.username, tuple(mine[4:]))
     # With around_me, the page holding the viewer's row (their rank is known), read like any.
-    page = page_to_read(
-        count=count,
-        rank=rank if mine is not None else None,
-        page=page,
-        page_size=page_size,
-        around_me=around_me,
-    )
-    offset = (page - 1) * page_size
+    page, offset = ask.page_of(count=count, me=me)
     found_at = hist.locate(offset)
     # An empty board still reads its table (a walk of nothing): the histogram is never the
     # only witness of an empty board.
-    raw: list[tuple[Any, ...]] = _rows(q, limit=page_size) if found_at is None else []
+    raw: list[tuple[Any, ...]] = _rows(q, limit=ask.page_size) if found_at is None else []
     if found_at is not None:
         start, rows_before = found_at
         floor_sql, floor_params = _bucket_floor(spec, start)
@@ -660,10 +628,10 @@ def _histogram_page(
             q,
             extra=floor_sql,
             extra_params=floor_params,
-            limit=page_size,
+            limit=ask.page_size,
             offset=offset - rows_before,
         )
-    return _board_page(spec, raw, count=count, page=page, page_size=page_size, me=me)
+    return _board_page(spec, raw, count=count, page=page, page_size=ask.page_size, me=me)
 
 
 def maintain_boards(
@@ -711,43 +679,20 @@ def rebuild_boards(*, now: datetime | None = None) -> None:
         cur.execute("SELECT accounts_board_rebuild(%s)", [now or timezone.now()])
 
 
-def _leaderboard_page(
-    *,
-    spec: BoardSpec,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool,
-    now: datetime | None,
-) -> BoardPage:
+def _leaderboard_page(spec: BoardSpec, ask: PageAsk, *, now: datetime | None) -> BoardPage:
     at = now or timezone.now()
     q = _sql(spec, at)
     # The skill board has no histogram (migration 0006's triggers keep the others): it is
     # read directly, counted through its partial index (stats_skill_streak_board).
     if connections[_alias.get()].vendor == "postgresql" and spec.sort != "skill":
-        return _histogram_page(
-            spec,
-            q,
-            page=page,
-            page_size=page_size,
-            viewer=viewer,
-            around_me=around_me,
-            now=at,
-        )
-    return direct_page(spec, q, page=page, page_size=page_size, viewer=viewer, around_me=around_me)
+        return _histogram_page(spec, q, ask, now=at)
+    return direct_page(spec, q, ask)
 
 
-def direct_page(
-    spec: BoardSpec,
-    q: _Sql,
-    *,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool,
-) -> BoardPage:
+def direct_page(spec: BoardSpec, q: _Sql, ask: PageAsk) -> BoardPage:
     """The direct reads, O(rows) counts and OFFSET walks: SQLite (dev) and the reference the
     tests and the benchmark compare the histogram reads with."""
+    viewer = ask.viewer
     mine = _viewer_row(q, viewer.pk) if viewer is not None else None
     me: dict[str, Any] | None = None
     if mine is not None and viewer is not None:
@@ -756,19 +701,21 @@ def direct_page(
         me = _row(spec, rank, viewer.username, tuple(mine[3:]))
     else:
         count = _count(q)
-    page, start = page_of(count=count, me=me, page=page, page_size=page_size, around_me=around_me)
-    if around_me and mine is not None:
-        ahead = (rank - 1) % page_size  # rows of this page before the viewer's
+    page, start = ask.page_of(count=count, me=me)
+    if ask.around_me and mine is not None:
+        ahead = (rank - 1) % ask.page_size  # rows of this page before the viewer's
         before = (
             _rows(q, extra=_key_cmp(q, "<"), extra_params=list(key), descending=True, limit=ahead)
             if ahead
             else []
         )
-        after = _rows(q, extra=_key_cmp(q, ">="), extra_params=list(key), limit=page_size - ahead)
+        after = _rows(
+            q, extra=_key_cmp(q, ">="), extra_params=list(key), limit=ask.page_size - ahead
+        )
         raw = [*reversed(before), *after]
     else:
-        raw = _page_rows(q, count=count, offset=start, size=page_size)
-    return _board_page(spec, raw, count=count, page=page, page_size=page_size, me=me)
+        raw = _page_rows(q, count=count, offset=start, size=ask.page_size)
+    return _board_page(spec, raw, count=count, page=page, page_size=ask.page_size, me=me)
 
 
 def explain(*, spec: BoardSpec, now: datetime | None = None) -> dict[str, tuple[str, list[Any]]]:

@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from accounts.models import RaceRating, User
-from accounts.standings.leaderboards import BoardPage, no_guess_mode, pool_of, sliced_page
+from accounts.standings.leaderboards import BoardPage, PageAsk, no_guess_mode, pool_of, sliced_page
 from accounts.standings.records import bucket_for
 from demineur_site.errors import DomainError
 from games.engine import LEVELS
@@ -57,25 +57,14 @@ def race_board_me(board: QuerySet[RaceRating], viewer: User | None) -> dict[str,
 
 
 def race_board_page(
-    *,
-    level: str,
-    players: str | None,
-    page: int,
-    page_size: int,
-    viewer: User | None,
-    around_me: bool = False,
-    mode: str | None = None,
+    *, level: str, players: str | None, ask: PageAsk, mode: str | None = None
 ) -> BoardPage:
-    """One page of a race board with `me`, by the solo boards' paging rules (leaderboard_page):
-    with `around_me` the page holding the viewer's row (the first page when they have none), a
-    page past the last 404, page 1 of an empty board an empty page."""
+    """One page of a race board with `me`, by every board's paging rules (PageAsk.page_of)."""
     board = race_board(level=level, players=players, mode=mode)
     return sliced_page(
         board,
+        ask,
         count=board.count(),
-        me=race_board_me(board, viewer),
-        page=page,
-        page_size=page_size,
-        around_me=around_me,
+        me=race_board_me(board, ask.viewer),
         row=lambda item, rank: race_board_row(item, rank=rank),
     )

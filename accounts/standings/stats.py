@@ -12,7 +12,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, fields, replace
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -102,6 +102,11 @@ def _lock_stats_row(*, user_id: int, bucket: str) -> PlayerStats:
     return row
 
 
+def _link(row: PersonalRecord) -> Link:
+    """A stored link of a record chain: Link's fields are PersonalRecord's columns."""
+    return Link(**{f.name: getattr(row, f.name) for f in fields(Link)})
+
+
 def _update_chains(
     *, user_id: int, level: str, pool: str, new: dict[str, Link], now: datetime
 ) -> None:
@@ -116,38 +121,17 @@ def _update_chains(
     added: list[PersonalRecord] = []
     for kind, link in new.items():
         rows = [r for r in stored if r.kind == kind]
-        old = [
-            Link(
-                score=r.score,
-                achieved_at=r.achieved_at,
-                game_id=r.game_id,
-                prev_at=r.prev_at,
-                time_ms=r.time_ms,
-                bbbv_per_s=r.bbbv_per_s,
-            )
-            for r in rows
-        ]
-        after = chain_after(old, link, now=now)
+        after = chain_after([_link(r) for r in rows], link, now=now)
         by_game = {r.game_id: r for r in rows}
         keep = {ln.game_id for ln in after}
         gone += [r.pk for r in rows if r.game_id not in keep]
         for ln in after:
             row = by_game.get(ln.game_id)
             if row is None:
-                added.append(
-                    PersonalRecord(
-                        user_id=user_id,
-                        level=level,
-                        pool=pool,
-                        kind=kind,
-                        score=ln.score,
-                        time_ms=ln.time_ms,
-                        bbbv_per_s=ln.bbbv_per_s,
-                        game_id=ln.game_id,
-                        achieved_at=ln.achieved_at,
-                        prev_at=ln.prev_at,
-                    )
+                record = PersonalRecord(
+                    user_id=user_id, level=level, pool=pool, kind=kind, **asdict(ln)
                 )
+                added.append(record)
             elif row.prev_at != ln.prev_at:  # only when games are recorded out of order
                 PersonalRecord.objects.filter(pk=row.pk).update(prev_at=ln.prev_at)
     if gone:
@@ -182,27 +166,14 @@ def _maintain_boards_soon(*, level: str, pool: str) -> None:
     transaction.on_commit(run)
 
 
-def _game_end(
-    *,
-    won: bool,
-    game_id: Any,
-    elapsed_ms: int,
-    bbbv_per_s: float | None,
-    ended_at: datetime,
-    ranked: bool,
-    bests: bool | None = None,
-) -> GameEnd:
-    gid = game_id if isinstance(game_id, UUID) else UUID(str(game_id))
-    speed = bbbv_per_s if bbbv_per_s is not None and math.isfinite(bbbv_per_s) else None
-    return GameEnd(
-        won=won,
-        game_id=gid,
-        elapsed_ms=int(elapsed_ms),
-        bbbv_per_s=speed,
-        ended_at=ended_at,
-        ranked=ranked,
-        bests=bests,
-    )
+def _stored(end: GameEnd) -> GameEnd:
+    """`end` as the rows keep it: its game id a UUID, its time whole milliseconds, its 3BV/s
+    None unless finite."""
+    gid = end.game_id if isinstance(end.game_id, UUID) else UUID(str(end.game_id))
+    speed = end.bbbv_per_s
+    if speed is not None and not math.isfinite(speed):
+        speed = None
+    return replace(end, game_id=gid, elapsed_ms=int(end.elapsed_ms), bbbv_per_s=speed)
 
 
 def _save_summary(row: PlayerStats, after: Summary, *, pool: str, at: datetime) -> None:
@@ -268,42 +239,29 @@ def _enter_boards(*, user_id: int, bucket: str, pool: str, end: GameEnd) -> None
 
 def record_game_end(
     *,
+    end: GameEnd,
     user_id: int,
     level: str,
-    won: bool,
-    game_id: Any,
-    elapsed_ms: int,
-    bbbv_per_s: float | None,
-    ended_at: datetime,
-    ranked: bool = True,
     pool: str = BoardPool.HUMAN,
-    bests: bool | None = None,
     no_guess: bool = False,
 ) -> GameEndResult | None:
-    """Called by the games service inside the transaction that ends a game. A no-guess game
-    counts in its own bucket (records.bucket_for), never in the classic one. `pool` is the
-    player's BoardPool; `ranked` whether the game may enter the boards; `bests` whether a
-    win sets the bucket's bests (records.sets_bests: every win but a paused, held or flagged
-    one; None: as `ranked`). A custom or guest win sets its bests and enters no board.
-    Returns what personal bests the game set, or None when it set none."""
+    """Called by the games service inside the transaction that ends a game: `end` is what the
+    game came to (records.GameEnd), the rest where it counts. A no-guess game counts in its own
+    bucket (records.bucket_for), never in the classic one. `pool` is the player's BoardPool;
+    `end.ranked` whether the game may enter the boards; `end.bests` whether a win sets the
+    bucket's bests (records.sets_bests: every win but a paused, held or flagged one; None: as
+    `ranked`). A custom or guest win sets its bests and enters no board. Returns what personal
+    bests the game set, or None when it set none."""
     bucket = bucket_for(level, no_guess)
-    end = _game_end(
-        won=won,
-        game_id=game_id,
-        elapsed_ms=elapsed_ms,
-        bbbv_per_s=bbbv_per_s,
-        ended_at=ended_at,
-        ranked=ranked and pool != BoardPool.NONE,
-        bests=bests,
-    )
+    end = replace(_stored(end), ranked=end.ranked and pool != BoardPool.NONE)
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         after, result = stats_after(_summary(row), end)
         # Custom no-guess rows rank nowhere: pool `none` keeps them off the board counts,
         # whose triggers skip only the level `custom` (accounts migration 0006).
         row_pool = BoardPool.NONE if bucket != "custom" and is_custom(bucket) else pool
-        _save_summary(row, after, pool=row_pool, at=ended_at)
-        if won and end.ranked:
+        _save_summary(row, after, pool=row_pool, at=end.ended_at)
+        if end.won and end.ranked:
             _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
     if not is_custom(bucket) and pool != BoardPool.NONE:
         _maintain_boards_soon(level=bucket, pool=pool)
@@ -325,14 +283,10 @@ def record_ranked_win(
     set at its end, and joins the boards at the time it was won. Played, won and streaks
     already counted it at the end."""
     bucket = bucket_for(level, no_guess)
-    end = _game_end(
-        won=True,
-        game_id=game_id,
-        elapsed_ms=elapsed_ms,
-        bbbv_per_s=bbbv_per_s,
-        ended_at=ended_at,
-        ranked=True,
+    win = GameEnd(
+        won=True, game_id=game_id, elapsed_ms=elapsed_ms, bbbv_per_s=bbbv_per_s, ended_at=ended_at
     )
+    end = _stored(win)
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
         after, result = bests_after(_summary(row), end)

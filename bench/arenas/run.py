@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bench import cli
 from bench.http.run import fmt_load
 from bench.live import run as live
 from bench.races.bots import HOST, Account, Tally, api_json, play
@@ -422,9 +423,7 @@ def report(result: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--bots", type=int, default=200, help="bot players (200)")
     parser.add_argument("--seconds", type=int, default=150, help="length of each phase (150)")
     parser.add_argument(

@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,7 @@ def _seed(players: int, reseed: bool) -> None:
 
     from accounts.models import DailyEntry, User
     from accounts.standings import daily
+    from tests.support.daily_entries import ranked_entry
 
     call_command("migrate", verbosity=0)
     have = DailyEntry.objects.filter(day=DAY, level="expert").count()
@@ -100,19 +102,12 @@ def _seed(players: int, reseed: bool) -> None:
                 state, time_ms, opened = "lost", None, rng.randint(5, 380)
             else:
                 state, time_ms, opened = "playing", None, rng.randint(5, 380)
+            level = "expert" if rng.random() < 0.97 else "beginner"
+            board = daily.DailyBoard(day=DAY, level=level, pool="human")
+            game_id = _uuid(rng)
             entries.append(
-                DailyEntry(
-                    user=user,
-                    day=DAY,
-                    level="expert" if rng.random() < 0.97 else "beginner",
-                    game_id=_uuid(rng),
-                    pool="human",
-                    ranked=True,
-                    state=state,
-                    time_ms=time_ms,
-                    opened=opened,
-                    score=daily.score(state, time_ms=time_ms, opened=opened),
-                    achieved_at=at,
+                ranked_entry(
+                    user, board, game_id=game_id, state=state, time_ms=time_ms, opened=opened, at=at
                 )
             )
         DailyEntry.objects.bulk_create(entries)
@@ -143,6 +138,7 @@ def _measure(samples: int) -> dict[str, dict[str, float]]:
 
     from accounts.models import DailyEntry, User
     from accounts.standings import daily
+    from accounts.standings.leaderboards import PageAsk
 
     daily.compact(day=DAY)  # what the daily clock does every few seconds
     with connection.cursor() as cur:
@@ -160,19 +156,18 @@ def _measure(samples: int) -> dict[str, dict[str, float]]:
 
     def one(case: str) -> None:
         viewer = rng.choice(pool)
-        kwargs: dict[str, Any] = {"board": board, "page_size": size, "viewer": None, "page": 1}
+        ask = PageAsk(page=1, page_size=size)
         if case == "first page, signed in":
-            kwargs["viewer"] = viewer
+            ask = replace(ask, viewer=viewer)
         elif case == "middle page":
-            kwargs["page"] = last // 2
+            ask = replace(ask, page=last // 2)
         elif case == "last page":
-            kwargs["page"] = last
-        elif case == "around=me":
-            kwargs.update(viewer=viewer, around_me=True)
-        elif case == "around=me, rows counted":
-            kwargs.update(viewer=viewer, around_me=True, direct=True)
+            ask = replace(ask, page=last)
+        elif case in ("around=me", "around=me, rows counted"):
+            ask = replace(ask, viewer=viewer, around_me=True)
+        direct = case == "around=me, rows counted"
         started = time.perf_counter()
-        page = daily.daily_board_page(**kwargs)
+        page = daily.daily_board_page(board=board, ask=ask, direct=direct)
         json.dumps({"count": page.count, "results": page.results, "me": page.me})
         times[case].append((time.perf_counter() - started) * 1000)
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.ports import free_port
 from bench.seeding import player_with_a_started_game
 from deploy.processes import WSGI_APP, ServerProcess, gunicorn_argv, run_python
@@ -633,9 +634,7 @@ def fmt_load() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--seconds", type=int, default=10, help="seconds per loaded run (10)")
     parser.add_argument("--c1-seconds", type=int, default=5, help="seconds per unloaded run (5)")
     parser.add_argument("--runs", type=int, default=3, help="rounds (3)")

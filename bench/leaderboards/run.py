@@ -46,6 +46,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench import cli
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results"
 DOC = ROOT / "docs" / "perf" / "LEADERBOARDS.md"
@@ -222,21 +224,18 @@ def _calls(direct: bool, samples: int) -> list[tuple[tuple[str, str, str], Calla
             continue
 
         def page(number: int, viewer: Any = None, around: bool = False, spec: Any = spec) -> None:
+            ask = lb.PageAsk(page=number, page_size=50, viewer=viewer, around_me=around)
             if direct:  # as leaderboard_page runs: one transaction, parallel query off
                 with transaction.atomic(), connection.cursor() as cur:
                     cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
                     q = lb._sql(spec, timezone.now())
-                    p = lb.direct_page(
-                        spec, q, page=number, page_size=50, viewer=viewer, around_me=around
-                    )
+                    p = lb.direct_page(spec, q, ask)
             else:
-                p = lb.leaderboard_page(
-                    spec=spec, page=number, page_size=50, viewer=viewer, around_me=around
-                )
+                p = lb.leaderboard_page(spec=spec, ask=ask)
             json.dumps({"count": p.count, "results": p.results, "me": p.me})
 
         # The periods roll while the rounds run: a board may lose its last page meanwhile.
-        last = {"n": lb.leaderboard_page(spec=spec, page=1, page_size=50, viewer=None).last_page}
+        last = {"n": lb.leaderboard_page(spec=spec, ask=lb.PageAsk(page=1, page_size=50)).last_page}
 
         def deep(
             middle: bool, spec: Any = spec, last: dict[str, int] = last, page: Any = page
@@ -245,7 +244,7 @@ def _calls(direct: bool, samples: int) -> list[tuple[tuple[str, str, str], Calla
                 page((last["n"] + 1) // 2 if middle else last["n"])
             except DomainError:  # the page went past the last one meanwhile
                 last["n"] = lb.leaderboard_page(
-                    spec=spec, page=1, page_size=50, viewer=None
+                    spec=spec, ask=lb.PageAsk(page=1, page_size=50)
                 ).last_page
                 page((last["n"] + 1) // 2 if middle else last["n"])
 
@@ -290,6 +289,7 @@ def _measure_writes(samples: int) -> dict[str, dict[str, float]]:
 
     from accounts.models import PlayerStats
     from accounts.standings.leaderboards import maintain_boards
+    from accounts.standings.records import GameEnd
     from accounts.standings.stats import record_game_end
 
     rows = list(
@@ -307,13 +307,15 @@ def _measure_writes(samples: int) -> dict[str, dict[str, float]]:
         try:
             with transaction.atomic():
                 record_game_end(
+                    end=GameEnd(
+                        won=True,
+                        game_id=uuid.uuid4(),
+                        elapsed_ms=max(1, int(best or 10_000) - 1),  # a new personal best
+                        bbbv_per_s=3.0,
+                        ended_at=timezone.now(),
+                    ),
                     user_id=user_id,
                     level="beginner",
-                    won=True,
-                    game_id=uuid.uuid4(),
-                    elapsed_ms=max(1, int(best or 10_000) - 1),  # a new personal best
-                    bbbv_per_s=3.0,
-                    ended_at=timezone.now(),
                 )
                 raise Rollback
         except Rollback:
@@ -534,9 +536,7 @@ def write_doc(section: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--sizes", default="100k,1m", help="100k, 1m, 10m or PLAYERS:GAMES")
     parser.add_argument("--samples", type=int, default=100, help="rounds of every read")
     parser.add_argument("--direct-samples", type=int, default=20, help="rounds, direct reads")

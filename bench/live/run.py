@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Self
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.ports import free_port
 from bench.seeding import player_with_a_started_game
 from deploy.processes import ServerProcess, server_argv
@@ -668,9 +669,7 @@ def report(deliveries: list[Delivery], throughputs: list[Throughput], args: Any)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument(
         "--watchers", default="1,100,1000", help="watcher counts (default 1,100,1000)"
     )

@@ -15,13 +15,13 @@ docs/perf/scaling.png (--png), the table to stdout and, with the JSON, to the lo
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.http.run import fmt_load, wait_for_quiet
 
 from . import run
@@ -102,9 +102,7 @@ def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--workers", default="1,2,4", help="worker counts (1,2,4)")
     parser.add_argument("--players", default="1,8,32,128", help="player counts (1,8,32,128)")
     parser.add_argument("--transport", default="http,ws", help="http, ws or both (http,ws)")

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.http.run import TICK, busy_ticks, fmt_load, wait_for_quiet
 from bench.live import run as live
 from bench.races import run as races
@@ -514,9 +515,7 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, seconds: float) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--players", type=int, default=32, help="concurrent bots (32)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn and uvicorn workers (2)")
     parser.add_argument("--transport", choices=("http", "ws", "both"), default="both")

@@ -12,13 +12,14 @@ matplotlib, its legend from the target's `legendFormat`. `$__rate_interval` beco
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from bench import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "monitoring" / "grafana" / "dashboards" / "demineur.json"
@@ -106,9 +107,7 @@ def render(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--prometheus", default="http://127.0.0.1:9090")
     parser.add_argument("--start", type=float, required=True, help="Unix time")
     parser.add_argument("--end", type=float, required=True, help="Unix time")

@@ -17,7 +17,6 @@ directory, removed at the end.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from bench import cli
 from deploy.processes import free_port
 
 from .dashboard_png import ROOT, render
@@ -47,9 +47,7 @@ def instant(prometheus: str, expr: str, at: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=20, help="per transport (20)")
     parser.add_argument("--players", type=int, default=16, help="bots (16)")
     parser.add_argument("--png", type=Path, default=PNG)

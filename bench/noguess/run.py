@@ -69,7 +69,8 @@ def levels(boards: int) -> None:
     trips = []
     for _ in range(200):
         t = time.perf_counter()
-        noguess._executor().submit(noguess.search, 9, 9, 10, 4, 4, "trip", 1).result()
+        trip = noguess.LayoutAsk(9, 9, 10, 4, 4, "trip")
+        noguess._executor().submit(noguess.search, trip, 1).result()
         trips.append(time.perf_counter() - t)
     print(f"pool round trip (a 1-draw Beginner search): {_row(trips)}", flush=True)
     print(
@@ -88,11 +89,12 @@ def levels(boards: int) -> None:
         for i in range(boards):
             x, y = rng.randrange(spec.width), rng.randrange(spec.height)
             t = time.perf_counter()
-            found = noguess.layout_for(spec.width, spec.height, spec.mines, x, y)
+            found = noguess.layout_for(noguess.LayoutAsk(spec.width, spec.height, spec.mines, x, y))
             pooled.append(time.perf_counter() - t)
             assert found is not None
             t = time.perf_counter()
-            _, tries = noguess.search(spec.width, spec.height, spec.mines, x, y, f"b{i}")
+            ask = noguess.LayoutAsk(spec.width, spec.height, spec.mines, x, y, f"b{i}")
+            _, tries = noguess.search(ask)
             inline.append(time.perf_counter() - t)
             draws.append(tries)
             t = time.perf_counter()

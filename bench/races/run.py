@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import cli
 from bench.http.run import fmt_load
 from bench.live import run as live
 from bench.live.wsclient import RawSocket, http_post
@@ -457,9 +458,7 @@ async def run(args: argparse.Namespace, env: Env) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--races", type=int, default=5, help="rounds: one race + one solo (5)")
     parser.add_argument(
         "--think-ms", type=float, default=100, help="a bot's pause before each move (100)"

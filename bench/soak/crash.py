@@ -27,7 +27,6 @@ service recovered without a restart), and verify_games passes.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import time
@@ -35,6 +34,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench import cli
 
 from . import bots, checks
 from .layout import PORTS, Layout, production_layout, seed
@@ -274,9 +275,7 @@ def judge(report: Report) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=Config.seconds)
     parser.add_argument("--players", type=int, default=Config.players)
     parser.add_argument("--socket-share", type=float, default=Config.socket_share)

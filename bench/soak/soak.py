@@ -31,7 +31,6 @@ acknowledged move missing from the database or a failed `manage.py verify_games`
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -43,6 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench import cli
 from deploy.processes import ROOT
 
 from . import bots, checks, crash
@@ -342,9 +342,7 @@ def run_fuzz(log: Callable[[str], None] = say) -> bool | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument(
         "--minutes", type=float, default=float(os.environ.get("SOAK_MINUTES", "30"))
     )

@@ -30,6 +30,7 @@ import sys
 from typing import Any
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.load import run as load
 
 say = load.say
@@ -66,9 +67,7 @@ def per_move(result: dict[str, Any], idle: dict[str, float]) -> dict[str, float]
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--players", type=int, default=32, help="concurrent bots (32)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn and uvicorn workers (2)")
     parser.add_argument("--rounds", type=int, default=3, help="HTTP then socket, this often (3)")

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from bench import cli
 from bench.http.run import fmt_load
 from bench.live import run as live
 from bench.live.wsclient import RawSocket, open_socket
@@ -362,9 +363,7 @@ def report(result: dict[str, Any], args: argparse.Namespace, meta: dict[str, Any
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = cli.parser(__doc__)
     parser.add_argument("--games", type=int, default=100, help="games watched (100)")
     parser.add_argument(
         "--steps", default="1000,2500,5000,7500,10000", help="sockets held at each step"

@@ -106,5 +106,5 @@ class StandingsView(APIView):
         """The standings by points (docs/ARENAS.md, Ties), with `me`; `around=me` is the page
         holding the viewer's row."""
         arena = arena_selectors.arena_get(arena_id=arena_id)
-        page = arena_selectors.standings_page(arena=arena, **board_paging(request))
+        page = arena_selectors.standings_page(arena=arena, ask=board_paging(request))
         return board_response(request, page)

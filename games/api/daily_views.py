@@ -197,7 +197,7 @@ class DailyBoardView(APIView):
         board = daily_standings.daily_board(day=day, level=level, players=params.get("players"))
         if classic:
             board = daily_standings.DailyBoard(day=day, level=level, pool="classic")
-        page = daily_standings.daily_board_page(board=board, **board_paging(request))
+        page = daily_standings.daily_board_page(board=board, ask=board_paging(request))
         return board_response(request, presenters.board_page_live(page))
 
 

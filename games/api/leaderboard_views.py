@@ -4,7 +4,7 @@ the paging, call accounts.standings.leaderboards, shape `{count, next, previous,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from accounts.models import RANKED_LEVELS, User
 from accounts.standings import leaderboards
-from accounts.standings.leaderboards import BoardPage
+from accounts.standings.leaderboards import BoardPage, PageAsk
 from accounts.standings.records import MODES
 from demineur_site.api_errors import ApiError
 from demineur_site.pagination import Pagination, page_link, page_number
@@ -34,23 +34,16 @@ def around_me(request: Request) -> tuple[bool, User | None]:
     return around == "me", viewer
 
 
-class BoardPaging(TypedDict):
-    page: int
-    page_size: int
-    viewer: User | None
-    around_me: bool
-
-
-def board_paging(request: Request) -> BoardPaging:
-    """The paging of a board, as keyword arguments of its `*_page` function: `?around=me` and
-    the viewer (around_me), then `?page=` and `?page_size=`."""
+def board_paging(request: Request) -> PageAsk:
+    """What is asked of a board, for its `*_page` function: `?around=me` and the viewer
+    (around_me), then `?page=` and `?page_size=`."""
     centred, viewer = around_me(request)
-    return {
-        "page": page_number(request),
-        "page_size": Pagination().get_page_size(request),
-        "viewer": viewer,
-        "around_me": centred,
-    }
+    return PageAsk(
+        page=page_number(request),
+        page_size=Pagination().get_page_size(request),
+        viewer=viewer,
+        around_me=centred,
+    )
 
 
 def board_schema(page: Any, *parameters: Any, operation_id: str | None = None) -> Callable[[F], F]:
@@ -93,15 +86,13 @@ class LeaderboardView(APIView):
             players=params.get("players"),
             mode=params.get("mode"),
         )
+        # `?page_size=` read before `?page=` here (the other boards: board_paging's order).
         centred, viewer = around_me(request)
         page_size = Pagination().get_page_size(request)
-        page = leaderboards.leaderboard_page(
-            spec=spec,
-            page=page_number(request),
-            page_size=page_size,
-            viewer=viewer,
-            around_me=centred,
+        ask = PageAsk(
+            page=page_number(request), page_size=page_size, viewer=viewer, around_me=centred
         )
+        page = leaderboards.leaderboard_page(spec=spec, ask=ask)
         return board_response(request, page)
 
 

@@ -139,6 +139,6 @@ class RaceBoardView(APIView):
         mode = request.query_params.get("mode")
         race_board.race_board(level=level, players=players, mode=mode)  # 404/400 before 401
         page = race_board.race_board_page(
-            level=level, players=players, mode=mode, **board_paging(request)
+            level=level, players=players, mode=mode, ask=board_paging(request)
         )
         return board_response(request, page)

@@ -119,16 +119,28 @@ def known(view_class: Any, *lookups: Lookup) -> Callable[..., HttpResponse]:
     return csrf_exempt(door)
 
 
+# The `games/{id}/{segment}` doors, each named `api-{segment}`.
+GAME_SEGMENT_VIEWS = {
+    "reveal": views.RevealView,
+    "flag": views.FlagView,
+    "chord": views.ChordView,
+    "pause": views.PauseView,
+    "resume": views.ResumeView,
+    "resign": views.ResignView,
+    "moves": views.MoveListView,
+}
+
+# The `arenas/{id}/{segment}` doors, each named `api-arena-{segment}`: the actions (POST) and
+# the standings (GET).
+ARENA_SEGMENT_VIEWS = {**arena_views.ACTION_VIEWS, "standings": arena_views.StandingsView}
+
 games = [
     re_path(r"^games/?$", views.GameListView.as_view(), name="api-games"),
     re_path(rf"^games/{GAME}/?$", known(views.GameDetailView, _game), name="api-game"),
-    re_path(rf"^games/{GAME}/reveal/?$", known(views.RevealView, _game), name="api-reveal"),
-    re_path(rf"^games/{GAME}/flag/?$", known(views.FlagView, _game), name="api-flag"),
-    re_path(rf"^games/{GAME}/chord/?$", known(views.ChordView, _game), name="api-chord"),
-    re_path(rf"^games/{GAME}/pause/?$", known(views.PauseView, _game), name="api-pause"),
-    re_path(rf"^games/{GAME}/resume/?$", known(views.ResumeView, _game), name="api-resume"),
-    re_path(rf"^games/{GAME}/resign/?$", known(views.ResignView, _game), name="api-resign"),
-    re_path(rf"^games/{GAME}/moves/?$", known(views.MoveListView, _game), name="api-moves"),
+    *(
+        re_path(rf"^games/{GAME}/{segment}/?$", known(view, _game), name=f"api-{segment}")
+        for segment, view in GAME_SEGMENT_VIEWS.items()
+    ),
     re_path(
         rf"^games/{GAME}/replay\.evf/?$",
         known(views.ReplayEvfView, _game),
@@ -159,13 +171,8 @@ arenas = [
     re_path(r"^arenas/?$", arena_views.ArenaListView.as_view(), name="api-arenas"),
     re_path(rf"^arenas/{ARENA}/?$", known(arena_views.ArenaDetailView, _arena), name="api-arena"),
     *(
-        re_path(rf"^arenas/{ARENA}/{action}/?$", known(view, _arena), name=f"api-arena-{action}")
-        for action, view in arena_views.ACTION_VIEWS.items()
-    ),
-    re_path(
-        rf"^arenas/{ARENA}/standings/?$",
-        known(arena_views.StandingsView, _arena),
-        name="api-arena-standings",
+        re_path(rf"^arenas/{ARENA}/{segment}/?$", known(view, _arena), name=f"api-arena-{segment}")
+        for segment, view in ARENA_SEGMENT_VIEWS.items()
     ),
 ]
 

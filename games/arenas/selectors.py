@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Min, Q, QuerySet
 
 from accounts.models import User
-from accounts.standings.leaderboards import BoardPage, sliced_page
+from accounts.standings.leaderboards import BoardPage, PageAsk, sliced_page
 from games.arenas.presenters import STANDINGS_ORDER, arena_dict, me_dict, standing_row
 from games.models import Arena, ArenaEntry, ArenaState
 from games.play.selectors import filter_state_and_level, parse_id, row_by_id
@@ -69,20 +69,15 @@ def arena_json(arena: Arena, *, viewer: User | None = None) -> dict[str, Any]:
     return arena_dict(arena, me=me)
 
 
-def standings_page(
-    *, arena: Arena, page: int, page_size: int, viewer: User | None, around_me: bool = False
-) -> BoardPage:
-    """One page of an arena's standings with `me`, by the boards' paging rules: with
-    `around_me` the page holding the viewer's row (the first page when they have none), a
-    page past the last 404, page 1 of empty standings an empty page."""
-    entry = entry_of(arena, viewer)
+def standings_page(*, arena: Arena, ask: PageAsk) -> BoardPage:
+    """One page of an arena's standings with `me`, by every board's paging rules
+    (PageAsk.page_of)."""
+    entry = entry_of(arena, ask.viewer)
     return sliced_page(
         standings(arena),
+        ask,
         count=arena.joined,
         me=standing_row(entry, rank=entry_rank(entry)) if entry is not None else None,
-        page=page,
-        page_size=page_size,
-        around_me=around_me,
         row=lambda item, rank: standing_row(item, rank=rank),
     )
 

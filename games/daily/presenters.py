@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import DailyEntry, User
 from accounts.standings import daily as daily_standings
-from accounts.standings.leaderboards import BoardPage
+from accounts.standings.leaderboards import BoardPage, PageAsk
 from games.daily import rules
 from games.daily.services import LEVELS
 from games.errors import GameError
@@ -82,9 +82,7 @@ def share_line(entry: DailyEntry, game: Game, *, viewer: Any, players: int) -> s
     if rank is None and entry.ranked and entry.pool != "none":
         page = daily_standings.daily_board_page(
             board=daily_standings.DailyBoard(day=entry.day, level=entry.level, pool=entry.pool),
-            page=1,
-            page_size=1,
-            viewer=viewer,
+            ask=PageAsk(page=1, page_size=1, viewer=viewer),
         )
         rank = page.me["rank"] if page.me is not None else None
     return rules.share_line(

@@ -29,6 +29,7 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 
 # Custom boards: the densest no-guess board served, in mines per cell outside the opening, by
 # board size (cells up to the bound, density); above it creation refuses: 400
@@ -96,25 +97,35 @@ def solvable(width: int, height: int, mines: list[int], x: int, y: int) -> bool:
     return bool(ms_toollib.is_solvable(_numbers(width, height, mines), y, x))
 
 
+@dataclass(frozen=True)
+class LayoutAsk:
+    """What a no-guess layout is asked for: a width x height board of `mines` mines, first
+    tapped at (x, y); `seed` None draws from SystemRandom, else from a generator seeded with
+    it (GAME_TEST_SEED in tests, a daily's secret draw). It crosses to the pool's process."""
+
+    width: int
+    height: int
+    mines: int
+    x: int
+    y: int
+    seed: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.width}x{self.height}/{self.mines} at ({self.x}, {self.y})"
+
+
 def search(
-    width: int,
-    height: int,
-    mines: int,
-    x: int,
-    y: int,
-    seed: str | None = None,
-    max_tries: int = MAX_TRIES,
-    budget_s: float = TIME_BUDGET_S,
+    ask: LayoutAsk, max_tries: int = MAX_TRIES, budget_s: float = TIME_BUDGET_S
 ) -> tuple[list[int] | None, int]:
     """Reject and retry: (the sorted mines of the first solvable uniform draw, draws made), or
-    (None, draws made) when the budget ran out. `seed` None draws from SystemRandom."""
-    rng: random.Random = random.Random(seed) if seed is not None else random.SystemRandom()
-    protected = opening(width, height, x, y)
-    population = [i for i in range(width * height) if i not in protected]
+    (None, draws made) when the budget ran out."""
+    rng: random.Random = random.Random(ask.seed) if ask.seed is not None else random.SystemRandom()
+    protected = opening(ask.width, ask.height, ask.x, ask.y)
+    population = [i for i in range(ask.width * ask.height) if i not in protected]
     deadline = time.monotonic() + budget_s
     for tries in range(1, max_tries + 1):
-        cells = sorted(rng.sample(population, mines))
-        if solvable(width, height, cells, x, y):
+        cells = sorted(rng.sample(population, ask.mines))
+        if solvable(ask.width, ask.height, cells, ask.x, ask.y):
             return cells, tries
         if time.monotonic() > deadline:
             return None, tries
@@ -154,36 +165,25 @@ def _shutdown() -> None:
 def warm() -> None:
     """Start the pool's process now (it takes a few hundred milliseconds), not at the first
     no-guess tap."""
-    _executor().submit(search, 9, 9, 10, 4, 4, "warm", 1).result(timeout=WAIT_S * 6)
+    _executor().submit(search, LayoutAsk(9, 9, 10, 4, 4, "warm"), 1).result(timeout=WAIT_S * 6)
 
 
 def prestart() -> None:
     """Start the pool's worker without waiting for it (a no-guess game was just created: its
     first tap then finds the worker up, instead of paying its start-up, about 0.5 s)."""
     try:
-        _executor().submit(search, 9, 9, 10, 4, 4, "prestart", 1)
+        _executor().submit(search, LayoutAsk(9, 9, 10, 4, 4, "prestart"), 1)
     except (BrokenProcessPool, OSError, RuntimeError):
         _log.warning("no-guess pool would not start", exc_info=True)
 
 
-def layout_for(
-    width: int,
-    height: int,
-    mines: int,
-    x: int,
-    y: int,
-    *,
-    seed: str | None = None,
-    in_thread: bool = True,
-) -> list[int] | None:
-    """A no-guess layout for a first tap at (x, y), or None when none was found in time. When
-    the pool cannot answer, the search runs in the caller's thread, unless `in_thread` is
-    False (a background dealer, which must not hold the server's GIL: it tries again later)."""
+def layout_for(ask: LayoutAsk, *, in_thread: bool = True) -> list[int] | None:
+    """A no-guess layout as asked, or None when none was found in time. When the pool cannot
+    answer, the search runs in the caller's thread, unless `in_thread` is False (a background
+    dealer, which must not hold the server's GIL: it tries again later)."""
     pool = _executor()
     try:
-        future: Future[tuple[list[int] | None, int]] = pool.submit(
-            search, width, height, mines, x, y, seed
-        )
+        future: Future[tuple[list[int] | None, int]] = pool.submit(search, ask)
         found, tries = future.result(timeout=WAIT_S)
     except (BrokenProcessPool, TimeoutError, OSError, RuntimeError):
         _drop_pool(pool)
@@ -191,23 +191,16 @@ def layout_for(
             _log.warning("no-guess pool unusable: no layout this time", exc_info=True)
             return None
         _log.warning("no-guess pool unusable: searching in this thread", exc_info=True)
-        found, tries = search(width, height, mines, x, y, seed)
+        found, tries = search(ask)
     if found is None:
-        _log.warning(
-            "no no-guess layout for %dx%d/%d at (%d, %d) after %d draws",
-            width,
-            height,
-            mines,
-            x,
-            y,
-            tries,
-        )
+        _log.warning("no no-guess layout for %s after %d draws", ask, tries)
     return found
 
 
 __all__ = [
     "DENSITY_BOUNDS",
     "MAX_DENSITY",
+    "LayoutAsk",
     "layout_for",
     "max_density",
     "max_mines",

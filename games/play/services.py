@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -24,7 +24,7 @@ from accounts.locks import lock_player
 from accounts.models import User
 from accounts.standings import daily as daily_standings
 from accounts.standings import stats
-from accounts.standings.records import sets_bests
+from accounts.standings.records import GameEnd, sets_bests
 from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
@@ -76,6 +76,19 @@ def _race_moved(game: Game, board: Board, **progress: Any) -> None:
     if _race_listener is None:  # a race game without the races room loaded: never half a move
         raise RuntimeError("games.races has not registered its move listener")
     _race_listener(game, board, **progress)
+
+
+@dataclass(frozen=True)
+class MoveAsk:
+    """A move as the player asked it (API.md, Moves): what `game_move` stores as the Move and
+    what a retry with the same `client_move_id` must ask again. A pause or resume is an
+    action alone."""
+
+    action: str
+    x: int | None = None
+    y: int | None = None
+    flagged: bool | None = None  # a flag move's explicit state; None toggles
+    client_move_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -133,7 +146,7 @@ def no_guess_layout(*, width: int, height: int, mines: int, x: int, y: int) -> l
     seed = None
     if settings.GAME_TEST_SEED:
         seed = no_guess_seed(settings.GAME_TEST_SEED, width, height, mines, x, y)
-    return noguess.layout_for(width, height, mines, x, y, seed=seed)
+    return noguess.layout_for(noguess.LayoutAsk(width, height, mines, x, y, seed=seed))
 
 
 def _engine_error(exc: EngineError) -> GameError:
@@ -243,10 +256,8 @@ def _lock_own_game(*, game_id: Any, player: User) -> Game:
     return game
 
 
-def _replay(
-    game: Game, move: Move, *, action: str, x: int | None, y: int | None, flagged: bool | None
-) -> MoveResult:
-    if (move.action, move.x, move.y, move.flagged) != (action, x, y, flagged):
+def _replay(game: Game, move: Move, ask: MoveAsk) -> MoveResult:
+    if (move.action, move.x, move.y, move.flagged) != (ask.action, ask.x, ask.y, ask.flagged):
         raise GameError(
             "idempotency_conflict",
             "This client_move_id was used for a different move.",
@@ -333,6 +344,7 @@ def game_move(
     """Reveal, flag or chord one cell. Refusals raise GameError and change nothing."""
     if action not in MOVE_ACTIONS:
         raise GameError("invalid", f"Unknown action {action!r}.")
+    ask = MoveAsk(action=action, x=x, y=y, flagged=flagged, client_move_id=client_move_id)
 
     def replay(game: Game) -> MoveResult | None:
         if client_move_id is None:
@@ -340,7 +352,7 @@ def game_move(
         previous = move_store.move_by_client_id(game, client_move_id)
         if previous is None:
             return None
-        return _replay(game, previous, action=action, x=x, y=y, flagged=flagged)
+        return _replay(game, previous, ask)
 
     def act(game: Game, now: datetime) -> MoveResult:
         if not (0 <= x < game.width and 0 <= y < game.height):
@@ -375,31 +387,13 @@ def game_move(
         game.clicks += 1
         changes = outcome.change_dicts()
         at_ms = _store_move(
-            game,
-            board,
-            player_name=player.username,
-            now=now,
-            action=action,
-            x=x,
-            y=y,
-            flagged=flagged,
-            client_move_id=client_move_id,
-            changes=changes,
-            outcome=outcome,
+            game, board, ask, player_name=player.username, now=now, changes=changes, outcome=outcome
         )
         # The game's events first, the race's after (both sent after the commit, in this
         # order): the mover's own `move` frame is then not queued behind the fan-out of the
         # race's `progress` to every spectator on the same process (issue 27). A race move
         # refused below rolls the transaction back, and these events with it.
-        _publish_move(
-            game,
-            board,
-            player_name=player.username,
-            action=action,
-            changes=changes,
-            at_ms=at_ms,
-            client_move_id=client_move_id,
-        )
+        _publish_move(game, board, ask, player_name=player.username, changes=changes, at_ms=at_ms)
         if game.race_id is not None:
             _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
         return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
@@ -410,18 +404,15 @@ def game_move(
 def _store_move(
     game: Game,
     board: Board,
+    ask: MoveAsk,
     *,
     player_name: str,
     now: datetime,
-    action: str,
-    x: int | None = None,
-    y: int | None = None,
-    flagged: bool | None = None,
-    client_move_id: str | None = None,
     changes: list[dict[str, Any]] | None = None,
     outcome: Outcome | None = None,
 ) -> int:
-    """Store the move and the game's new state; returns the game clock at the move."""
+    """Store the move and the game's new state; returns the game clock at the move. `changes`
+    are kept with a move that has a `client_move_id`, for its replay."""
     at_ms = clock.elapsed_ms(
         started_at=game.started_at,
         now=now,
@@ -448,13 +439,13 @@ def _store_move(
         Move(
             game=game,
             seq=game.seq,
-            action=action,
-            x=x,
-            y=y,
-            flagged=flagged,
+            action=ask.action,
+            x=ask.x,
+            y=ask.y,
+            flagged=ask.flagged,
             at_ms=at_ms,
-            client_move_id=client_move_id,
-            changes=changes if client_move_id is not None else None,
+            client_move_id=ask.client_move_id,
+            changes=changes if ask.client_move_id is not None else None,
             created_at=now,
         ),
     )
@@ -465,7 +456,9 @@ def _finish(
     game: Game, board: Board, *, player_name: str, now: datetime, at_ms: int, reason: str
 ) -> None:
     """End the game: fix its time and result stats, and update the player's statistics in
-    the same transaction (accounts.standings.stats)."""
+    the same transaction: the solo ones (accounts.standings.stats), or for a daily game the
+    day's board and the daily ones (accounts.standings.daily), given the same GameEnd. A won
+    game is first checked for the fair-play hold; a practice daily counts nowhere."""
     won = reason == EndReason.CLEARED
     game.state = GameState.WON if won else GameState.LOST
     game.end_reason = reason
@@ -480,23 +473,30 @@ def _finish(
         # RULES.md, Races: race games count in race statistics and ratings only (games.races.services).
         return
     player = game.player
-    if game.daily is not None:
-        _finish_daily(game, player=player, won=won, now=now, at_ms=at_ms)
-        return
+    if game.daily is not None and game.unranked_reason == UnrankedReason.PRACTICE:
+        return  # a past daily played again counts nowhere (RULES.md, The daily challenge)
     if won:
-        _hold_if_superhuman(game, player=player)
-    record = stats.record_game_end(
-        user_id=game.player_id,
-        level=game.level,
-        no_guess=game.no_guess,
+        _hold_if_superhuman(game, player=player)  # held: unranked `review`, off every board
+    end = GameEnd(
         won=won,
         game_id=game.id,
         elapsed_ms=at_ms,
         bbbv_per_s=game.bbbv_per_s,
         ended_at=now,
         ranked=game.ranked,
+    )
+    if game.daily is not None:
+        # The day's board and the daily statistics, never the solo ones.
+        daily_standings.entry_end(
+            end=end, user=player, day=game.daily, level=game.level, opened=game.opened
+        )
+        return
+    record = stats.record_game_end(
+        end=replace(end, bests=won and _sets_bests(game, player=player)),
+        user_id=game.player_id,
+        level=game.level,
+        no_guess=game.no_guess,
         pool=player.board_pool,
-        bests=won and _sets_bests(game, player=player),
     )
     if record and game.ranked:
         # A new personal best on a ranked board is news for the lobby (after the commit).
@@ -519,28 +519,6 @@ def _hold_if_superhuman(game: Game, *, player: User) -> None:
         review.save()
 
 
-def _finish_daily(game: Game, *, player: User, won: bool, now: datetime, at_ms: int) -> None:
-    """A daily game's end: the superhuman hold as for any ranked win, then the day's board and
-    the daily statistics, never the solo ones (RULES.md, The daily challenge). A practice
-    game (a past daily played again) counts nowhere."""
-    if game.unranked_reason == UnrankedReason.PRACTICE or game.daily is None:
-        return
-    if won:
-        _hold_if_superhuman(game, player=player)  # unranked `review`: off the board below
-    daily_standings.entry_end(
-        user=player,
-        game_id=game.id,
-        day=game.daily,
-        level=game.level,
-        won=won,
-        ranked=game.ranked,
-        time_ms=at_ms,
-        opened=game.opened,
-        bbbv_per_s=game.bbbv_per_s,
-        ended_at=now,
-    )
-
-
 def _sets_bests(game: Game, *, player: User) -> bool:
     """Whether a win sets its bucket's bests (accounts.standings.records.sets_bests). A game
     keeps its first reason, so the pause of a custom or guest game shows only in its moves."""
@@ -553,17 +531,20 @@ def _sets_bests(game: Game, *, player: User) -> bool:
 def _publish_move(
     game: Game,
     board: Board,
+    ask: MoveAsk,
     *,
     player_name: str,
-    action: str,
     changes: list[dict[str, Any]],
     at_ms: int,
-    client_move_id: str | None = None,
 ) -> None:
     events.game_on_commit(
         game.id,
         events.move_event(
-            game, action=action, changes=changes, at_ms=at_ms, client_move_id=client_move_id
+            game,
+            action=ask.action,
+            changes=changes,
+            at_ms=at_ms,
+            client_move_id=ask.client_move_id,
         ),
     )
     if game.state in ENDED_STATES:
@@ -597,7 +578,9 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         if game.daily is not None:
             daily_standings.entry_state(game_id=game.id, state=GameState.PAUSED)
         game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
-        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.PAUSE)
+        at_ms = _store_move(
+            game, board, MoveAsk(Action.PAUSE), player_name=player.username, now=now
+        )
         events.game_on_commit(game.id, events.paused_event(game, at_ms=at_ms))
         return game
 
@@ -620,7 +603,9 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         if game.daily is not None:
             daily_standings.entry_state(game_id=game.id, state=GameState.PLAYING)
         board = Board.decode(bytes(game.board))
-        at_ms = _store_move(game, board, player_name=player.username, now=now, action=Action.RESUME)
+        at_ms = _store_move(
+            game, board, MoveAsk(Action.RESUME), player_name=player.username, now=now
+        )
         events.game_on_commit(
             game.id,
             events.resumed_event(
@@ -733,7 +718,7 @@ def deal_opened_games(
     layout = None
     if no_guess:
         seed = str(rng.getrandbits(64)) if settings.GAME_TEST_SEED else None
-        layout = noguess.layout_for(width, height, mines, x, y, seed=seed)
+        layout = noguess.layout_for(noguess.LayoutAsk(width, height, mines, x, y, seed=seed))
     won_at_once = board.reveal(x, y, rng, layout=layout).ended
     games = _deal_opened(
         [(player, UnrankedReason.RACE) for player in players],

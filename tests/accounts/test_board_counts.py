@@ -14,6 +14,7 @@ from django.db import connection
 
 from accounts.models import RANKED_LEVELS, BoardPool, User
 from accounts.standings import leaderboards as lb
+from accounts.standings.records import GameEnd
 from accounts.standings.stats import record_game_end, record_ranked_win, remove_from_boards
 from tests.support.personas import PASSWORD
 
@@ -54,13 +55,11 @@ def _history(seed: int, players: int = 9, games: int = 150) -> list[User]:
         ms = rng.choice([rng.randint(2_000, 60_000), 5_000, 7_000])
         speed = None if rng.random() < 0.1 else round(rng.uniform(0.3, 4.0), 3)
         record_game_end(
+            end=GameEnd(
+                won=won, game_id=uuid.uuid4(), elapsed_ms=ms, bbbv_per_s=speed, ended_at=when
+            ),
             user_id=user.pk,
             level=rng.choice(["beginner", "beginner", "expert"]),
-            won=won,
-            game_id=uuid.uuid4(),
-            elapsed_ms=ms,
-            bbbv_per_s=speed,
-            ended_at=when,
             pool=BoardPool.BOT if user is users[-1] else BoardPool.HUMAN,
         )
     record_ranked_win(
@@ -78,25 +77,22 @@ def _history(seed: int, players: int = 9, games: int = 150) -> list[User]:
 
 def _assert_same(spec: lb.BoardSpec, users: list[User], now: datetime, page_size: int) -> None:
     q = lb._sql(spec, now)
-    whole = lb.direct_page(spec, q, page=1, page_size=1000, viewer=None, around_me=False)
+    whole = lb.direct_page(spec, q, lb.PageAsk(page=1, page_size=1000))
     for page in range(1, whole.last_page * 1000 // page_size + 2):
-        want = lb.direct_page(spec, q, page=1, page_size=page_size, viewer=None, around_me=False)
+        want = lb.direct_page(spec, q, lb.PageAsk(page=1, page_size=page_size))
         if page > 1:
             if (page - 1) * page_size >= whole.count:
                 break
-            want = lb.direct_page(
-                spec, q, page=page, page_size=page_size, viewer=None, around_me=False
-            )
-        got = lb.leaderboard_page(spec=spec, page=page, page_size=page_size, viewer=None, now=now)
+            want = lb.direct_page(spec, q, lb.PageAsk(page=page, page_size=page_size))
+        got = lb.leaderboard_page(
+            spec=spec, ask=lb.PageAsk(page=page, page_size=page_size), now=now
+        )
         assert (got.count, got.results) == (want.count, want.results), (spec, now, page)
     for user in users:
         for around in (False, True):
-            want = lb.direct_page(
-                spec, q, page=1, page_size=page_size, viewer=user, around_me=around
-            )
-            got = lb.leaderboard_page(
-                spec=spec, page=1, page_size=page_size, viewer=user, around_me=around, now=now
-            )
+            ask = lb.PageAsk(page=1, page_size=page_size, viewer=user, around_me=around)
+            want = lb.direct_page(spec, q, ask)
+            got = lb.leaderboard_page(spec=spec, ask=ask, now=now)
             assert (got.count, got.page, got.results, got.me) == (
                 want.count,
                 want.page,
@@ -157,18 +153,22 @@ def test_a_new_personal_best_moves_the_count_and_ranks_at_once():
     users = _history(seed=4, players=6, games=40)
     now = START + timedelta(days=60)
     spec = lb.board_spec(level="beginner", board="times", period="week", sort=None)
-    before = lb.leaderboard_page(spec=spec, page=1, page_size=50, viewer=None, now=now)
+    before = lb.leaderboard_page(spec=spec, ask=lb.PageAsk(page=1, page_size=50), now=now)
     newcomer = User.objects.create_user(username="newcomer", password=PASSWORD)
     record_game_end(
+        end=GameEnd(
+            won=True,
+            game_id=uuid.uuid4(),
+            elapsed_ms=1,
+            bbbv_per_s=50.0,
+            ended_at=now - timedelta(hours=1),
+        ),
         user_id=newcomer.pk,
         level="beginner",
-        won=True,
-        game_id=uuid.uuid4(),
-        elapsed_ms=1,
-        bbbv_per_s=50.0,
-        ended_at=now - timedelta(hours=1),
     )
-    after = lb.leaderboard_page(spec=spec, page=1, page_size=50, viewer=newcomer, now=now)
+    after = lb.leaderboard_page(
+        spec=spec, ask=lb.PageAsk(page=1, page_size=50, viewer=newcomer), now=now
+    )
     assert after.count == before.count + 1
     assert after.me is not None and after.me["rank"] == 1
     assert after.results[0]["player"] == "newcomer"

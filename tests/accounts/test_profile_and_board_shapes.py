@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from accounts.models import User
+from accounts.standings.records import GameEnd
 from accounts.standings.stats import record_game_end
 from tests.support.boards import mines
 from tests.support.http import assert_error, new_game, post, start
@@ -64,13 +65,9 @@ def _ended(
 ) -> None:
     """A game's end as the statistics record it (set-up without playing it)."""
     record_game_end(
+        end=GameEnd(won=won, game_id=uuid.uuid4(), elapsed_ms=ms, bbbv_per_s=speed, ended_at=at),
         user_id=user.pk,
         level=level,
-        won=won,
-        game_id=uuid.uuid4(),
-        elapsed_ms=ms,
-        bbbv_per_s=speed,
-        ended_at=at,
     )
 
 

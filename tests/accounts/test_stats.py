@@ -10,6 +10,7 @@ import pytest
 
 from accounts.models import STATS_BUCKETS as BUCKETS
 from accounts.models import PersonalRecord, PlayerStats
+from accounts.standings.records import GameEnd
 from accounts.standings.selectors import stats_for_user
 from accounts.standings.stats import record_game_end
 from tests.support.shapes import BUCKETS as API_BUCKETS
@@ -22,13 +23,15 @@ T0 = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 def finish(user, level="beginner", *, won=True, ms=10_000, speed=2.0, minute=0, game_id=None):
     gid = game_id or uuid.uuid4()
     result = record_game_end(
+        end=GameEnd(
+            won=won,
+            game_id=gid,
+            elapsed_ms=ms,
+            bbbv_per_s=speed if won else None,
+            ended_at=T0 + timedelta(minutes=minute),
+        ),
         user_id=user.pk,
         level=level,
-        won=won,
-        game_id=gid,
-        elapsed_ms=ms,
-        bbbv_per_s=speed if won else None,
-        ended_at=T0 + timedelta(minutes=minute),
     )
     return gid, result
 

@@ -16,6 +16,7 @@ import pytest
 from django.db import connection, transaction
 
 from accounts.models import PersonalRecord
+from accounts.standings.records import GameEnd
 from accounts.standings.selectors import stats_for_user
 from accounts.standings.stats import record_game_end
 from tests.support.threads import in_threads
@@ -39,7 +40,9 @@ def end_games_at_once(user_id: int, ends: list[dict]) -> list[BaseException]:
             with transaction.atomic():
                 barrier.wait(timeout=10)
                 record_game_end(
-                    user_id=user_id, level="beginner", game_id=uuid.uuid4(), ended_at=NOW, **end
+                    end=GameEnd(game_id=uuid.uuid4(), ended_at=NOW, **end),
+                    user_id=user_id,
+                    level="beginner",
                 )
                 time.sleep(0.2)  # the rest of the ending transaction: the other one must wait
         except BaseException as exc:  # reported to the test thread
@@ -62,7 +65,9 @@ def test_two_first_games_ending_together_create_one_row_with_both(alice):
 
 
 def test_two_later_games_ending_together_both_count(alice):
-    record_game_end(user_id=alice.pk, level="beginner", game_id=uuid.uuid4(), ended_at=NOW, **WIN)
+    record_game_end(
+        end=GameEnd(game_id=uuid.uuid4(), ended_at=NOW, **WIN), user_id=alice.pk, level="beginner"
+    )
     errors = end_games_at_once(
         alice.pk,
         [WIN, {"won": False, "elapsed_ms": 5_000, "bbbv_per_s": None}],

@@ -13,6 +13,9 @@ from django.db import connection
 
 from accounts.models import DailyEntry, User
 from accounts.standings import daily
+from accounts.standings.leaderboards import PageAsk
+from accounts.standings.records import GameEnd
+from tests.support.daily_entries import ranked_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -29,19 +32,11 @@ def _seed(n: int, rng: random.Random) -> list[User]:
         at = start + timedelta(seconds=rng.choice([0, 1, 599, 600, 1800, 3600 * 5]))
         time_ms = rng.choice([41_000, 41_500, 41_999, 42_000, 99_999]) if kind == "won" else None
         opened = rng.choice([3, 3, 17, 200])
+        board = daily.DailyBoard(day=DAY, level="expert", pool=rng.choice(["human"] * 9 + ["none"]))
+        game_id = f"00000000-0000-4000-8000-{user.pk:012d}"
         entries.append(
-            DailyEntry(
-                user=user,
-                day=DAY,
-                level="expert",
-                game_id=f"00000000-0000-4000-8000-{user.pk:012d}",
-                pool=rng.choice(["human"] * 9 + ["none"]),
-                ranked=True,
-                state=kind,
-                time_ms=time_ms,
-                opened=opened,
-                score=daily.score(kind, time_ms=time_ms, opened=opened),
-                achieved_at=at,
+            ranked_entry(
+                user, board, game_id=game_id, state=kind, time_ms=time_ms, opened=opened, at=at
             )
         )
     DailyEntry.objects.bulk_create(entries)
@@ -55,18 +50,14 @@ def _agree(users: list[User]) -> None:
     for size in (1, 7, 50):
         last = max(1, -(-count // size))
         for page in sorted({1, 2, last // 2 or 1, last}):
-            fast = daily.daily_board_page(board=BOARD, page=page, page_size=size, viewer=None)
-            slow = daily.daily_board_page(
-                board=BOARD, page=page, page_size=size, viewer=None, direct=True
-            )
+            ask = PageAsk(page=page, page_size=size)
+            fast = daily.daily_board_page(board=BOARD, ask=ask)
+            slow = daily.daily_board_page(board=BOARD, ask=ask, direct=True)
             assert (fast.count, fast.results) == (slow.count, slow.results), (size, page)
     for viewer in users[::9]:
-        fast = daily.daily_board_page(
-            board=BOARD, page=1, page_size=10, viewer=viewer, around_me=True
-        )
-        slow = daily.daily_board_page(
-            board=BOARD, page=1, page_size=10, viewer=viewer, around_me=True, direct=True
-        )
+        ask = PageAsk(page=1, page_size=10, viewer=viewer, around_me=True)
+        fast = daily.daily_board_page(board=BOARD, ask=ask)
+        slow = daily.daily_board_page(board=BOARD, ask=ask, direct=True)
         assert (fast.me, fast.page, fast.results) == (slow.me, slow.page, slow.results)
 
 
@@ -81,16 +72,18 @@ def test_the_histogram_agrees_with_the_rows_through_every_change():
     for entry in DailyEntry.objects.filter(state="playing")[:20]:
         opened = rng.choice([5, 17])
         daily.entry_end(
+            end=GameEnd(
+                won=False,
+                game_id=entry.game_id,
+                elapsed_ms=1,
+                bbbv_per_s=None,
+                ended_at=entry.achieved_at + timedelta(minutes=3),
+                ranked=True,
+            ),
             user=entry.user,
-            game_id=entry.game_id,
             day=DAY,
             level="expert",
-            won=False,
-            ranked=True,
-            time_ms=1,
             opened=opened,
-            bbbv_per_s=None,
-            ended_at=entry.achieved_at + timedelta(minutes=3),
         )
     for entry in DailyEntry.objects.filter(state="won")[:10]:
         daily.entry_unrank(game_id=entry.game_id)

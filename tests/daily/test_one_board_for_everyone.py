@@ -124,9 +124,10 @@ def test_the_dealer_never_searches_in_the_servers_thread(monkeypatch):
     searched = []
     monkeypatch.setattr(noguess, "_executor", lambda: Broken())
     monkeypatch.setattr(noguess, "search", lambda *a, **k: searched.append(a) or ([0], 1))
-    assert noguess.layout_for(9, 9, 10, 4, 4, in_thread=False) is None
+    assert noguess.layout_for(noguess.LayoutAsk(9, 9, 10, 4, 4), in_thread=False) is None
     assert searched == []
-    assert noguess.layout_for(9, 9, 10, 4, 4) == [0]  # a first tap still searches here
+    # a first tap still searches here
+    assert noguess.layout_for(noguess.LayoutAsk(9, 9, 10, 4, 4)) == [0]
     assert len(searched) == 1
 
 

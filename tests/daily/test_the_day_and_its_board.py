@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import AccountKind, DailyEntry, DailyStats, User
 from accounts.standings import daily as daily_standings
+from accounts.standings.records import GameEnd
 from games.daily import rules, services
 from games.models import DailyChallenge, Game
 from tests.support.boards import board_of, mine_cell, mines_of, safe_cells
@@ -192,16 +193,18 @@ def test_streaks_across_days_and_levels(alice):
                 player=alice, level=level, now=start + timedelta(days=offset)
             )
             daily_standings.entry_end(
+                end=GameEnd(
+                    won=True,
+                    game_id=game.id,
+                    elapsed_ms=5000,
+                    bbbv_per_s=1.0,
+                    ended_at=start + timedelta(days=offset, minutes=1),
+                    ranked=True,
+                ),
                 user=alice,
-                game_id=game.id,
                 day=game.daily,
                 level=level,
-                won=True,
-                ranked=True,
-                time_ms=5000,
                 opened=10,
-                bbbv_per_s=1.0,
-                ended_at=start + timedelta(days=offset, minutes=1),
             )
     rows = {r.level: r for r in DailyStats.objects.filter(user=alice)}
     assert (rows["all"].current_streak, rows["all"].best_streak, rows["all"].won) == (3, 3, 4)

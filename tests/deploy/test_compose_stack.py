@@ -18,12 +18,12 @@ import pytest
 
 from deploy.compose_stack import (
     Account,
-    ApiError,
     Client,
     Stack,
     play,
     progress,
 )
+from deploy.json_http import ApiError
 from tests.support.docker_stacks import docker_engine, only_when_asked, write_figures
 
 pytestmark = only_when_asked(
@@ -121,10 +121,10 @@ def watcher_on(
 
 def test_the_whole_stack_is_healthy_and_answers_through_the_proxy(stack: Stack, client: Client):
     assert len(stack.containers("web")) == 2 and len(stack.containers("live")) == 2
-    status, body, _ = client.call("GET", "/readyz")
+    status, _, body, _ = client.request("GET", "/readyz")
     assert status == 200, body
     assert body["checks"]["database"]["ok"] and body["checks"]["redis"]["ok"]
-    status, body, _ = client.call("GET", "/api/no-such-path")
+    status, _, body, _ = client.request("GET", "/api/no-such-path")
     assert status == 404 and body["error"]["code"]
 
 
@@ -225,7 +225,7 @@ def test_prometheus_scrapes_every_app_replica_and_the_proxy_hides_metrics(
     docs/DEPLOYMENT.md, "Metrics and logs") finds the four app replicas through Docker's DNS
     and scrapes them on the stack's network; the proxy answers 404 for /metrics."""
     progress("phase: the monitoring profile's prometheus scrapes every web and live replica")
-    status, body, _ = client.call("GET", "/metrics")
+    status, _, body, _ = client.request("GET", "/metrics")
     assert status == 404 and body["error"]["code"] == "not_found"
     started = time.monotonic()
     monitoring = ("--profile", "monitoring")
@@ -291,7 +291,7 @@ class Mover:
                     x, y = game["width"] // 2, game["height"] // 2
                 else:
                     x, y = next_reveal(game["board"], rng)
-                status, body, _ = self.client.call(
+                status, _, body, _ = self.client.request(
                     "POST",
                     f"/api/games/{game['id']}/reveal",
                     {"x": x, "y": y},
@@ -374,7 +374,7 @@ def test_a_database_restart_answers_503_then_recovers(stack: Stack, client: Clie
     stopped_at = time.monotonic()
     statuses = set()
     for _ in range(20):
-        status, body, _ = client.call(
+        status, _, body, _ = client.request(
             "POST", f"/api/games/{game['id']}/reveal", {"x": 4, "y": 4}, token=player.token
         )
         statuses.add(status)
@@ -383,17 +383,17 @@ def test_a_database_restart_answers_503_then_recovers(stack: Stack, client: Clie
             break
         time.sleep(0.5)
     assert 503 in statuses, statuses
-    ready, _, _ = client.call("GET", "/readyz")
+    ready, _, _, _ = client.request("GET", "/readyz")
     assert ready == 503
     stack.engine.d("start", db, timeout=60)
     deadline = time.monotonic() + 90
-    while client.call("GET", "/readyz")[0] != 200:
+    while client.request("GET", "/readyz").status != 200:
         assert time.monotonic() < deadline, "no recovery within 90 s of the restart"
         time.sleep(0.5)
     recovered_s = time.monotonic() - stopped_at
     failures = 0
     for _ in range(10):
-        status, body, _ = client.call("GET", f"/api/games/{game['id']}", token=player.token)
+        status, _, body, _ = client.request("GET", f"/api/games/{game['id']}", token=player.token)
         failures += status != 200
     assert failures == 0
     played = play(
@@ -433,7 +433,7 @@ def test_a_paused_redis_still_lets_moves_through_and_sockets_resync(stack: Stack
             if game["state"] in {"won", "lost"}:
                 break
             x, y = next_reveal(game["board"], rng)
-            status, body, elapsed = client.call(
+            status, _, body, elapsed = client.request(
                 "POST",
                 f"/api/games/{game['id']}/reveal",
                 {"x": x, "y": y},

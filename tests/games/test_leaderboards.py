@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.models import PersonalRecord, PlayerStats, User
 from accounts.standings import leaderboards
+from accounts.standings.records import GameEnd
 from accounts.standings.stats import record_game_end
 from games.engine import Board
 from games.models import Game
@@ -36,13 +37,9 @@ def ended(user, *, ms=None, speed=None, won=True, at=NOW, level="beginner"):
     """A game end recorded by the statistics writer (what the games service calls)."""
     gid = uuid.uuid4()
     record_game_end(
+        end=GameEnd(won=won, game_id=gid, elapsed_ms=ms or 0, bbbv_per_s=speed, ended_at=at),
         user_id=user.pk,
         level=level,
-        won=won,
-        game_id=gid,
-        elapsed_ms=ms or 0,
-        bbbv_per_s=speed,
-        ended_at=at,
     )
     return str(gid)
 
@@ -409,7 +406,7 @@ def test_every_board_and_period_agrees_with_ranking_the_games_directly():
                     level=level, board=kind, period=period, sort=None, players=players
                 )
                 got = leaderboards.leaderboard_page(
-                    spec=spec, page=1, page_size=200, viewer=None, now=now
+                    spec=spec, ask=leaderboards.PageAsk(page=1, page_size=200), now=now
                 )
                 assert [r["game_id"] for r in got.results] == expected, (
                     level,
@@ -459,7 +456,7 @@ def test_me_has_the_right_rank_anywhere_on_the_board(seven_players):
         spec = leaderboards.board_spec(level="beginner", board="times", period=period, sort=None)
         for expected, user in enumerate(reversed(seven_players), 1):
             page = leaderboards.leaderboard_page(
-                spec=spec, page=1, page_size=2, viewer=user, now=NOW
+                spec=spec, ask=leaderboards.PageAsk(page=1, page_size=2, viewer=user), now=NOW
             )
             assert page.me is not None and page.me["rank"] == expected, (period, user.username)
             assert page.count == 7

@@ -41,7 +41,7 @@ def generator_layouts(
     """`n` layouts of the server's generator (games.play.noguess.search), seeded."""
     out = []
     for i in range(n):
-        found, _ = noguess.search(width, height, mines, at[0], at[1], f"{seed}:{i}")
+        found, _ = noguess.search(noguess.LayoutAsk(width, height, mines, *at, f"{seed}:{i}"))
         assert found is not None
         out.append(found)
     return out
