@@ -4,10 +4,12 @@ Redis carries the live events only: moves never wait for it (games.play.events d
 it cannot make). But while Redis is away, this process's subscriptions hear nothing, so every
 open socket may have missed events. channels-redis reconnects and subscribes again by itself
 (redis-py's PubSub does, on its next read); it tells nobody. This watch does: one task per
-process PINGs Redis (every host of REDIS_URLS) every WATCH_INTERVAL_SECONDS; when Redis answers again after failing, it
-waits RESUBSCRIBE_GRACE_SECONDS (for the subscriptions to come back) and tells every socket of
-this process to resync: a game socket re-reads its game and sends a fresh `state`, the lobby a
-fresh `live` snapshot. Nothing is restarted.
+process asks every host of REDIS_URLS for its `run_id` (a new one at each start of the server)
+every WATCH_INTERVAL_SECONDS; when Redis answers again after failing, or answers with another
+`run_id` (it restarted between two looks: an outage shorter than the interval, which a bare
+PING never saw), it waits RESUBSCRIBE_GRACE_SECONDS (for the subscriptions to come back) and
+tells every socket of this process to resync: a game socket re-reads its game and sends a fresh
+`state`, the lobby a fresh `live` snapshot. Nothing is restarted.
 
 It also keeps this process listening (`keep_listening`). channels-redis's pub/sub layer reads
 a Redis host's messages only while this process is subscribed to something there; with no
@@ -64,12 +66,20 @@ class RedisWatch:
     def discard(self, socket: Resyncs) -> None:
         self._sockets.discard(socket)
 
-    async def _ping(self, client: Any) -> bool:
+    async def _run_id(self, client: Any) -> str | None:
+        """The host's `run_id`, None when it does not answer in time; "" from a Redis that
+        refuses INFO (some managed ones rename it), which a PING alone then watches."""
+        from redis.exceptions import ResponseError
+
         try:
-            await asyncio.wait_for(client.ping(), PING_TIMEOUT_SECONDS)
+            try:
+                info = await asyncio.wait_for(client.info("server"), PING_TIMEOUT_SECONDS)
+            except ResponseError:
+                await asyncio.wait_for(client.ping(), PING_TIMEOUT_SECONDS)
+                return ""
         except Exception:
-            return False
-        return True
+            return None
+        return str(info.get("run_id", ""))
 
     async def _watch(self) -> None:
         import redis.asyncio as aioredis
@@ -84,11 +94,19 @@ class RedisWatch:
             )
             for url in redis_hosts()
         ]
+        seen: list[str | None] = [None] * len(clients)  # each host's last run_id
         try:
             while self._sockets:
-                answers = await asyncio.gather(*(self._ping(client) for client in clients))
-                up = all(answers)
-                if up and not self.up:
+                ids = await asyncio.gather(*(self._run_id(client) for client in clients))
+                up = all(run_id is not None for run_id in ids)
+                restarted = any(
+                    old is not None and new is not None and new != old
+                    for old, new in zip(seen, ids, strict=True)
+                )
+                seen = [new if new is not None else old for old, new in zip(seen, ids, strict=True)]
+                if up and (restarted or not self.up):
+                    if self.up:  # the whole outage fell between two looks
+                        log.warning("Redis restarted since the last look: live events may be lost")
                     log.warning("Redis answers again: resyncing %d sockets", len(self._sockets))
                     await asyncio.sleep(RESUBSCRIBE_GRACE_SECONDS)
                     await self._resync_all()
