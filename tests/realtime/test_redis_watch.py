@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from django.conf import settings
 
-from games.live import redis_watch
+from tests.support.redis_watch import watching
 from tests.support.services import PrivateRedis, redis_missing
 
 pytestmark = pytest.mark.skipif(
@@ -20,26 +19,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-class Socket:
-    """A socket of the process, counting the resyncs it is told to make."""
-
-    def __init__(self) -> None:
-        self.resyncs = 0
-
-    async def redis_back(self) -> None:
-        self.resyncs += 1
-
-
 async def test_a_restart_between_two_looks_resyncs_the_sockets(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with PrivateRedis() as redis:
-        monkeypatch.setattr(settings, "REDIS_URL", redis.url())
-        monkeypatch.setattr(settings, "REDIS_URLS", [redis.url()], raising=False)
-        monkeypatch.setattr(redis_watch, "WATCH_INTERVAL_SECONDS", 3.0)
-        watch, socket = redis_watch.RedisWatch(), Socket()
-        watch.add(socket)  # the first look is made at once
-        try:
+        async with watching(monkeypatch, [redis.url()], interval=3.0) as (watch, socket):
             await asyncio.sleep(0.5)
             assert socket.resyncs == 0  # nothing happened yet
             redis.stop()  # SIGKILL
@@ -52,23 +36,10 @@ async def test_a_restart_between_two_looks_resyncs_the_sockets(
                 await asyncio.sleep(0.1)
             assert socket.resyncs == 1 and watch.outages == 1
             assert not seen_down  # no look found Redis away: the run_id told
-        finally:
-            watch.discard(socket)
-            if watch._task is not None:
-                watch._task.cancel()
 
 
 async def test_a_steady_redis_resyncs_nobody(monkeypatch: pytest.MonkeyPatch) -> None:
     with PrivateRedis() as redis:
-        monkeypatch.setattr(settings, "REDIS_URL", redis.url())
-        monkeypatch.setattr(settings, "REDIS_URLS", [redis.url()], raising=False)
-        monkeypatch.setattr(redis_watch, "WATCH_INTERVAL_SECONDS", 0.1)
-        watch, socket = redis_watch.RedisWatch(), Socket()
-        watch.add(socket)
-        try:
+        async with watching(monkeypatch, [redis.url()], interval=0.1) as (watch, socket):
             await asyncio.sleep(1.0)  # about ten looks at the same server
             assert watch.up and socket.resyncs == 0 and watch.outages == 0
-        finally:
-            watch.discard(socket)
-            if watch._task is not None:
-                watch._task.cancel()
