@@ -10,12 +10,14 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-stack test-fast lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-stack test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
 	@echo "make test      the suite (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
+	@echo "make test-fast   no browser, no stack (TESTS=tests/races for one room's tests)"
 	@echo "make test-stack  the rest of it: own server processes, PostgreSQL/Redis outages"
+	@echo "make screenshots refresh docs/screenshots/ from the browser tests"
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make typecheck mypy (engine under --strict)"
 	@echo "make bench     every benchmark under bench/"
@@ -48,15 +50,32 @@ migrate: venv
 run: migrate
 	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.dev_server:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
 
-# The suite, in two targets that together run every test: `test` (1,037 s on PostgreSQL and
-# Redis at 02:33 UTC on 2026-12-02, with other work on the machine) and `test-stack` (214 s):
-# the tests that start their own servers or take PostgreSQL and Redis down (tests/conftest.py,
-# STACK_MODULES). .ci/run runs both.
+# The suite, in two targets that together run every test: `test` (everything but the stack
+# tests, browser tests included) and `test-stack`: the tests that start their own server
+# processes or take PostgreSQL and Redis down (tests/conftest.py, STACK_MODULES). .ci/run runs
+# `test` twice (SQLite + in-memory layer, then PostgreSQL + Redis) and `test-stack`. Timings
+# are in the README's Tests section. TEST_WORKERS: pytest-xdist processes (auto: one per core);
+# each has its own test database and Redis prefix (demineur_site/settings_test.py); a file's
+# tests stay in one worker (--dist loadfile), so a module's browser and set-up are made once.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadfile
+# `make test-fast TESTS=tests/races` runs one room's tests; TESTS is any pytest path or node id.
+TESTS ?= tests
+
 test: venv
-	$(PY) -m pytest -q -m "not stack"
+	$(PY) -m pytest -q -m "not stack" $(PYTEST_PARALLEL) --durations=25 $(TESTS)
+
+# No browser and no stack: the quick loop while changing one room.
+test-fast: venv
+	$(PY) -m pytest -q -m "not stack and not browser" $(PYTEST_PARALLEL) $(TESTS)
 
 test-stack: venv
-	$(PY) -m pytest -q -m stack
+	$(PY) -m pytest -q -m stack --durations=10
+
+# The documentation's screenshots (docs/screenshots/), refreshed on purpose: the browser tests
+# run with SCREENSHOTS_DIR pointing there (a plain `make test` writes them to .test-output/).
+screenshots: venv
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(PY) -m pytest -q -m "browser and not stack" $(PYTEST_PARALLEL) tests
 
 lint: venv
 	$(VENV)/bin/ruff check .

@@ -158,7 +158,17 @@ def _send_in_memory(layer: InMemoryChannelLayer, group: str, message: dict[str, 
             except Exception as exc:  # a busy loop: the committed move stands, watchers resync
                 log.warning("publishing a live event on the server's loop failed: %r", exc)
             return
-    async_to_sync(layer.group_send)(group, message)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async_to_sync(layer.group_send)(group, message)
+        return
+    # Synchronous code inside a running loop's thread (a sync caller under a loop it does not
+    # own, with no server loop bound yet): async_to_sync refuses to run here, and no watcher
+    # can be listening on a loop we do not know, so the send runs on a short-lived thread.
+    sender = threading.Thread(target=async_to_sync(layer.group_send), args=(group, message))
+    sender.start()
+    sender.join(PUBLISH_WAIT_SECONDS)
 
 
 def send_now(group: str, message: dict[str, Any]) -> None:

@@ -39,7 +39,14 @@ os.environ.setdefault(
     ),
 )
 
-from .settings import *  # noqa: F403
+# pytest-xdist runs the suite in several processes on one Redis: each worker keys its channel
+# layer and cache apart (the servers a test starts inherit the same environment).
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _worker:
+    os.environ.setdefault("CHANNELS_PREFIX", f"demineur-test-{_worker}")
+    os.environ.setdefault("CACHE_PREFIX", f"demineur-test-{_worker}")
+
+from .settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -52,3 +59,21 @@ for _alias in DATABASES.values():  # noqa: F405
     _options = _alias.get("OPTIONS")
     if not (isinstance(_options, dict) and _options.get("pool")):
         _alias["CONN_MAX_AGE"] = 0
+
+# SQLite's default test database is in memory with a shared cache, where concurrent requests
+# (the browser tests' server threads) take table locks that the busy timeout never retries:
+# "database table is locked" behind 500s. The suite uses a file instead, in the system's temp
+# folder (never the repository), with the same WAL + BEGIN IMMEDIATE + busy timeout as `make
+# run`; pytest-xdist gives each worker its own file (suffix _gw0, _gw1, ...). The process id
+# keeps two runs on one machine apart.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    import tempfile
+
+    DATABASES["default"].setdefault("TEST", {})  # noqa: F405
+    DATABASES["default"]["TEST"].setdefault(  # noqa: F405
+        "NAME", os.path.join(tempfile.gettempdir(), f"demineur-test-{os.getpid()}.sqlite3")
+    )
+    # A test database is thrown away: no fsync per commit.
+    DATABASES["default"]["OPTIONS"]["init_command"] = (  # noqa: F405
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
+    )

@@ -24,8 +24,10 @@ def padding(page: Any, selector: str, side: str) -> float:
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_no_band_above_games_in_progress_and_sign_up_fields_fill_the_card(
-    request: pytest.FixtureRequest, device: str
+    request: pytest.FixtureRequest, device: str, live: str
 ) -> None:
+    # `live` named here, not only through the device picked at run time: pytest-django sets
+    # up and opens the test database for the fixtures a test names when it is collected.
     context = request.getfixturevalue(device)
     page = context.new_page()
     start_game(page, "beginner")  # a visitor's guest game, in progress after its first tap

@@ -25,8 +25,10 @@ def no_native_dialogs(page: Any) -> list[str]:
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_give_up_and_new_game_ask_in_the_sites_dialog(
-    request: pytest.FixtureRequest, device: str
+    request: pytest.FixtureRequest, device: str, live: str
 ) -> None:
+    # `live` named here, not only through the device picked at run time: pytest-django sets
+    # up and opens the test database for the fixtures a test names when it is collected.
     context = request.getfixturevalue(device)
     page, game_id = new_player_game(context, f"dia{device}", "beginner")
     native = no_native_dialogs(page)
