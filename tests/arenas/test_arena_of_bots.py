@@ -52,6 +52,8 @@ class Bot:
         # Races a resigning bot won all the same: its one reveal opened the last safe cells of
         # a board the race's opening had nearly cleared (no resign is left to make then).
         self.won_anyway: list[str] = []
+        # Races that ended before this bot's resign reached the server (it did not leave them).
+        self.ended_first: list[str] = []
         self.solver = DeductionSolver()
 
     def step(self, arena_id: str) -> None:
@@ -87,7 +89,15 @@ class Bot:
                 self.won_anyway.append(self.played[-1])
             else:
                 resigned = self.api.post(f"/api/games/{self.game}/resign")
-                assert resigned.status_code == 200, (resigned.text, moved.text)
+                if resigned.status_code == 409:
+                    # The race ended before the resign arrived (a winner cleared their board
+                    # first: on a busy machine a bot's two requests can take that long). The
+                    # game is over already, and the bot did not leave it.
+                    state = self.api.get(f"/api/games/{self.game}").json()["state"]
+                    assert state != "playing", (resigned.text, state)
+                    self.ended_first.append(self.played[-1])
+                else:
+                    assert resigned.status_code == 200, (resigned.text, moved.text)
             self.game = None
 
 
@@ -213,7 +223,8 @@ def test_nine_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_cl
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]
     # Resigning is leaving: the bots that resign score nothing, those that clear score.
     by_name = {r["player"]: r for r in rows}
-    assert {by_name[b.name]["score"] for b in bots if not b.win and not b.won_anyway} == {0}
+    leavers = [b for b in bots if not b.win and not b.won_anyway and not b.ended_first]
+    assert {by_name[b.name]["score"] for b in leavers} <= {0}
     assert all(by_name[b.name]["score"] > 0 for b in bots if b.won_anyway)
     assert all(by_name[b.name]["score"] > 0 for b in bots if b.win)
     assert {r["player"] for r in rows[:3]} <= {b.name for b in bots if b.win}

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 
 ARENA_URL = re.compile(r"/arenas/[0-9a-f-]{36}$")
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
-PAIRED_S = 15_000  # a pairing: the next tick of the clock (the rematch wait is brought forward)
+PAIRED_S = 30_000  # a pairing: the next tick of the clock (the rematch wait is brought forward)
 
 
 def own_cell(page: Any, x: int, y: int) -> Any:
@@ -43,7 +43,7 @@ def my_game(page: Any, player: str) -> str:
 
 def racing(page: Any) -> None:
     """The race page of a race that has started: the racer's own board is there."""
-    expect(page.locator("#race")).to_have_attribute("data-state", "running", timeout=10_000)
+    expect(page.locator("#race")).to_have_attribute("data-state", "running")
     expect(page.locator("#board .cell")).to_have_count(81)
 
 
@@ -95,7 +95,7 @@ def race_once(alice: Any, bob: Any) -> str:
     expect(bob.locator("#race-arena-note")).to_contain_text("back in the arena's pool")
     clear_board(alice, my_game(alice, "alice"))
     for page in (alice, bob):
-        expect(page.locator("#race")).to_have_attribute("data-state", "finished", timeout=10_000)
+        expect(page.locator("#race")).to_have_attribute("data-state", "finished")
         expect(page.locator("#another-race")).to_have_text("Back to the arena")
     return str(alice.url.rsplit("/", 1)[1])
 
@@ -186,7 +186,7 @@ def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
         page.click("#race-arena-link")
         page.wait_for_url(f"**/arenas/{arena_id}")
     for page in (alice, bob, watcher):
-        expect(page.locator("#arena")).to_have_attribute("data-state", "finished", timeout=10_000)
+        expect(page.locator("#arena")).to_have_attribute("data-state", "finished")
         podium = page.locator("#podium li")
         expect(podium).to_have_count(2)
         expect(podium.nth(0)).to_have_attribute("data-player", "alice")

@@ -76,7 +76,7 @@ def test_ten_seconds_hidden_pauses_the_game_by_itself(desktop: Any) -> None:
     page.wait_for_timeout(3000)  # within the grace period: nothing happens yet
     assert game_of(desktop, game_id)["state"] == "playing"
     # The other seven seconds: the pause comes once the grace period (5 s) is over.
-    expect(page.locator("#board")).to_be_hidden(timeout=7000)
+    expect(page.locator("#board")).to_be_hidden()
     g = game_of(desktop, game_id)
     assert (g["state"], g["ranked"], g["unranked_reason"]) == ("paused", False, "paused")
     assert g["board"] is None

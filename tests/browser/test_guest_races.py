@@ -73,7 +73,7 @@ def test_a_visitor_on_a_phone_joins_a_race_by_its_code_as_a_guest_and_wins_unrat
 
     visitor.click("#race-ready")
     host.click("#race-ready")
-    expect(visitor.locator("#race")).to_have_attribute("data-state", "running", timeout=8000)
+    expect(visitor.locator("#race")).to_have_attribute("data-state", "running")
     expect(visitor.locator("#board .cell")).to_have_count(81)
     race = visitor.request.get(f"/api/races/{visitor.url.rsplit('/', 1)[1]}").json()
     assert race["rated"] is False  # a player and a guest: nobody is rated
@@ -95,7 +95,7 @@ def test_a_visitor_on_a_phone_joins_a_race_by_its_code_as_a_guest_and_wins_unrat
 
     host.click("#resign")
     host.click("#ask-yes")
-    expect(visitor.locator("#race")).to_have_attribute("data-state", "finished", timeout=8000)
+    expect(visitor.locator("#race")).to_have_attribute("data-state", "finished")
     expect(result).to_contain_text(re.compile(r"3BV \d+"))
     row = visitor.locator(f'#results tbody tr[data-player="{name}"]')
     expect(row).to_have_attribute("data-place", "1")

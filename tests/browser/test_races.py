@@ -87,7 +87,7 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
     for page in (alice, bob):
         expect(page.locator("#race-countdown")).to_have_text(re.compile(r"^[123]$"))
     for page in (alice, bob):
-        expect(page.locator("#race")).to_have_attribute("data-state", "running", timeout=8000)
+        expect(page.locator("#race")).to_have_attribute("data-state", "running")
         expect(page.locator("#board .cell")).to_have_count(81)
         expect(page.locator("#pause")).to_be_hidden()  # a race game cannot be paused
         expect(page.locator("#bars li")).to_have_count(2)
@@ -134,7 +134,7 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
 
     # Both see the results: places, times, rating before -> after, replays; every board.
     for page in (alice, bob):
-        expect(page.locator("#race")).to_have_attribute("data-state", "finished", timeout=8000)
+        expect(page.locator("#race")).to_have_attribute("data-state", "finished")
         rows = page.locator("#results tbody tr")
         expect(rows).to_have_count(2)
         expect(rows.nth(0)).to_have_attribute("data-player", "alice")
@@ -178,7 +178,7 @@ def test_a_quick_match_puts_two_browsers_in_the_same_race(
         page.wait_for_url(RACE_URL, timeout=20_000)
     assert pages[0].url == pages[1].url
     for page in pages:
-        expect(page.locator("#race")).to_have_attribute("data-state", "running", timeout=10_000)
+        expect(page.locator("#race")).to_have_attribute("data-state", "running")
         expect(page.locator("#board .cell")).to_have_count(81)
 
 
@@ -192,7 +192,7 @@ def test_the_race_page_fits_a_phone(phone: Any, laptop: Any, race_clock: RaceClo
     expect(erin.locator("#room-racers li")).to_have_count(2)
     assert erin.evaluate("document.documentElement.scrollWidth") <= 360
     erin.click("#race-start")
-    expect(erin.locator("#race")).to_have_attribute("data-state", "running", timeout=8000)
+    expect(erin.locator("#race")).to_have_attribute("data-state", "running")
     expect(erin.locator("#board .cell")).to_have_count(81)
     bar = erin.locator("#bars li[data-player=frank]")
     before = bar.get_attribute("data-opened") or "0"

@@ -46,6 +46,23 @@ def server_clock(start: datetime = T0) -> Iterator[ServerClock]:
         yield clock
 
 
+@contextmanager
+def machine_speed_clock(step_ms: float = 1.0) -> Iterator[ServerClock]:
+    """The server's clock moves `step_ms` each time it is read, starting from the real now: a
+    client that plays through the API as fast as it can plays at machine speed by the server's
+    clock, however busy the machine running the test is."""
+    from django.utils import timezone
+
+    clock = ServerClock(timezone.now())
+
+    def read() -> datetime:
+        clock.advance(step_ms)
+        return clock.now
+
+    with mock.patch("django.utils.timezone.now", side_effect=read):
+        yield clock
+
+
 def _closed_safe(rows: list[str]) -> list[Cell]:
     return [(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == "."]
 

@@ -47,6 +47,13 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Every wait of the browser tests is on a condition (a URL, an attribute, a visible element);
+# these bounds only decide how long a failing test takes to say so. Playwright's own defaults
+# (5 s for expect(), 30 s for actions) failed tests on a machine under a load of 4 to 30.
+WAIT_MS = 20_000
+expect.set_options(timeout=WAIT_MS)
+
+
 class LiveServer:
     """The site's ASGI application in uvicorn on a thread of the test process, on `port` (a
     free one by default): stopped and started again on the same port, it is a server restart."""
@@ -160,12 +167,12 @@ def _wait_for_server_transactions(timeout: float = 10.0) -> None:
 def new_context(
     browser: Any, live: str, width: int, height: int, *, locale: str = "en-GB", **options: Any
 ) -> Any:
-    """A browser context on the site, in British English unless `locale` says otherwise, with a
-    10 s default timeout."""
+    """A browser context on the site, in British English unless `locale` says otherwise, with
+    WAIT_MS as its default timeout."""
     context = browser.new_context(
         viewport={"width": width, "height": height}, base_url=live, locale=locale, **options
     )
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(WAIT_MS)
     return context
 
 
