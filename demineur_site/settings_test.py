@@ -39,10 +39,22 @@ os.environ.setdefault(
     ),
 )
 
-# pytest-xdist runs the suite in several processes on one Redis: each worker keys its channel
-# layer and cache apart (the servers a test starts inherit the same environment).
+# pytest-xdist runs the suite in several processes on one Redis. A prefix is not enough: the
+# cache's clear() (tests call it to reset throttle counts) is a FLUSHDB, so each worker takes a
+# database of its own, 1 to 15 (gw0 -> 1, gw1 -> 2, ...; more than 15 workers share them), and
+# keys its channel layer and cache apart as well (Pub/Sub ignores the database number). The
+# servers a test starts inherit this environment.
 _worker = os.environ.get("PYTEST_XDIST_WORKER")
 if _worker:
+    from urllib.parse import urlsplit, urlunsplit
+
+    _db = 1 + int(_worker.removeprefix("gw") or 0) % 15
+    for _name in ("REDIS_URL", "REDIS_URLS"):
+        if os.environ.get(_name):
+            os.environ[_name] = ",".join(
+                urlunsplit(urlsplit(url.strip())._replace(path=f"/{_db}"))
+                for url in os.environ[_name].split(",")
+            )
     os.environ.setdefault("CHANNELS_PREFIX", f"demineur-test-{_worker}")
     os.environ.setdefault("CACHE_PREFIX", f"demineur-test-{_worker}")
 

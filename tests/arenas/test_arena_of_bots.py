@@ -160,7 +160,7 @@ def test_nine_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_cl
     now = timezone.now()
     Arena.objects.filter(pk=arena["id"]).update(starts_at=now, deadline=now)
     names = [f"ab{prefix}{i:02d}" for i in range(BOTS)]
-    bots = [Bot(api, names[i], win=i % 2 == 0) for i, api in enumerate(clients)]
+    bots = [Bot(api, names[i], win=i % 4 == 0) for i, api in enumerate(clients)]
     halt = threading.Event()
     errors: list[str] = []
     threads = [
