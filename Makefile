@@ -54,11 +54,11 @@ run: migrate
 # tests, browser tests included) and `test-stack`: the tests that start their own server
 # processes or take PostgreSQL and Redis down (tests/conftest.py, STACK_MODULES). .ci/run runs
 # `test` twice (SQLite + in-memory layer, then PostgreSQL + Redis) and `test-stack`. Timings
-# are in the README's Tests section. TEST_WORKERS: pytest-xdist processes (auto: one per core);
-# each has its own test database and Redis prefix (demineur_site/settings_test.py); a file's
-# tests stay in one worker (--dist loadfile), so a module's browser and set-up are made once.
-TEST_WORKERS ?= auto
-PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadfile
+# are in docs/TESTING.md. TEST_WORKERS: pytest-xdist processes, twice the cores by default (the
+# suite waits more than it computes: docs/TESTING.md); each has its own test database, Redis
+# database and prefix (demineur_site/settings_test.py).
+TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist load
 # `make test-fast TESTS=tests/races` runs one room's tests; TESTS is any pytest path or node id.
 TESTS ?= tests
 
