@@ -1,6 +1,7 @@
 """Settings for the test suite: the real settings with a test-only secret key."""
 
 import os
+from typing import Any
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("THROTTLE_ANON", "100000/min")
@@ -78,14 +79,13 @@ for _alias in DATABASES.values():  # noqa: F405
 # folder (never the repository), with the same WAL + BEGIN IMMEDIATE + busy timeout as `make
 # run`; pytest-xdist gives each worker its own file (suffix _gw0, _gw1, ...). The process id
 # keeps two runs on one machine apart.
-if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+_default: dict[str, Any] = DATABASES["default"]  # noqa: F405
+if str(_default["ENGINE"]).endswith("sqlite3"):
     import tempfile
 
-    DATABASES["default"].setdefault("TEST", {})  # noqa: F405
-    DATABASES["default"]["TEST"].setdefault(  # noqa: F405
+    _test: dict[str, Any] = _default.setdefault("TEST", {})
+    _test.setdefault(
         "NAME", os.path.join(tempfile.gettempdir(), f"demineur-test-{os.getpid()}.sqlite3")
     )
     # A test database is thrown away: no fsync per commit.
-    DATABASES["default"]["OPTIONS"]["init_command"] = (  # noqa: F405
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
-    )
+    _default["OPTIONS"]["init_command"] = "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"

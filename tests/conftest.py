@@ -53,3 +53,24 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         path = str(getattr(item, "path", "")).split("/tests/", 1)[-1]
         if f"tests/{path}" in STACK_MODULES:
             item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: object, exitstatus: int) -> None:
+    """A SQLite test database (a file in the temp folder, demineur_site/settings_test.py) may
+    leave its WAL and shared-memory files behind when a server thread still had it open as
+    pytest-django dropped it: they go with it."""
+    import os
+
+    from django.conf import settings
+
+    if not settings.configured:
+        return
+    default = settings.DATABASES.get("default", {})
+    name = (default.get("TEST") or {}).get("NAME")
+    if not str(default.get("ENGINE", "")).endswith("sqlite3") or not name:
+        return
+    if os.path.exists(name):
+        return  # not dropped (--reuse-db, or a run that stopped early): leave it whole
+    for leftover in (f"{name}-wal", f"{name}-shm"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
