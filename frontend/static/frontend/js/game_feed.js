@@ -59,6 +59,7 @@ export function createFeed(s, view) {
     const first = s.game === null;
     s.game = g;
     s.order.seq = g.seq;
+    s.wholeSeq = g.seq;
     if (ENDED.has(g.state)) clearTimeout(s.endTimer); // (polling stops by itself: live.js)
     view.drawGame(first);
   }
@@ -188,7 +189,10 @@ export function createFeed(s, view) {
         else refetch();
         break;
       case "ended":
-        if (msg.game && s.order.current(msg.game.seq)) take(msg.game);
+        // The game as its last move committed. A whole Game of that same seq already taken was
+        // read since, and may show more: a race's end makes a racer's layout public, and
+        // race.js reads the game again then; on a busy server this message can come after.
+        if (msg.game && s.order.current(msg.game.seq) && msg.game.seq !== s.wholeSeq) take(msg.game);
         break;
       case "error": {
         // Our moves always carry a client_move_id, which the answer echoes; a frame without

@@ -44,6 +44,7 @@ import { SeqOrder } from "./live.js";
  * @property {{ base: number, at: number, running: boolean }} clock  the server's elapsed_ms and when it came
  * @property {ReturnType<typeof setTimeout> | undefined} endTimer  re-reads the game if the
  *   "ended" message after a last move is lost
+ * @property {number} wholeSeq  the seq of the last whole Game applied (a read, a `state`)
  * @property {{ live: import("./live.js").Follow | null, pending: PendingMove[] }} feed
  *   the game's socket (live.js) while the page follows it, and the moves sent on it, oldest first
  */
@@ -81,6 +82,7 @@ export function createState(root) {
     flagMode: false,
     clock: { base: 0, at: 0, running: false },
     endTimer: undefined,
+    wholeSeq: -1,
     feed: { live: null, pending: [] },
   };
 }
