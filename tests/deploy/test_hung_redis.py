@@ -6,7 +6,6 @@ hung Redis here is a real listening socket that accepts and never answers."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
@@ -16,50 +15,39 @@ from demineur_site.cache import SOCKET_TIMEOUT_SECONDS, RedisCacheWithFallback
 
 
 class HungRedis:
-    """A real listening socket that accepts and never answers; `sent()` is how many bytes
-    clients have sent it so far (read without answering)."""
+    """A real listening socket that never answers. The kernel completes a client's connection
+    from the backlog and keeps what it sends; `sent()` takes the waiting connections and
+    counts the bytes they have sent so far, answering nothing."""
 
     def __init__(self) -> None:
         self.server = socket.socket()
         self.server.bind(("127.0.0.1", 0))
         self.server.listen(16)
+        self.server.setblocking(False)
         self.port = int(self.server.getsockname()[1])
         self.accepted: list[socket.socket] = []
         self.received = 0
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        self.server.settimeout(0.1)
-        while not self.stop.is_set():
-            try:
-                connection = self.server.accept()[0]
-            except TimeoutError:
-                continue
-            connection.setblocking(False)
-            with self.lock:
-                self.accepted.append(connection)
 
     def sent(self) -> int:
-        """Drain what has arrived (a client's command is in the socket's buffer before it
-        starts to wait for the answer) and return the total so far."""
-        with self.lock:
-            for connection in self.accepted:
-                while True:
-                    try:
-                        chunk = connection.recv(65536)
-                    except BlockingIOError:
-                        break
-                    if not chunk:
-                        break
-                    self.received += len(chunk)
-            return self.received
+        while True:
+            try:
+                connection = self.server.accept()[0]
+            except BlockingIOError:
+                break
+            connection.setblocking(False)
+            self.accepted.append(connection)
+        for connection in self.accepted:
+            while True:
+                try:
+                    chunk = connection.recv(65536)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                self.received += len(chunk)
+        return self.received
 
     def close(self) -> None:
-        self.stop.set()
-        self.thread.join(timeout=5)
         for connection in self.accepted:
             connection.close()
         self.server.close()

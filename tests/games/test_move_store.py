@@ -4,7 +4,6 @@ instance from a row, the same row from an instance, the same Move row, and a rea
 from __future__ import annotations
 
 import threading
-import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -16,6 +15,7 @@ from accounts.models import User
 from games.models import Game, Move
 from games.play import move_store, services
 from tests.support.boards import mines, safe_closed
+from tests.support.http import UNKNOWN_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -67,11 +67,7 @@ def test_a_locked_game_is_the_orms_game_column_for_column(alice: User) -> None:
         assert raw == orm  # the same primary key: the same model instance to Django
 
 
-# A well-formed id no game has; fixed, so that every pytest-xdist worker collects the same tests.
-UNKNOWN = uuid.UUID("5e1f0000-0000-4000-8000-000000000000")
-
-
-@pytest.mark.parametrize("game_id", [UNKNOWN, str(UNKNOWN), "not-a-uuid", "", None, 7])
+@pytest.mark.parametrize("game_id", [UNKNOWN_ID, str(UNKNOWN_ID), "not-a-uuid", "", None, 7])
 def test_an_unknown_or_malformed_id_is_no_game(alice: User, game_id: Any) -> None:
     services.game_create(player=alice, level="beginner")
     with transaction.atomic():

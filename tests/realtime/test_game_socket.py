@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NamedTuple
 
@@ -17,6 +16,7 @@ from games.live import sequencing
 from games.models import Game
 from games.play import events, services
 from tests.support.boards import neighbours
+from tests.support.http import UNKNOWN_ID
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import (
     SITE_ORIGIN,
@@ -71,11 +71,7 @@ async def test_a_visitor_gets_the_game_as_state_on_connect(alice, new_game):
     await visitor.disconnect()
 
 
-# A well-formed id no game has; fixed, so that every pytest-xdist worker collects the same tests.
-UNKNOWN = uuid.UUID("5e1f0000-0000-4000-8000-000000000000")
-
-
-@pytest.mark.parametrize("game_id", [str(UNKNOWN), "not-a-uuid", "1"])
+@pytest.mark.parametrize("game_id", [str(UNKNOWN_ID), "not-a-uuid", "1"])
 async def test_an_unknown_game_is_a_404_error_and_close_4404(game_id, db):
     visitor = socket(game_path(game_id))
     message = await connected(visitor)

@@ -48,8 +48,8 @@ CHROMIUM_ARGS = [
 
 
 # Every wait of the browser tests is on a condition (a URL, an attribute, a visible element);
-# these bounds only decide how long a failing test takes to say so. Playwright's own defaults
-# (5 s for expect(), 30 s for actions) failed tests on a machine under a load of 4 to 30.
+# these bounds only decide how long a failing test takes to say so. The 10 s the contexts had
+# ran out on a machine under a load of 4 to 30 (waits for a URL); expect()'s own default is 5 s.
 WAIT_MS = 20_000
 expect.set_options(timeout=WAIT_MS)
 

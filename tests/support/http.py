@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from rest_framework.test import APIClient
 
 SAFE_BOARD_CHARS = set("#F012345678")
+# A well-formed id that names no game: fixed, not uuid4(), so that test parameters built from
+# it are the same in every pytest-xdist worker (they must all collect the same tests).
+UNKNOWN_ID = uuid.UUID("5e1f0000-0000-4000-8000-000000000000")
 
 
 def new_game(api: APIClient, level: str = "beginner") -> dict[str, Any]:
