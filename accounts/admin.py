@@ -44,7 +44,9 @@ def admin_login(request: HttpRequest, **kwargs: Any) -> HttpResponse:
 
 class AdminSignInForm(AdminAuthenticationForm):
     """The admin's sign-in form with the second factor: a staff account with two-factor
-    sign-in on gives its code (or a recovery code), as over the API."""
+    sign-in on gives its code (or a recovery code), as over the API. Under
+    STAFF_REQUIRE_TOTP a staff account without it is not signed in at all: the password alone
+    opens nothing here, and the page says how to enrol."""
 
     otp = forms.CharField(
         label="Two-factor code", required=False, max_length=64, strip=True,
@@ -53,9 +55,16 @@ class AdminSignInForm(AdminAuthenticationForm):
 
     def confirm_login_allowed(self, user: Any) -> None:
         super().confirm_login_allowed(user)
-        if two_factor.is_active(user) and not two_factor.check(
-            user=user, code=self.cleaned_data.get("otp") or ""
-        ):
+        if not two_factor.is_active(user):
+            if settings.STAFF_REQUIRE_TOTP:
+                raise ValidationError(
+                    "Staff sign in with two-factor sign-in on. Ask an operator for an "
+                    "enrolment code (manage.py staff_enrol), then turn two-factor sign-in on "
+                    "with it (docs/ACCOUNTS.md, Staff).",
+                    code="totp_required",
+                )
+            return
+        if not two_factor.check(user=user, code=self.cleaned_data.get("otp") or ""):
             raise ValidationError("The two-factor code is wrong or missing.", code="otp_invalid")
 
 
@@ -64,13 +73,17 @@ _admin_has_permission = admin.site.has_permission
 
 def _staff_signed_in_with_second_factor(request: HttpRequest) -> bool:
     """STAFF_REQUIRE_TOTP (on with DEBUG off): the admin opens only to a staff session that
-    signed in with a second factor; a staff account without one enrols on its account page
-    first (docs/ACCOUNTS.md, Two-factor sign-in)."""
+    signed in with a second factor, and only while that second factor is still on (turned
+    off, or reset by `manage.py staff_enrol --replace`, it no longer vouches for the
+    session). A staff account without one enrols with an operator's enrolment code first
+    (docs/ACCOUNTS.md, Staff)."""
     if not _admin_has_permission(request):
         return False
     if not settings.STAFF_REQUIRE_TOTP:
         return True
-    return bool(request.session.get(two_factor.OTP_SESSION_KEY))
+    if not request.session.get(two_factor.OTP_SESSION_KEY):
+        return False
+    return two_factor.is_active(request.user)  # type: ignore[arg-type]  # staff: signed in
 
 
 admin.site.has_permission = _staff_signed_in_with_second_factor  # type: ignore[method-assign]

@@ -8,6 +8,12 @@
   token hashes the password, the last sign-in and the address, and carries its time: it
   works once (the reset changes the password it hashed) and for PASSWORD_RESET_TIMEOUT.
 
+A link points at SITE_URL. Without it, at the request's own origin only when the site
+declared that origin (`site_origin`): the Host header is the client's to write, and Django
+checks only its host name against ALLOWED_HOSTS, never its port, so a link built from it alone
+could send a reset token to any port of the site's host. With no origin to trust, nothing is
+mailed (a WARNING says why) and the request is answered as usual.
+
 A mail is written in the language of the request that causes it (LocaleMiddleware: the
 page's language or the client's Accept-Language), from accounts/locale/ (docs/FRONTEND.md,
 Languages).
@@ -15,11 +21,13 @@ Languages).
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+import logging
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.contrib.auth.tokens import default_token_generator
 from django.core import signing
+from django.http import HttpRequest
 from django.utils.http import base36_to_int, int_to_base36
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -33,8 +41,51 @@ VERIFY_PATH = "/account/verify-email"
 RESET_PATH = "/account/reset-password"
 
 
-def link(site_url: str, path: str, token: str) -> str:
+log = logging.getLogger(__name__)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_key(origin: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of an origin, the scheme's default port written out."""
+    try:
+        parts = urlsplit(origin)
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:  # a port that is no number
+        return None
+    if not parts.scheme or not parts.hostname or parts.path not in ("", "/"):
+        return None
+    return parts.scheme.lower(), parts.hostname.lower(), port
+
+
+def site_origin(request: HttpRequest) -> str:
+    """The origin the links mailed because of `request` point at: SITE_URL when set; else
+    the request's own origin (scheme, Host and its port) when it is exactly an entry of
+    CSRF_TRUSTED_ORIGINS (the operator's list of the site's origins, ports included) or, with
+    DEBUG on (`make run`), when the Host names the port the request arrived on. '' when none
+    is trusted: then nothing is mailed."""
+    if settings.SITE_URL:
+        return str(settings.SITE_URL)
+    origin = request.build_absolute_uri("/").rstrip("/")  # the Host passed ALLOWED_HOSTS
+    asked = _origin_key(origin)
+    if asked is None:
+        return ""
+    for entry in settings.CSRF_TRUSTED_ORIGINS:
+        if "*" not in entry and _origin_key(entry) == asked:  # a pattern declares no origin
+            return str(entry).rstrip("/")  # as the operator wrote it
+    if settings.DEBUG and str(asked[2]) == str(request.META.get("SERVER_PORT")):
+        return origin
+    return ""
+
+
+def link(site_url: str, path: str, token: str) -> str | None:
+    """The link to mail, or None when there is no trusted origin (`site_origin`)."""
     base = settings.SITE_URL or site_url
+    if not base:
+        log.warning(
+            "a mail with a link was not sent: SITE_URL is unset and the request's origin is "
+            "not one the site declared (set SITE_URL, docs/ACCOUNTS.md)"
+        )
+        return None
     return f"{base}{path}?{urlencode({'token': token})}"
 
 
@@ -53,6 +104,8 @@ def read_verification(token: str) -> tuple[int, str]:
 
 def send_verification(user: User, site_url: str) -> None:
     url = link(site_url, VERIFY_PATH, verification_token(user))
+    if url is None:
+        return
     hours = settings.EMAIL_VERIFY_HOURS
     mail.queue(
         to=user.email,
@@ -90,6 +143,8 @@ def read_reset(token: str, *, lock: bool = False) -> User:
 
 def send_reset(user: User, site_url: str) -> None:
     url = link(site_url, RESET_PATH, reset_token(user))
+    if url is None:
+        return
     minutes = settings.PASSWORD_RESET_TIMEOUT // 60
     mail.queue(
         to=user.email,
@@ -98,12 +153,12 @@ def send_reset(user: User, site_url: str) -> None:
             "Hello %(name)s,\n\nsomeone (you, we hope) asked to reset the password of your "
             "Démineur account. Open this link within %(minutes)s minute to choose a new "
             "one; it works once:\n\n%(url)s\n\nSetting a new password signs you out "
-            "everywhere; your API tokens keep working. If you did not ask for this, ignore "
+            "everywhere and revokes your API tokens. If you did not ask for this, ignore "
             "this message: your password stays as it is.\n",
             "Hello %(name)s,\n\nsomeone (you, we hope) asked to reset the password of your "
             "Démineur account. Open this link within %(minutes)s minutes to choose a new "
             "one; it works once:\n\n%(url)s\n\nSetting a new password signs you out "
-            "everywhere; your API tokens keep working. If you did not ask for this, ignore "
+            "everywhere and revokes your API tokens. If you did not ask for this, ignore "
             "this message: your password stays as it is.\n",
             minutes,
         )

@@ -490,7 +490,9 @@ class TwoFactor(models.Model):
 
 
 class RecoveryCode(models.Model):
-    """One of the ten recovery codes shown once at confirmation; stored hashed, used once."""
+    """One of the ten recovery codes shown once at confirmation; stored hashed, used once.
+    While two-factor sign-in is off, the row is instead a staff enrolment code (`manage.py
+    staff_enrol`, accounts.two_factor), hashed apart from any recovery code's."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="recovery_codes"

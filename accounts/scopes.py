@@ -8,7 +8,8 @@ authentication, so no view's own permissions can skip it) refuses a token withou
 scope with 403 `missing_scope`; `ScopeHeadersMiddleware` writes
 `X-OAuth-Scopes` (the token's) on every answer to a token, and `X-Accepted-OAuth-Scopes` on a
 refusal, as lichess does. Sockets: moves over /ws/games/{id} need `game:play`
-(games.live.consumers), the event stream one of game:play, race:play, account:read.
+(games.live.consumers), the event stream one of game:play, race:play, account:read. A token
+makes tokens only within its own scopes (`granted`).
 
 tests/security/test_token_scopes.py walks every URL of the API: each one that changes or reads
 a player's own things is in REQUIRED."""
@@ -84,6 +85,28 @@ def stored(scopes: Iterable[str]) -> str:
             {"unknown": unknown, "scopes": list(ALL)},
         )
     return ",".join(s for s in ALL if s in wanted)
+
+
+def granted(asked: Iterable[str] | None, holder: frozenset[str] | None) -> str:
+    """The stored scopes of a token made by a signed-in caller whose own token has `holder`
+    (None: a session, which has every scope). Without `asked`, the holder's own: all four
+    from a session or a token that has them, as before scopes. A token gives only scopes it
+    has itself, or a leaked `account:write` token would mint one that plays and races:
+    asking for more is 403 `missing_scope` (unknown ones are 400 first), nothing made."""
+    if asked is None:
+        return STORED_ALL if holder is None else ",".join(s for s in ALL if s in holder)
+    wanted = stored(asked)
+    if holder is None:
+        return wanted
+    missing = [s for s in parse(wanted) if s not in holder]
+    if missing:
+        missing.sort(key=ALL.index)
+        raise ApiError(
+            "missing_scope",
+            f"A token gives only scopes it has itself; this one lacks {', '.join(missing)}.",
+            {"missing": missing, "scopes": [s for s in ALL if s in holder]},
+        )
+    return wanted
 
 
 def token_scopes(auth: Any) -> frozenset[str] | None:

@@ -69,13 +69,15 @@ class RegisterSerializer(serializers.Serializer[User]):
 
 
 def scopes_field() -> serializers.ListField:
-    """`scopes` of a new token (accounts.scopes): without it, all four."""
+    """`scopes` of a new token (accounts.scopes): without it, all four, or the scopes of the
+    token that makes it (accounts.scopes.granted)."""
     return serializers.ListField(
         child=serializers.ChoiceField(choices=list(scopes.ALL)),
         required=False,
         max_length=10,
         help_text="What the token may do: any of game:play, race:play, account:read, "
-        "account:write. Without it: all four.",
+        "account:write. Without it: all four. A token making a token (POST /api/tokens) "
+        "gives only scopes it has itself (403 missing_scope), and without it its own.",
     )
 
 
@@ -115,6 +117,26 @@ class PasswordResetConfirmSerializer(serializers.Serializer[Any]):
 
 class CodeSerializer(serializers.Serializer[Any]):
     code = StrictCharField(max_length=64)
+
+
+class TotpConfirmSerializer(CodeSerializer):
+    enrolment_code = StrictCharField(
+        max_length=64,
+        required=False,
+        help_text="A staff account (STAFF_REQUIRE_TOTP): the one-time code an operator made "
+        "with `manage.py staff_enrol`.",
+    )
+
+
+class TotpOffSerializer(CodeSerializer):
+    # Optional so that API.md's `{code}` body still works; without it, a few attempts a day
+    # (accounts.throttles.TotpOffWithoutPasswordThrottle). The web page always sends it.
+    password = StrictCharField(
+        max_length=128,
+        trim_whitespace=False,
+        required=False,
+        help_text="The account's password. Without it, at most 5 attempts a day.",
+    )
 
 
 class CloseSerializer(serializers.Serializer[Any]):
@@ -223,3 +245,11 @@ class OwnProfileSerializer(ProfileOut):
     email_verified = serializers.BooleanField()
     two_factor = serializers.BooleanField(help_text="Two-factor sign-in is on.")
     closed = serializers.BooleanField(help_text="The account is closed (reopened by signing in).")
+
+
+class VerifiedProfileSerializer(ProfileOut):
+    """POST /api/auth/email/verify: the public profile, and the address the link was mailed
+    to, now verified. No sign-in is needed, so nothing else of the owner's."""
+
+    email = serializers.CharField(help_text="The address the followed link was mailed to.")
+    email_verified = serializers.BooleanField()

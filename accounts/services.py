@@ -279,12 +279,15 @@ def _validated_password(user: User, password: str) -> None:
 def password_change(
     *, user: User, current_password: str, new_password: str, keep_session: str | None
 ) -> User:
-    """Change the password (the current one required). Every other session of the account is
-    signed out and its sockets closed; `keep_session` (the request's) stays; tokens stay."""
+    """Change the password (the current one required: 403 `wrong_password` otherwise, as the
+    caller is signed in). Every other session of the account is signed out and its sockets
+    closed; `keep_session` (the request's) stays. Tokens stay (API.md): whoever changes the
+    password knew the current one, and a bot's token is revoked on its own
+    (docs/ACCOUNTS.md, Password change and reset)."""
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
         if not locked.has_usable_password() or not locked.check_password(current_password):
-            raise DomainError("invalid_credentials", "The current password is wrong.")
+            raise DomainError("wrong_password", "The current password is wrong.")
         _validated_password(locked, new_password)
         locked.set_password(new_password)
         locked.save(update_fields=["password"])
@@ -303,13 +306,18 @@ def password_reset_request(*, email: str, site_url: str) -> None:
 
 def password_reset_confirm(*, token: str, new_password: str) -> User:
     """Set a new password from a mailed link. The link works once (its token hashes the
-    password it replaces) and for PASSWORD_RESET_MINUTES; every session is signed out."""
+    password it replaces) and for PASSWORD_RESET_MINUTES. Every session is signed out and
+    every API token revoked (their sockets closed after the commit): a reset is what an owner
+    does who lost the password, perhaps to someone who made tokens with it, and a token left
+    alive could mint new ones (docs/ACCOUNTS.md, Password change and reset)."""
     with transaction.atomic():
         user = email_links.read_reset(token, lock=True)
         _validated_password(user, new_password)
         user.set_password(new_password)
         user.save(update_fields=["password"])
         sessions.sessions_end(user=user, keep=None)
+        for token_row in ApiToken.objects.filter(user=user):
+            token_revoke(token=token_row)
     return user
 
 
@@ -357,10 +365,12 @@ def account_close(*, user: User, mode: str, password: str | None) -> User:
 
     with transaction.atomic():
         locked = User.objects.select_for_update().get(pk=user.pk)
+        # 403, not 401: the caller is signed in. A missing password is a wrong one (the
+        # schema cannot say "required unless a guest", so it is no malformed body either).
         if locked.kind != AccountKind.GUEST and (
             not password or not locked.check_password(password)
         ):
-            raise DomainError("invalid_credentials", "The password is wrong.")
+            raise DomainError("wrong_password", "The password is wrong or missing.")
         now = timezone.now()
         locked.closed_at = now
         locked.delete_after = (

@@ -7,9 +7,21 @@
 * `check` at sign-in: a current code (the 30 s step, one step either side for clocks that
   drift), never a step already used (`TwoFactor.last_step`: no replay of a code seen over a
   shoulder or a proxy log), or an unused recovery code (then used up).
-* `disable` needs a current code (or a recovery code) and removes the secret and codes.
+* `disable` needs a current code (or a recovery code), and the password when one is given,
+  and removes the secret and codes.
 
-Guessing is bounded by the sign-in throttles (per address and per username: 10 a minute).
+Guessing is bounded by one budget per account and one per address, the sign-in's: every door
+that checks a code takes a count first (the sign-ins through their throttles, the other doors
+through accounts.throttles.code_check_wait, with the same keys), so a code is guessed no
+faster through `DELETE /api/me/totp` or the confirmation than through the sign-in.
+
+Staff (`STAFF_REQUIRE_TOTP`): the password alone must not let anyone put their own
+authenticator on a staff account, since a second factor is what opens the admin. So a staff
+account confirms its secret only with an **enrolment code** that an operator makes on the
+server (`manage.py staff_enrol <username>`: `issue_enrolment_code`) and hands to its owner.
+The code is stored as a hash among the account's recovery codes (an account without two-factor
+sign-in has none of its own: `disable` deletes them), carries its expiry inside the hashed
+text, and goes with the recovery codes the confirmation replaces: used once.
 """
 
 from __future__ import annotations
@@ -17,8 +29,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from datetime import datetime, timedelta
 
 import pyotp
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -31,6 +45,9 @@ ISSUER = "Démineur"
 OTP_SESSION_KEY = "_otp_verified"
 RECOVERY_CODES = 10
 _RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
+# An enrolment code: its expiry (Unix seconds, hex) and 20 random characters (~99 bits).
+ENROLMENT_HOURS = 24
+_ENROLMENT_PREFIX = "staff-enrolment:"  # hashed with the code: never a recovery code's hash
 
 
 def _hash(code: str) -> str:
@@ -44,6 +61,58 @@ def _new_recovery_code() -> str:
 
 def is_active(user: User) -> bool:
     return TwoFactor.objects.filter(user=user, confirmed_at__isnull=False).exists()
+
+
+def needs_enrolment_code(user: User) -> bool:
+    """A staff account under STAFF_REQUIRE_TOTP confirms two-factor sign-in only with an
+    operator's enrolment code."""
+    return bool(settings.STAFF_REQUIRE_TOTP) and bool(user.is_staff or user.is_superuser)
+
+
+def _enrolment_hash(code: str) -> str:
+    return hashlib.sha256(f"{_ENROLMENT_PREFIX}{code.strip().lower()}".encode()).hexdigest()
+
+
+def issue_enrolment_code(
+    *, user: User, hours: int = ENROLMENT_HOURS, replace: bool = False
+) -> tuple[str, datetime]:
+    """A new enrolment code for `user` and its expiry; the account's earlier ones stop
+    working. With two-factor sign-in on, refused unless `replace`, which turns it off first
+    (a lost or foreign authenticator)."""
+    if user.kind == AccountKind.GUEST:
+        raise DomainError("guest_account", "A guest account has no sign-in: sign up first.")
+    expires = timezone.now() + timedelta(hours=hours)
+    raw = "".join(secrets.choice(_RECOVERY_ALPHABET) for _ in range(20))
+    groups = "-".join(raw[i : i + 5] for i in range(0, 20, 5))
+    code = f"{int(expires.timestamp()):x}-{groups}"
+    with transaction.atomic():
+        current = TwoFactor.objects.select_for_update().filter(user=user).first()
+        if current is not None and current.confirmed_at is not None and not replace:
+            raise DomainError("totp_active", "Two-factor sign-in is already on.")
+        if current is not None:
+            # A pending secret goes too: whoever started it (the password is enough for
+            # that) must not be the one whose authenticator the code then confirms.
+            current.delete()
+        # Without two-factor sign-in on, every row here is an earlier enrolment code.
+        RecoveryCode.objects.filter(user=user).delete()
+        RecoveryCode.objects.create(user=user, code_hash=_enrolment_hash(code))
+    return code, expires
+
+
+def _enrolment_code_valid(user: User, code: str) -> bool:
+    """An unexpired enrolment code of `user`'s (the caller holds the TwoFactor row's lock)."""
+    expiry, _, rest = code.strip().partition("-")
+    if not rest or len(code) > 64:
+        return False
+    try:
+        expires = int(expiry, 16)
+    except ValueError:
+        return False
+    if expires <= time.time():
+        return False
+    return RecoveryCode.objects.filter(
+        user=user, code_hash=_enrolment_hash(code), used_at__isnull=True
+    ).exists()
 
 
 def enrol(*, user: User) -> tuple[str, str]:
@@ -76,8 +145,10 @@ def _matching_step(secret: str, code: str, last_step: int) -> int | None:
     return None
 
 
-def confirm(*, user: User, code: str) -> list[str]:
-    """Turn the pending secret on with a first good code; the ten recovery codes (once)."""
+def confirm(*, user: User, code: str, enrolment_code: str | None = None) -> list[str]:
+    """Turn the pending secret on with a first good code; the ten recovery codes (once). A
+    staff account under STAFF_REQUIRE_TOTP gives an operator's enrolment code too, which the
+    new recovery codes replace (used once)."""
     with transaction.atomic():
         pending = TwoFactor.objects.select_for_update().filter(user=user).first()
         if pending is None:
@@ -86,9 +157,20 @@ def confirm(*, user: User, code: str) -> list[str]:
             )
         if pending.confirmed_at is not None:
             raise DomainError("totp_active", "Two-factor sign-in is already on.")
+        if needs_enrolment_code(user):
+            if not enrolment_code:
+                raise DomainError(
+                    "enrolment_code_required",
+                    "A staff account turns two-factor sign-in on with an enrolment code: "
+                    "ask an operator for one (manage.py staff_enrol).",
+                )
+            if not _enrolment_code_valid(user, enrolment_code):
+                raise DomainError(
+                    "enrolment_code_invalid", "The enrolment code is wrong, used or expired."
+                )
         step = _matching_step(pending.secret, code, pending.last_step)
         if step is None:
-            raise DomainError("otp_invalid", "The code is wrong or expired.")
+            raise DomainError("wrong_otp", "The code is wrong or expired.")
         pending.confirmed_at = timezone.now()
         pending.last_step = step
         pending.save(update_fields=["confirmed_at", "last_step"])
@@ -123,15 +205,23 @@ def check(*, user: User, code: str) -> bool:
         return used == 1
 
 
-def disable(*, user: User, code: str) -> None:
+def disable(*, user: User, code: str, password: str | None = None) -> None:
+    """Turn two-factor sign-in off with a current or recovery code; a password, when given,
+    must be the account's (the web page always sends it)."""
     if not is_active(user):
         raise DomainError("totp_inactive", "Two-factor sign-in is not on.")
+    if password is not None and not user.check_password(password):
+        raise DomainError("wrong_password", "The password is wrong.")
     if not check(user=user, code=code):
-        raise DomainError("otp_invalid", "The code is wrong or expired.")
+        raise DomainError("wrong_otp", "The code is wrong or expired.")
     with transaction.atomic():
         TwoFactor.objects.filter(user=user).delete()
         RecoveryCode.objects.filter(user=user).delete()
 
 
 def recovery_codes_left(user: User) -> int:
+    """Unused recovery codes (none while two-factor sign-in is off: an enrolment code is not
+    one)."""
+    if not is_active(user):
+        return 0
     return RecoveryCode.objects.filter(user=user, used_at__isnull=True).count()

@@ -10,27 +10,31 @@ from django.contrib.auth import authenticate, login, logout, update_session_auth
 from django.db import IntegrityError, transaction
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
-from rest_framework.exceptions import ErrorDetail, Throttled, ValidationError
+from rest_framework.exceptions import ErrorDetail, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import scopes, services, sessions, two_factor
+from accounts import email_links, scopes, services, sessions, two_factor
 from accounts.authentication import (
     GuestSessionAuthentication,
     SessionAuthentication401,
     user_for_token_key,
 )
 from accounts.models import AccountKind, ApiToken, BoardPool, RaceRating, User
+from accounts.schema import BodyOnDeleteSchema
 from accounts.serializers import (
     CloseSerializer,
-    CodeSerializer,
     CredentialsSerializer,
     EmailSerializer,
-    OwnProfileSerializer,
     PasswordChangeSerializer,
     PasswordResetConfirmSerializer,
     RecoveryCodesSerializer,
@@ -42,20 +46,28 @@ from accounts.serializers import (
     TokenCreateSerializer,
     TokenSerializer,
     TokenTestSerializer,
+    TotpConfirmSerializer,
     TotpEnrolledSerializer,
+    TotpOffSerializer,
+    VerifiedProfileSerializer,
 )
 from accounts.throttles import (
     AuthAddressThrottle,
+    EmailAccountThrottle,
+    EmailRecipientThrottle,
     GuestsPerDayThrottle,
     NewAccountsThrottle,
     ResetAddressThrottle,
     ResetEmailThrottle,
     SignInUsernameThrottle,
     SignUpsPerDayThrottle,
+    SignUpsPerHourThrottle,
+    take_all,
 )
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
 from demineur_site.parsers import valid_body as _valid
+from games.arenas.services import leave_every_room
 from games.play.selectors import has_played
 from games.races.services import ratings_set_pool
 
@@ -100,23 +112,21 @@ def account_schema(responses: dict[int, Any], **schema: Any) -> Callable[[F], F]
 
 
 def _site_url(request: Request) -> str:
-    return request.build_absolute_uri("/").rstrip("/")
+    """Where the links mailed because of this request point ('' when nowhere trusted: then
+    nothing is mailed; accounts.email_links.site_origin)."""
+    return email_links.site_origin(request._request)
 
 
-def _new_account_allowed(request: Request, view: APIView, per_address: type) -> None:
-    """The caps on new accounts (accounts/throttles.py), taken when an account is about to be
-    made: the address's daily count first, then the site-wide hourly ceiling, so an address
-    over its own cap spends none of everyone's. 429 `throttled` with Retry-After."""
-    for throttle in (per_address(), NewAccountsThrottle()):
-        if not throttle.allow_request(request, view):
-            raise Throttled(wait=throttle.wait(), detail=_CAP_MESSAGES[throttle.scope])
+# The caps on new accounts (accounts/throttles.py), taken once an account is about to be made,
+# all or none: an address over its own caps spends none of the site's ceiling, and a sign-up
+# refused by the hourly rate spends nothing of the address's day. 429 `throttled` with
+# Retry-After, the longest wait of the caps that refuse.
+def _sign_up_caps() -> list[Any]:
+    return [SignUpsPerHourThrottle(), SignUpsPerDayThrottle(), NewAccountsThrottle()]
 
 
-_CAP_MESSAGES = {
-    "guest_day": "Too many guest accounts from this address today.",
-    "signup_day": "Too many new accounts from this address today.",
-    "new_accounts": "Too many new accounts on the site this hour; try again later.",
-}
+def _guest_caps() -> list[Any]:
+    return [GuestsPerDayThrottle(), NewAccountsThrottle()]
 
 
 def _guest_refused() -> DomainError:
@@ -163,7 +173,7 @@ class RegisterView(APIView):
                 # The password changed: keep this session signed in (as the same account).
                 update_session_auth_hash(request._request, user)
             else:
-                _new_account_allowed(request, self, SignUpsPerDayThrottle)
+                take_all(request, self, _sign_up_caps())
                 user = services.user_register(form)
         except IntegrityError as exc:  # the same name registered at the same instant
             raise ValidationError(
@@ -192,7 +202,7 @@ class GuestView(APIView):
                 return Response(_who(request.user))
             raise ApiError("already_signed_in", "Signed in already: guests are for visitors.")
         SessionAuthentication401().enforce_csrf(request)  # a cross-site form gets no guest
-        _new_account_allowed(request, self, GuestsPerDayThrottle)
+        take_all(request, self, _guest_caps())
         guest = services.guest_create()
         login(request._request, guest)
         return Response(_who(guest), status=status.HTTP_201_CREATED)
@@ -229,7 +239,8 @@ class TokenView(APIView):
 
 
 def _scopes_of(validated: dict[str, Any]) -> str:
-    """The stored scopes of a new token: those asked for (unknown ones 400), else all four."""
+    """The stored scopes of a token exchanged for a password: those asked for (unknown ones
+    400), else all four."""
     asked = validated.get("scopes")
     return scopes.STORED_ALL if asked is None else scopes.stored(asked)
 
@@ -272,16 +283,28 @@ class TokenListView(APIView):
         return Response({"results": TokenRowSerializer(rows, many=True).data})
 
     # 409 guest_account
-    @account_schema({201: TokenCreatedSerializer, 409: None}, request=TokenCreateSerializer)
+    @account_schema(
+        {
+            201: TokenCreatedSerializer,
+            403: OpenApiResponse(
+                description="`missing_scope`: a token asked for a scope it does not have "
+                "itself (a token gives only its own scopes), or lacks `account:write`; "
+                "`csrf_failed`."
+            ),
+            409: None,
+        },
+        request=TokenCreateSerializer,
+    )
     def post(self, request: Request) -> Response:
-        # A body is required (issue 13: an empty POST was accepted and named the token "api").
+        # A body is required: an empty POST would make a token named "api" nobody asked for.
         if _is_guest(request.user):
             raise _guest_refused()
         body = _valid(TokenCreateSerializer, request)
+        holder = scopes.token_scopes(request.auth)  # None for a session: it may give any
         token, key = services.token_issue(
             user=request.user,  # type: ignore[arg-type]
             name=body["name"],
-            scopes=_scopes_of(body),
+            scopes=scopes.granted(body.get("scopes"), holder),
         )
         return Response(
             {**TokenRowSerializer(token).data, "token": key}, status=status.HTTP_201_CREATED
@@ -405,43 +428,78 @@ def _session_key(request: Request) -> str | None:
     return session.session_key if session is not None and request.auth is None else None
 
 
-def _own_profile(user: User) -> dict[str, Any]:
-    """GET /api/me's answer: the public profile and what only its owner sees."""
-    from games.play.profiles import profile_dict
-
-    return {**profile_dict(user), **services.own_account(user)}
+_WRONG_PASSWORD = OpenApiResponse(
+    description="`wrong_password`: the password is wrong; the caller stays "
+    "signed in (401 would say it is not); `csrf_failed`; `missing_scope`."
+)
+_WRONG_PASSWORD_OR_CODE = OpenApiResponse(
+    description="`wrong_password` or `wrong_otp`: the password or the code is wrong; the "
+    "caller stays signed in (401 would say it is not); `csrf_failed`; `missing_scope`."
+)
 
 
 class EmailView(APIView):
-    """POST /api/me/email: a new address, unverified until the mailed link is followed."""
+    """POST /api/me/email: a new address, unverified until the mailed link is followed. Each
+    call mails a link to an address the caller need not own, so it is limited per recipient
+    and per account (accounts/throttles.py), counted only once the address is about to
+    change: a refusal (429) mails nothing and changes nothing."""
 
-    @account_schema({202: None, 400: None, 401: None}, request=EmailSerializer)
+    @account_schema(
+        {
+            202: None,
+            400: None,
+            401: None,
+            409: None,
+            429: OpenApiResponse(
+                description="`throttled`, with `Retry-After`: too many verification mails to "
+                "this address (THROTTLE_EMAIL_RECIPIENT) or from this account "
+                "(THROTTLE_EMAIL_ACCOUNT); nothing is mailed or changed."
+            ),
+        },
+        request=EmailSerializer,
+    )
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         body = _valid(EmailSerializer, request)
+        if user.kind == AccountKind.GUEST:  # before the limits: a guest's refusal spends none
+            raise DomainError("guest_account", "A guest account has no address: sign up first.")
+        take_all(request, self, [EmailRecipientThrottle(), EmailAccountThrottle()])
         services.email_set(user=user, email=body["email"], site_url=_site_url(request))
         return Response(status=status.HTTP_202_ACCEPTED)
 
 
 class EmailVerifyView(APIView):
     """POST /api/auth/email/verify: the mailed link's token; no sign-in needed (the link may
-    be opened on another device)."""
+    be opened on another device). Whoever holds the link is answered what it already tells
+    them, in the profile's shape API.md names: the public profile (anyone's to read), the
+    address the link was mailed to and `email_verified`. Nothing else of the owner's (their
+    two-factor sign-in, a closed account): holding a link is not being signed in."""
 
     authentication_classes: list[type] = []
     throttle_classes = [AuthAddressThrottle]
     throttle_scope = "auth"
 
-    @account_schema({200: OwnProfileSerializer, 400: None, 409: None}, request=TokenBodySerializer)
+    @account_schema(
+        {200: VerifiedProfileSerializer, 400: None, 409: None}, request=TokenBodySerializer
+    )
     def post(self, request: Request) -> Response:
+        from games.play.profiles import profile_dict
+
         body = _valid(TokenBodySerializer, request)
         user = services.email_verify(token=body["token"])
-        return Response(_own_profile(user))
+        return Response(
+            {**profile_dict(user), "email": user.email, "email_verified": user.email_verified}
+        )
 
 
 class PasswordView(APIView):
-    """POST /api/me/password: every other session is signed out (sockets closed); tokens stay."""
+    """POST /api/me/password: every other session is signed out (sockets closed); tokens stay.
+    A wrong current password is 403 `wrong_password`, nothing changed."""
 
-    @account_schema({204: None, 400: None, 401: None, 409: None}, request=PasswordChangeSerializer)
+    @account_schema(
+        {204: None, 400: None, 401: None, 403: _WRONG_PASSWORD, 409: None},
+        request=PasswordChangeSerializer,
+    )
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         if user.kind == AccountKind.GUEST:
@@ -474,7 +532,8 @@ class PasswordResetView(APIView):
 
 
 class PasswordResetConfirmView(APIView):
-    """POST /api/auth/password-reset/confirm: a new password from the mailed link's token."""
+    """POST /api/auth/password-reset/confirm: a new password from the mailed link's token;
+    every session is signed out and every API token revoked (accounts.services)."""
 
     authentication_classes: list[type] = []
     throttle_classes = [AuthAddressThrottle]
@@ -520,8 +579,30 @@ class SessionDetailView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _code_check_allowed(request: Request, user: User, *, with_password: bool = True) -> None:
+    """The one budget of guesses at an account's codes, the sign-in's
+    (accounts.throttles.code_check_wait), and, for `DELETE /api/me/totp` without the
+    password, a few a day (TotpOffWithoutPasswordThrottle): over either, 429 `throttled` with
+    Retry-After before any code or password is looked at."""
+    from rest_framework.exceptions import Throttled
+
+    from accounts.throttles import TotpOffWithoutPasswordThrottle, code_check_wait
+
+    wait = code_check_wait(request, user.get_username())
+    detail = "Too many attempts for this account; try again later."
+    if wait is None and not with_password:
+        limit = TotpOffWithoutPasswordThrottle(user.get_username())
+        if not limit.allow_request(request, None):
+            wait = limit.wait() or 1.0
+            detail = "Too many attempts without the password today: send `password` too."
+    if wait is not None:
+        raise Throttled(wait=wait, detail=detail)
+
+
 class TotpView(APIView):
     """POST starts two-factor sign-in (inactive until confirmed); DELETE turns it off."""
+
+    schema = BodyOnDeleteSchema()  # DELETE's body, `{code, password?}`, in the schema too
 
     @account_schema({201: TotpEnrolledSerializer, 401: None, 409: None}, request=None)
     def post(self, request: Request) -> Response:
@@ -529,31 +610,75 @@ class TotpView(APIView):
         secret, uri = two_factor.enrol(user=user)
         return Response({"secret": secret, "otpauth_uri": uri}, status=status.HTTP_201_CREATED)
 
-    @account_schema({204: None, 400: None, 401: None, 409: None}, request=CodeSerializer)
+    @account_schema(
+        {
+            204: None,
+            400: None,
+            401: None,
+            403: _WRONG_PASSWORD_OR_CODE,
+            409: None,
+            429: OpenApiResponse(
+                description="`throttled`, with `Retry-After`: the sign-in's limits per account "
+                "and per address, which every code checked counts against; without "
+                "`password`, also 5 attempts a day per account."
+            ),
+        },
+        request=TotpOffSerializer,
+        description="Turns two-factor sign-in off with a current or recovery code (403 "
+        "`wrong_otp` otherwise) and, when given, the password. `password` is optional so "
+        "that API.md's `{code}` still works; the web page always sends it.",
+    )
     def delete(self, request: Request) -> Response:
         user = _signed_in(request)
-        body = _valid(CodeSerializer, request)
-        two_factor.disable(user=user, code=body["code"])
+        body = _valid(TotpOffSerializer, request)
+        # Off already: nothing is checked, so nothing is counted (409 as from `disable`).
+        if not two_factor.is_active(user):
+            raise DomainError("totp_inactive", "Two-factor sign-in is not on.")
+        password = body.get("password")
+        _code_check_allowed(request, user, with_password=password is not None)
+        two_factor.disable(user=user, code=body["code"], password=password)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TotpConfirmView(APIView):
     @account_schema(
-        {200: RecoveryCodesSerializer, 400: None, 401: None, 409: None}, request=CodeSerializer
+        {
+            200: RecoveryCodesSerializer,
+            400: None,
+            401: None,
+            403: OpenApiResponse(
+                description="`wrong_otp`: the code is wrong (the caller stays signed in); "
+                "`enrolment_code_required` or `enrolment_code_invalid`: a staff "
+                "account (STAFF_REQUIRE_TOTP) gives an operator's enrolment code "
+                "(`manage.py staff_enrol`); `csrf_failed`; `missing_scope`."
+            ),
+            409: None,
+            429: OpenApiResponse(
+                description="`throttled`, with `Retry-After`: the sign-in's limits per account "
+                "and per address, which every code checked counts against."
+            ),
+        },
+        request=TotpConfirmSerializer,
     )
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
-        body = _valid(CodeSerializer, request)
-        codes = two_factor.confirm(user=user, code=body["code"])
+        body = _valid(TotpConfirmSerializer, request)
+        _code_check_allowed(request, user)
+        codes = two_factor.confirm(
+            user=user, code=body["code"], enrolment_code=body.get("enrolment_code")
+        )
         return Response({"recovery_codes": codes})
 
 
 class CloseView(APIView):
     """POST /api/me/close: `close` (reopened by signing in within ACCOUNT_REOPEN_DAYS) or
     `delete` (the same, then deleted after ACCOUNT_DELETE_GRACE_DAYS). Guests give no
-    password."""
+    password; anyone else without one, or with a wrong one, is 403 `wrong_password`, nothing
+    changed."""
 
-    @account_schema({202: None, 400: None, 401: None}, request=CloseSerializer)
+    @account_schema(
+        {202: None, 400: None, 401: None, 403: _WRONG_PASSWORD}, request=CloseSerializer
+    )
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         body = _valid(CloseSerializer, request)
@@ -564,6 +689,9 @@ class CloseView(APIView):
                 password=body.get("password"),
             )
             ratings_set_pool(player_id=user.pk, pool=BoardPool.NONE)
+            # In the same transaction: a closed account holds no queue place, room seat,
+            # running race or arena pool, so nobody is matched with it or waits for it.
+            leave_every_room(player=user)
         if getattr(request._request, "session", None) is not None:
             request._request.session.flush()  # this session too (its row went with the others)
         return Response(status=status.HTTP_202_ACCEPTED)

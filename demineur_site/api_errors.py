@@ -64,9 +64,17 @@ STATUS_BY_CODE: dict[str, int] = {
     "otp_required": 401,
     "otp_invalid": 401,
     "account_closed": 403,
+    # A signed-in caller's password is wrong (changing it, closing the account): 403, never
+    # 401, which tells a client its sign-in is gone when its session or token still works.
+    "wrong_password": 403,
+    "wrong_otp": 403,
     "email_taken": 409,
     "totp_active": 409,
     "totp_inactive": 409,
+    # A staff account turning two-factor sign-in on without an operator's enrolment code, or
+    # with a wrong one (accounts.two_factor, `manage.py staff_enrol`).
+    "enrolment_code_required": 403,
+    "enrolment_code_invalid": 403,
     # The doors' own refusals (ApiError): paging, sign-in, frames, limits, outages.
     "malformed_json": 400,
     "frame_too_large": 400,

@@ -64,6 +64,13 @@ if TRUSTED_PROXIES > 0:
 # Bodies above this are refused with 413 at the edge, before Django reads them
 # (demineur_site.middleware: ASGI and WSGI wrappers).
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 64 * 1024)
+# The games export, served by the ASGI processes, is cut this many seconds after its first
+# line when its reader has not taken it all (games.api.export_views; docs/SECURITY.md).
+GAMES_EXPORT_TIME_LIMIT = env_float("GAMES_EXPORT_TIME_LIMIT", 600.0)
+# Wall time one no-guess search may take before the game falls back to a classic layout
+# (games.play.noguess; docs/NOGUESS.md). The test settings raise it: a loaded machine must not
+# turn a correct search into a failed test.
+NOGUESS_BUDGET_S = env_float("NOGUESS_BUDGET_S", 0.5)
 
 INSTALLED_APPS = [
     # The staff view of fair-play reviews is the Django admin (docs/FAIRPLAY.md); it needs
@@ -235,10 +242,17 @@ if not ADMIN_PATH.endswith("/") or ADMIN_PATH.startswith("/") or ADMIN_PATH[:-1]
     raise ImproperlyConfigured(
         f"ADMIN_PATH is a path of its own ending in /, e.g. `admin/`, not {ADMIN_PATH!r}."
     )
-# New accounts per client address and rolling day (accounts/throttles.py; 0 turns one off):
-# guests (POST /api/auth/guest) and sign-ups (POST /api/auth/register without a guest).
+# New accounts per client address (accounts/throttles.py; 0 turns one off): guests (POST
+# /api/auth/guest) per rolling day, and sign-ups (POST /api/auth/register without a guest) per
+# rolling hour and per rolling day. The hour lets a school class sign up in one lesson behind
+# its school's one address, and a refusal by it waits an hour at most; the day is the
+# address's ceiling. Unset, the hourly rate is half the daily ceiling, so a deployment that
+# raises or turns off the ceiling moves it too (docs/ACCOUNTS.md, Limits).
 ACCOUNT_GUESTS_PER_ADDRESS_DAY = env_int("ACCOUNT_GUESTS_PER_ADDRESS_DAY", 50)
-ACCOUNT_SIGNUPS_PER_ADDRESS_DAY = env_int("ACCOUNT_SIGNUPS_PER_ADDRESS_DAY", 20)
+ACCOUNT_SIGNUPS_PER_ADDRESS_DAY = env_int("ACCOUNT_SIGNUPS_PER_ADDRESS_DAY", 60)
+ACCOUNT_SIGNUPS_PER_ADDRESS_HOUR = env_int(
+    "ACCOUNT_SIGNUPS_PER_ADDRESS_HOUR", -(-ACCOUNT_SIGNUPS_PER_ADDRESS_DAY // 2)
+)
 # The site-wide ceiling of new accounts per rolling hour: over it every address is refused
 # (429) and the alarm goes off (a WARNING line, accounts.throttles.new_account_ceiling_refusals).
 ACCOUNT_NEW_PER_HOUR = env_int("ACCOUNT_NEW_PER_HOUR", 2000)
@@ -281,8 +295,11 @@ else:  # Django 5.2 (Python 3.11)
     EMAIL_USE_TLS, EMAIL_USE_SSL = _EMAIL_SMTP["use_tls"], _EMAIL_SMTP["use_ssl"]
     EMAIL_TIMEOUT = _EMAIL_SMTP["timeout"]
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Démineur <noreply@localhost>")
-# The site's address in mailed links (`https://demineur.example`); unset: the request's own
-# origin (its Host is one of ALLOWED_HOSTS).
+# The site's address in mailed links (`https://demineur.example`). Unset, a link points at the
+# request's own origin only when it is one the site declared (an entry of CSRF_TRUSTED_ORIGINS,
+# port included) or, with DEBUG on, when its Host names the port the request arrived on; else
+# nothing is mailed (accounts.email_links.site_origin). `manage.py check --deploy` requires it
+# with DEBUG off (accounts.E001).
 SITE_URL = env_str("SITE_URL", "").rstrip("/")
 # How long a verification link, and a password-reset link, stay valid.
 EMAIL_VERIFY_HOURS = env_int("EMAIL_VERIFY_HOURS", 48)
@@ -297,6 +314,7 @@ ACCOUNT_DELETE_GRACE_DAYS = env_int("ACCOUNT_DELETE_GRACE_DAYS", 7)
 for _name in (
     "ACCOUNT_GUESTS_PER_ADDRESS_DAY",
     "ACCOUNT_SIGNUPS_PER_ADDRESS_DAY",
+    "ACCOUNT_SIGNUPS_PER_ADDRESS_HOUR",
     "ACCOUNT_NEW_PER_HOUR",
 ):
     if globals()[_name] < 0:
@@ -339,6 +357,7 @@ REST_FRAMEWORK = {
         "auth_username": env_str("THROTTLE_AUTH_USERNAME", "10/min"),
         # New accounts (accounts/throttles.py; the Accounts block above).
         "guest_day": _per(ACCOUNT_GUESTS_PER_ADDRESS_DAY, "day"),
+        "signup_hour": _per(ACCOUNT_SIGNUPS_PER_ADDRESS_HOUR, "hour"),
         "signup_day": _per(ACCOUNT_SIGNUPS_PER_ADDRESS_DAY, "day"),
         "new_accounts": _per(ACCOUNT_NEW_PER_HOUR, "hour"),
         # Password-reset requests per submitted address and per client address
@@ -346,6 +365,10 @@ REST_FRAMEWORK = {
         "reset_email": env_str("THROTTLE_RESET_EMAIL", "3/hour"),
         "reset_address": env_str("THROTTLE_RESET_ADDRESS", "20/hour"),
         "games_export": env_str("THROTTLE_GAMES_EXPORT", "10/hour"),
+        # Verification mails of POST /api/me/email per recipient (hashed) and per account
+        # (accounts/throttles.py; docs/ACCOUNTS.md, Limits).
+        "email_recipient": env_str("THROTTLE_EMAIL_RECIPIENT", "5/day"),
+        "email_account": env_str("THROTTLE_EMAIL_ACCOUNT", "10/day"),
     },
     # The client address DRF throttles on: the peer, or X-Forwarded-For behind trusted proxies.
     "NUM_PROXIES": TRUSTED_PROXIES,

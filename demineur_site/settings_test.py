@@ -8,6 +8,9 @@ os.environ.setdefault("THROTTLE_ANON", "100000/min")
 # Race tests drive the race clock themselves (games.races.services.race_clock_tick); the servers the
 # suite starts (tests/support/services.py) run it as production does.
 os.environ.setdefault("RACE_CLOCK", "off")
+# A no-guess search ends on its draws (MAX_TRIES), not on the clock: the suite checks boards,
+# and a loaded machine must not fail it (docs/TESTING.md).
+os.environ.setdefault("NOGUESS_BUDGET_S", "60")
 # The server's own arenas would appear in every test's database: tests/arenas sets them.
 os.environ.setdefault("ARENA_SCHEDULE", "")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
@@ -16,6 +19,8 @@ os.environ.setdefault("THROTTLE_AUTH_USERNAME", "100000/min")
 os.environ.setdefault("THROTTLE_RESET_EMAIL", "100000/min")
 os.environ.setdefault("THROTTLE_RESET_ADDRESS", "100000/min")
 os.environ.setdefault("THROTTLE_GAMES_EXPORT", "100000/min")
+os.environ.setdefault("THROTTLE_EMAIL_RECIPIENT", "100000/min")
+os.environ.setdefault("THROTTLE_EMAIL_ACCOUNT", "100000/min")
 # The suite makes every account from one address: the account caps stay out of its way
 # (0: off); tests/accounts/test_account_caps.py sets them to test them.
 os.environ.setdefault("ACCOUNT_GUESTS_PER_ADDRESS_DAY", "0")
@@ -62,6 +67,11 @@ if _worker:
 from .settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Mailed links point at SITE_URL, as in production (with DEBUG off and no SITE_URL nothing is
+# mailed: docs/ACCOUNTS.md); the suite reads only their path and token.
+# tests/accounts/test_mailed_link_host.py unsets it to test the rule without it.
+SITE_URL = SITE_URL or "http://testserver"  # noqa: F405
 
 # The suite serves the ASGI application on a thread of its own process (tests/support/browser.py),
 # where a persistent connection per request thread is never closed until garbage collection

@@ -56,10 +56,16 @@ class ServeError(Exception):
     """A refusal to start, with the reason for the operator."""
 
 
-# `reverse_proxy { request_buffers N }` (Caddy 2.6.4 and later) is spelled `buffer_requests`
-# plus `max_buffer_size N` before that (Debian 12 ships 2.6.2); 2.8 knows only the new form.
+# `reverse_proxy { request_buffers N  response_buffers M }` (Caddy 2.6.4 and later) is spelled
+# `buffer_requests`, `buffer_responses` and one `max_buffer_size` for both before that (Debian
+# 12 ships 2.6.2); 2.8 knows only the new form. The shared size is the larger of the two: the
+# request side is still bounded by `request_body max_size`, which cuts a body off first.
 REQUEST_BUFFERS_SINCE = (2, 6, 4)
-REQUEST_BUFFERS_LINE = re.compile(r"^(?P<indent>[ \t]*)request_buffers (?P<size>\S+)$", re.M)
+BUFFER_LINES = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?:request|response)_buffers [0-9]+\n(?P=indent))*"
+    r"(?:request|response)_buffers [0-9]+$",
+    re.M,
+)
 
 
 def caddy_version(caddy: str) -> tuple[int, int, int]:
@@ -74,14 +80,27 @@ def caddy_version(caddy: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
+OLD_SPELLING = {"request_buffers": "buffer_requests", "response_buffers": "buffer_responses"}
+
+
+def _old_buffering(match: re.Match[str]) -> str:
+    """One run of `request_buffers` / `response_buffers` lines in the spelling before 2.6.4."""
+    sizes: dict[str, int] = {}
+    for line in match[0].split("\n"):
+        kind, size = line.split()
+        sizes[kind] = int(size)
+    lines = [old for new, old in OLD_SPELLING.items() if new in sizes]
+    lines.append(f"max_buffer_size {max(sizes.values())}")
+    return "\n".join(match["indent"] + line for line in lines)
+
+
 def caddyfile_for(version: tuple[int, int, int], text: str) -> str:
-    """A Caddyfile written for current Caddy, in the spelling of `version`: the one
-    directive whose name changed (request buffering) is rewritten for an older one."""
+    """A Caddyfile written for current Caddy, in the spelling of `version`: the directives
+    whose names changed (request and response buffering, byte counts) are rewritten for an
+    older one."""
     if version >= REQUEST_BUFFERS_SINCE:
         return text
-    return REQUEST_BUFFERS_LINE.sub(
-        lambda m: f"{m['indent']}buffer_requests\n{m['indent']}max_buffer_size {m['size']}", text
-    )
+    return BUFFER_LINES.sub(_old_buffering, text)
 
 
 def run_dir() -> Path:

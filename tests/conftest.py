@@ -3,6 +3,7 @@ to every test package."""
 
 from hypothesis import settings as hypothesis_settings
 
+from tests.support import fast_flush
 from tests.support.personas import (  # noqa: F401  (fixtures)
     alice,
     alice_api,
@@ -27,6 +28,10 @@ from tests.support.throttles import rates  # noqa: F401  (fixture)
 hypothesis_settings.register_profile("suite", deadline=None)
 hypothesis_settings.load_profile("suite")
 
+# The flush after each test that commits deletes rows instead of truncating tables on
+# PostgreSQL (tests/support/fast_flush.py: 17 ms instead of 944 ms, measured).
+fast_flush.install()
+
 # The stack tests start their own server processes (serve-prod's Caddy, gunicorn and uvicorn;
 # uvicorn pairs) in front of the real PostgreSQL and Redis, or take those services down and
 # bring them back. They run in their own target, `make test-stack`, which .ci/run runs after
@@ -35,6 +40,7 @@ STACK_MODULES = {
     "tests/deploy/test_serve_prod.py",
     "tests/deploy/test_metrics_stack.py",
     "tests/deploy/test_proxy_limits.py",
+    "tests/deploy/test_slow_readers.py",
     "tests/deploy/test_replica.py",
     "tests/reliability/test_crash.py",
     "tests/reliability/test_postgres_outage.py",

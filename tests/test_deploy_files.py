@@ -132,6 +132,12 @@ def test_the_proxy_config_balances_both_services_and_limits_bodies():
     assert re.search(r"^\s*read_header \S+$", caddy, re.M)
     assert re.search(r"^\s*read_body \S+$", caddy, re.M)
     assert not re.search(r"^\s*fail_duration", caddy, re.M)
+    # A whole gunicorn answer is read before it goes to the client, and the games export (no
+    # bound on its size) goes to the ASGI replicas; no server-wide write deadline, which would
+    # end every NDJSON stream (docs/SECURITY.md, slow readers).
+    assert re.search(r"^\s*response_buffers 16777216$", caddy, re.M)
+    assert re.search(r"^\s*@ws expression .*/games/export/\?\$", caddy, re.M)
+    assert not re.search(r"^\s*write ", caddy, re.M)
     proxy = compose()["services"]["proxy"]
     assert "./docs/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
 
@@ -174,7 +180,12 @@ def test_serve_prods_proxy_has_the_same_rules_as_the_compose_proxy():
     )
     compose_rules = proxy_rules((ROOT / "docs" / "Caddyfile").read_text())
     assert proxy_rules(rendered) == compose_rules
-    for rule in ("header -Server", "request_buffers 65537", "error @uri_too_long 414"):
+    for rule in (
+        "header -Server",
+        "request_buffers 65537",
+        "response_buffers 16777216",
+        "error @uri_too_long 414",
+    ):
         assert rule in compose_rules, rule
 
 
@@ -187,6 +198,33 @@ def test_an_older_caddy_gets_the_request_buffering_in_its_own_spelling():
     assert caddyfile_for((2, 6, 2), text) == (
         "reverse_proxy {\n\t\tbuffer_requests\n\t\tmax_buffer_size 65537\n}\n"
     )
+    # Both buffers in one block share one size before 2.6.4: the larger (request bodies stay
+    # bounded by `request_body max_size`, which cuts them off first).
+    both = "reverse_proxy {\n\t\trequest_buffers 65537\n\t\tresponse_buffers 16777216\n}\n"
+    assert caddyfile_for((2, 6, 4), both) == both
+    assert caddyfile_for((2, 6, 2), both) == (
+        "reverse_proxy {\n\t\tbuffer_requests\n\t\tbuffer_responses\n"
+        "\t\tmax_buffer_size 16777216\n}\n"
+    )
+
+
+def test_every_static_file_fits_in_the_proxys_response_buffer() -> None:
+    # The sync workers' largest answers are static files (WhiteNoise, from the finders): the
+    # proxy must hold each whole, or a slow reader of the rest would hold a worker again.
+    from django.contrib.staticfiles import finders
+
+    buffered = re.search(
+        r"^\s*response_buffers ([0-9]+)$", (ROOT / "docs" / "Caddyfile").read_text(), re.M
+    )
+    assert buffered
+    sizes = [
+        (storage.size(path), path)
+        for finder in finders.get_finders()
+        for path, storage in finder.list([])
+    ]
+    assert sizes
+    largest, name = max(sizes)
+    assert largest < int(buffered[1]), name
 
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts.models import User
@@ -66,7 +67,10 @@ class ArenaListView(APIView):
     def post(self, request: Request) -> Response:
         player = _signed_in(request)
         body = _valid(ArenaCreateIn, request)
-        arena = arenas.arena_create(player=player, **body)
+        # The client address as the throttles read it (the peer, or X-Forwarded-For behind
+        # TRUSTED_PROXIES): the cap on open arenas per address counts by it.
+        address = BaseThrottle().get_ident(request)
+        arena = arenas.arena_create(player=player, address=address, **body)
         return _arena_response(request, arena, status.HTTP_201_CREATED)
 
 

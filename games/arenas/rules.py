@@ -8,6 +8,8 @@ their races. No Django, no I/O.
 
 from __future__ import annotations
 
+import ipaddress
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +18,14 @@ from games.races.rules import MAX_RACERS, MIN_RACERS, ranks
 
 MIN_MINUTES = 20
 MAX_MINUTES = 180
+# Arenas not finished yet (scheduled or running) that one account created, at most (409
+# `too_many_arenas`): each is listed until it ends, up to 30 days ahead.
+MAX_OPEN_ARENAS = 3
+# The same, per client address (an IPv6 address counted by its /64, what one line usually
+# gets): accounts are cheap to make (a guest per request, then signed up), so the cap per
+# account alone let one address keep hundreds of arenas listed. Ten leaves room for a club or
+# a class behind one address, each of whose arenas can take a hundred players.
+MAX_OPEN_ARENAS_PER_ADDRESS = 10
 # An arena's optional minimum of players (docs/ARENAS.md): its first races wait until that many
 # are in the pool at once. The default, 2, is no minimum at all (a race needs two).
 MIN_PLAYERS = 2
@@ -35,6 +45,56 @@ OTHER_POINTS = 0
 SOLO_POINTS = 1
 BIG_RACE = 5  # a race with at least this many racers who took part scores double
 STREAK_FIRE = 2  # wins in a row that light the fire: each next win scores double
+
+
+# --- names and addresses ---------------------------------------------------------------------
+
+# The bidirectional controls (embeddings, overrides, isolates and the marks): inside a name
+# shown in a list they reorder what follows, so "Friday" can read as someone else's text.
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f"
+    + "".join(chr(c) for c in range(0x202A, 0x202F))
+    + "".join(chr(c) for c in range(0x2066, 0x206A))
+)
+
+
+def name_problem(name: str) -> str | None:
+    r"""Why an arena's name (already stripped, not empty) is refused, or None: `bidi` for a
+    bidirectional control anywhere, `control` for a control character or a lone surrogate,
+    `blank` when nothing is left to see once the format characters (Unicode category Cf: the
+    zero-width ones among them) and the white space are taken out. A zero-width joiner inside
+    a visible name stays allowed (emoji sequences and some scripts need it).
+
+    >>> name_problem("Friday night"), name_problem("caf\u00e9 \U0001f9d1\u200d\U0001f4bb")
+    (None, None)
+    >>> name_problem("\u202eFriday"), name_problem("a\u2067b"), name_problem("\u200f")
+    ('bidi', 'bidi', 'bidi')
+    >>> name_problem("\u200b\u200c \u2060\ufeff"), name_problem("line\nbreak")
+    ('blank', 'control')
+    """
+    if any(ch in BIDI_CONTROLS for ch in name):
+        return "bidi"
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in name):
+        return "control"
+    if all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in name):
+        return "blank"
+    return None
+
+
+def address_key(address: str) -> str:
+    """What the cap per address counts by: an IPv4 address as it is, an IPv6 one by its /64
+    (one line's usual share: its other addresses cost nothing), anything else as given.
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:aaaa::1")
+    ('203.0.113.7', '2001:db8:1:2::/64')
+    """
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address.strip()
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def split_sizes(n: int) -> list[int]:

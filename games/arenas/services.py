@@ -18,11 +18,13 @@ only (rows nobody else holds).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
@@ -58,8 +60,15 @@ from games.races import services as races
 
 log = logging.getLogger(__name__)
 
-# At most this many arenas an account created may be scheduled or running at once.
-MAX_OWN_ARENAS = 3
+# Not finished yet: listed, and counted by the caps on open arenas (rules.MAX_OPEN_ARENAS...).
+OPEN_ARENA_STATES = (ArenaState.SCHEDULED, ArenaState.RUNNING)
+# What a refused name is told (rules.name_problem's reasons).
+NAME_REFUSALS = {
+    "bidi": "The name holds a character that reorders the text around it (a bidirectional "
+    "control).",
+    "control": "The name holds a control character.",
+    "blank": "The name has nothing to see: only invisible characters and spaces.",
+}
 # How far ahead a player may schedule an arena.
 MAX_AHEAD = timedelta(days=30)
 # A `starts_at` this little in the past is taken as "now" (clocks differ).
@@ -166,10 +175,18 @@ def arena_create(
     players: str | None = None,
     private: bool = False,
     min_players: int = rules.MIN_PLAYERS,
+    address: str | None = None,
 ) -> Arena:
     """A player's arena: `players` defaults to the creator's own kind (a human account creates
-    human arenas; a bot, bot arenas) and must be it."""
+    human arenas; a bot, bot arenas) and must be it. At most MAX_OPEN_ARENAS not finished per
+    account and, when the request's client `address` is given (the REST door gives it),
+    MAX_OPEN_ARENAS_PER_ADDRESS per address. A name shown in every list must read as
+    written: no bidirectional control, not blank (rules.name_problem)."""
     spec = _level(level)
+    shown_name = (name or "").strip()
+    problem = rules.name_problem(shown_name) if shown_name else None
+    if problem is not None:
+        raise GameError("invalid", NAME_REFUSALS[problem], {"fields": {"name": problem}})
     if not rules.MIN_MINUTES <= minutes <= rules.MAX_MINUTES:
         raise GameError("invalid", "minutes must be between 20 and 180.")
     if not rules.MIN_PLAYERS <= min_players <= rules.MAX_MIN_PLAYERS:
@@ -190,18 +207,17 @@ def arena_create(
     _check_kind(player, kind)
     with transaction.atomic():
         lock_player(player, no_key=True)  # the pairing may insert racers
-        own = Arena.objects.filter(
-            created_by=player, state__in=(ArenaState.SCHEDULED, ArenaState.RUNNING)
-        ).count()
-        if own >= MAX_OWN_ARENAS:
+        own = Arena.objects.filter(created_by=player, state__in=OPEN_ARENA_STATES).count()
+        if own >= rules.MAX_OPEN_ARENAS:
             raise GameError(
                 "too_many_arenas",
                 f"You already have {own} arenas scheduled or running.",
-                {"max_arenas": MAX_OWN_ARENAS},
+                {"max_arenas": rules.MAX_OPEN_ARENAS},
             )
+        from_address = _open_from(address) if address else None
         arena = _new_arena(
             level=spec.name,
-            name=(name or "").strip() or f"{player.username}'s {spec.name} arena",
+            name=shown_name or f"{player.username}'s {spec.name} arena",
             no_guess=no_guess,
             players=kind,
             starts_at=start,
@@ -211,10 +227,44 @@ def arena_create(
             min_players=min_players,
             now=now,
         )
+        if address and from_address is not None:
+            _remember_open_from(address, [*from_address, str(arena.pk)])
     if start <= now:
         arena_clock_tick(now=now, pair=False)  # a "now" arena runs at once
         arena.refresh_from_db()
     return arena
+
+
+# The arenas created from one address are remembered in the default cache (Redis when set,
+# shared by every process, like the caps on new accounts per address), as long as one of them
+# can still be open: the furthest start a player may choose plus the longest arena, and a day.
+ADDRESS_MEMORY_S = int((MAX_AHEAD + timedelta(minutes=rules.MAX_MINUTES, days=1)).total_seconds())
+
+
+def _address_cache_key(address: str) -> str:
+    digest = hashlib.sha256(rules.address_key(address).encode()).hexdigest()
+    return f"arenas:open-from:{digest}"
+
+
+def _open_from(address: str) -> list[str]:
+    """The arenas created from `address` that are not finished yet (ids), or 409
+    `too_many_arenas` when there are MAX_OPEN_ARENAS_PER_ADDRESS of them. The cache names
+    the arenas; the database says which are still open, so an arena that ended, or a creation
+    rolled back, no longer counts."""
+    remembered = cache.get(_address_cache_key(address)) or []
+    still = Arena.objects.filter(pk__in=remembered, state__in=OPEN_ARENA_STATES)
+    open_ids = [str(pk) for pk in still.values_list("pk", flat=True)]
+    if len(open_ids) >= rules.MAX_OPEN_ARENAS_PER_ADDRESS:
+        raise GameError(
+            "too_many_arenas",
+            f"{len(open_ids)} arenas created from your address are scheduled or running.",
+            {"max_arenas_per_address": rules.MAX_OPEN_ARENAS_PER_ADDRESS},
+        )
+    return open_ids
+
+
+def _remember_open_from(address: str, arena_ids: list[str]) -> None:
+    cache.set(_address_cache_key(address), arena_ids, timeout=ADDRESS_MEMORY_S)
 
 
 # --- joining and leaving ----------------------------------------------------------------------
@@ -277,6 +327,21 @@ def arena_leave(*, arena_id: Any, player: User) -> Arena:
         entry.save(update_fields=["active", "waiting_since"])
         _publish_standings(arena)
     return arena
+
+
+def leave_every_room(*, player: User) -> int:
+    """Take `player` out of everything live they hold in races and arenas, as leaving each
+    would (games.races.services.leave_every_race; then every arena pool not finished: their
+    points stay). For closing an account: a closed account must not be matched, paired,
+    started or waited for. Returns how many places, seats and pools it left."""
+    left = races.leave_every_race(player=player)
+    pools = ArenaEntry.objects.filter(player=player, active=True).exclude(
+        arena__state=ArenaState.FINISHED
+    )
+    for arena_id in list(pools.values_list("arena_id", flat=True)):
+        arena_leave(arena_id=arena_id, player=player)
+        left += 1
+    return left
 
 
 # --- a race's end -----------------------------------------------------------------------------
@@ -396,6 +461,11 @@ def _back_from_races(arena: Arena, *, now: datetime) -> int:
 
 
 def _pool(arena: Arena, *, now: datetime) -> list[rules.Waiting]:
+    # A closed (or deactivated) account is paired with nobody: it leaves the pool here,
+    # whether or not closing took it out itself (leave_every_room); its points stay.
+    ArenaEntry.objects.filter(arena=arena, active=True, player__is_active=False).update(
+        active=False, waiting_since=None
+    )
     busy = Racer.objects.filter(player=OuterRef("player"), active=True)
     entries = list(
         ArenaEntry.objects.filter(

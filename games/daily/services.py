@@ -57,7 +57,15 @@ def daily_deal(*, day: date, level: str) -> DailyChallenge:
     for attempt in range(rules.DEAL_TRIES):
         rng = rules.draw(settings.DAILY_SECRET, day, level, attempt)
         x, y = rng.randrange(spec.width), rng.randrange(spec.height)
-        ask = noguess.LayoutAsk(spec.width, spec.height, spec.mines, x, y, str(rng.getrandbits(64)))
+        ask = noguess.LayoutAsk(
+            spec.width,
+            spec.height,
+            spec.mines,
+            x,
+            y,
+            str(rng.getrandbits(64)),
+            budget_s=settings.NOGUESS_BUDGET_S,
+        )
         # Never in this thread: the daily clock shares its process with the sockets' loop.
         layout = noguess.layout_for(ask, in_thread=False)
         if layout is None:

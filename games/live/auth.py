@@ -252,7 +252,12 @@ class _Capped:
             credential = SocketCredential("session", user_id, session_key=key) if key else None
         if credential is not scope.get("credential"):  # a session's: one copy of the scope
             scope = {**scope, "credential": credential}
-        taken = await slots.acquire(user_id, client_address(scope))
+        # A stream nobody signed in to is what any site's <img> can make a browser send: it
+        # counts apart from the address's sockets (games.live.guard).
+        anonymous_stream = bool(scope.get("stream")) and user_id is None
+        taken = await slots.acquire(
+            user_id, client_address(scope), anonymous_stream=anonymous_stream
+        )
         if isinstance(taken, Refusal):
             body = socket_error(
                 "too_many_sockets",

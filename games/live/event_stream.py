@@ -7,7 +7,11 @@ One stream per account: a new one ends the one before (it announces itself to th
 group before joining it; an older stream that hears of another channel ends). The group is
 joined before the games are read, so a game started meanwhile is in both: a `game_start` is
 sent once per game. Only streams reach it: the same path as a socket is refused as an unknown
-one (404, close 4404)."""
+one (404, close 4404).
+
+Once open it sends an empty frame before anything else: the stream's answer starts with it (its
+status, its headers, a first keep-alive line; games.live.streams), at once, even for an account
+with nothing in play whose first event may be hours away."""
 
 from __future__ import annotations
 
@@ -58,6 +62,7 @@ class EventStreamConsumer(LeanConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         starts = await db_call(_starts)(user.pk)
         await self.accept()
+        await self.send(text_data="")  # open: the answer and its keep-alives start now
         for event in starts:
             await self._forward(event)
 

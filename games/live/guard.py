@@ -20,6 +20,13 @@ gets one ``error`` (429 ``too_many_sockets``, ``details.limit`` and ``details.pe
   If Redis cannot be reached the socket is counted in this process only (logged).
 * Without REDIS_URL the count is per process (development, tests).
 
+**Streams nobody signed in to** (an NDJSON stream, games.live.streams, with no token and no
+session) count per address in a budget of their own, as large as WS_MAX_SOCKETS_PER_ADDRESS,
+instead of in that address's socket count. Any page of any site can make its visitor's browser
+send such a GET (an `<img>` sends neither cookie nor Origin): counted with the sockets, a page
+could fill its visitor's per-address cap and lock their own game socket out. In a budget of
+their own, such GETs can only crowd each other.
+
 **The address** is the connection's peer (``scope["client"]``, which uvicorn's own
 ``--proxy-headers`` / ``--forwarded-allow-ips`` may already have rewritten). An
 ``X-Forwarded-For`` header is believed only when TRUSTED_PROXIES > 0: the address is then the
@@ -158,19 +165,25 @@ class SocketSlots:
     # --- the caps ---------------------------------------------------------------------------
 
     @staticmethod
-    def caps(user_id: int | None, address: str | None) -> list[tuple[str, str, int]]:
-        """(per, key, limit) for each cap that applies to this socket."""
+    def caps(
+        user_id: int | None, address: str | None, *, anonymous_stream: bool = False
+    ) -> list[tuple[str, str, int]]:
+        """(per, key, limit) for each cap that applies to this socket. `anonymous_stream`: a
+        stream nobody signed in to, counted in its address's budget for those alone."""
         found: list[tuple[str, str, int]] = []
         per_user = int(getattr(settings, "WS_MAX_SOCKETS_PER_USER", 20))
         per_address = int(getattr(settings, "WS_MAX_SOCKETS_PER_ADDRESS", 50))
         if user_id is not None and per_user > 0:
             found.append(("user", f"user:{user_id}", per_user))
         if address is not None and per_address > 0:
-            found.append(("address", f"address:{address}", per_address))
+            kind = "anonymous-stream" if anonymous_stream else "address"
+            found.append(("address", f"{kind}:{address}", per_address))
         return found
 
-    async def acquire(self, user_id: int | None, address: str | None) -> Slot | Refusal:
-        caps = self.caps(user_id, address)
+    async def acquire(
+        self, user_id: int | None, address: str | None, *, anonymous_stream: bool = False
+    ) -> Slot | Refusal:
+        caps = self.caps(user_id, address, anonymous_stream=anonymous_stream)
         member = uuid.uuid4().hex
         if getattr(settings, "REDIS_URL", "") and caps:
             try:

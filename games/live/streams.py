@@ -10,16 +10,32 @@ after a gap and kicks on revocation) and writes what that stack sends as lines:
 * the socket's accept and first frame start a 200 `application/x-ndjson` answer; a refusal
   before any state (an unknown game 404, a sealed race game 403, a revoked token 401, too many
   sockets 429) is answered as REST answers it: that status and the API.md error body;
+* an empty frame is a keep-alive: the answer starts (if it has not) and an empty line goes
+  out. The event stream's consumer sends one as soon as it is open, because its first event
+  may come hours later: without it an idle account's client got no status line at all, and
+  a proxy that has nothing to write never learns that its client left (Caddy then held the
+  stream, and its socket slot, for good);
 * every frame is one line; after `ended` (or a close) the answer ends; a game stream opened on
   a game already over gets its state, then `ended` (its last event went out before), and ends;
-* an empty line goes out whenever nothing was written for STREAM_KEEPALIVE_SECONDS (7 s), so
-  proxies and clients keep the connection;
-* the client going away is the socket's disconnect.
+* an `error` frame after the start is the stream's last line and the answer ends with it: a
+  stream sends nothing, so the only errors it can get are the ends of it (its token revoked or
+  its session signed out, 401; its game discarded, 404; the database gone, 503). The answer
+  does not wait for the close that follows, so a client always sees the end right after;
+* an empty line goes out whenever nothing was written for STREAM_KEEPALIVE_SECONDS (7 s), from
+  the start, so proxies and clients keep the connection, and a client that vanished is found
+  out by the write that fails;
+* the client going away (`http.disconnect`, which the server reports when the connection
+  closes or a write to it fails) is the socket's disconnect: its slot is freed.
 
 A browser's GET carries no Origin on the site's own pages, and a page of another site cannot
 read the answer (no CORS): with the session cookie and no Origin, the stream is signed in with
 the session as the site's own page (its own origin is given to the socket stack). An Origin
-that is not the site's is refused as for a socket (403).
+that is not the site's is refused as for a socket (403). A page of another site can still
+make a browser send a GET with neither (an `<img>`, a `<script>`, a no-cors fetch): browsers
+that say so (`Sec-Fetch-Site` cross-site or same-site, other than a top-level navigation) are
+refused 403 before the socket stack, and any stream that is not signed in counts in its own
+per-address budget (games.live.guard), never against the sockets of that address
+(docs/SECURITY.md).
 
 Served by the ASGI processes (`live` in production, docs/Caddyfile routes /api/stream/ there),
 and under `make run` by the same process (demineur_site.dev_server). While idle it holds no
@@ -46,7 +62,14 @@ ROUTES = [
     (re.compile(r"^/api/stream/event/?$"), "/ws/stream/event"),
 ]
 NDJSON = b"application/x-ndjson"
-END_PREFIXES = ('{"type":"ended"', '{"type":"discarded"')
+# The last line of a stream. Game frames are compact JSON (games.play.events.dumps); the socket
+# stack's own refusals (games.live.auth) are json.dumps with its spaces.
+END_PREFIXES = (
+    '{"type":"ended"',
+    '{"type":"discarded"',
+    '{"type":"error"',
+    '{"type": "error"',
+)
 OVER_STATES = frozenset(str(state) for state in ENDED_STATES)  # a Game's `state` once it ended
 
 
@@ -62,6 +85,19 @@ def socket_path(path: str) -> str | None:
 def _has_session_cookie(scope: dict[str, Any]) -> bool:
     cookie = dict(scope.get("headers") or []).get(b"cookie", b"")
     return settings.SESSION_COOKIE_NAME.encode() + b"=" in cookie
+
+
+def _from_another_site(scope: dict[str, Any]) -> bool:
+    """A browser's request made by a page of another site, other than a top-level navigation:
+    an `<img>`, `<script>`, `<iframe>` or no-cors fetch, which sends no Origin (Fetch Metadata,
+    sent by every current browser; API clients send none of these headers)."""
+    headers = dict(scope.get("headers") or [])
+    site = headers.get(b"sec-fetch-site", b"").lower()
+    if site not in (b"cross-site", b"same-site"):
+        return False
+    mode = headers.get(b"sec-fetch-mode", b"").lower()
+    dest = headers.get(b"sec-fetch-dest", b"").lower()
+    return not (mode == b"navigate" and dest == b"document")
 
 
 def _as_socket_scope(scope: dict[str, Any], path: str) -> dict[str, Any]:
@@ -144,6 +180,11 @@ class _Answer:
         if kind != "websocket.send":
             return
         text = message.get("text") or ""
+        if not text:  # a keep-alive from the consumer (the event stream's "open")
+            if not self.started:
+                await self._start(200, NDJSON)
+            await self.line(b"\n")
+            return
         if not self.started:
             frame = json.loads(text)  # the first frame only: a state, or a refusal
             if frame.get("type") == "error":
@@ -156,7 +197,7 @@ class _Answer:
         await self.line(text.encode() + b"\n")
         # A game event's text is encoded once per process for every watcher
         # (games.play.events.encode_event): read without decoding it again. Every frame is
-        # compact JSON whose first key is "type" (games.play.events.dumps and its builders).
+        # JSON whose first key is "type" (games.play.events.dumps and its builders).
         if text.startswith(END_PREFIXES):
             await self.finish()
 
@@ -191,15 +232,12 @@ class NdjsonStream:
         if path is None or scope.get("method") not in ("GET", "HEAD"):
             code = "not_found" if path is None else "method_not_allowed"
             status = 404 if path is None else 405
-            body = json.dumps(error_body(code, "Streams are read with GET.")).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json")],
-                }
-            )
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            await _json_answer(send, status, error_body(code, "Streams are read with GET."))
+            return
+        if _from_another_site(scope):
+            # Refused before the socket stack: it takes no slot and reads nothing.
+            why = "A page of another site may not open a stream here."
+            await _json_answer(send, 403, error_body("forbidden", why))
             return
         answer = _Answer(send)
         connected = False
@@ -211,10 +249,12 @@ class NdjsonStream:
                 connected = True
                 return {"type": "websocket.connect"}
             # Nothing comes from a stream's client; it only goes away, or the answer ends.
-            await asyncio.wait(
-                [asyncio.ensure_future(gone.wait()), asyncio.ensure_future(answer.done.wait())],
-                return_when=asyncio.FIRST_COMPLETED,
-            )
+            waits = [asyncio.ensure_future(gone.wait()), asyncio.ensure_future(answer.done.wait())]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
             return {"type": "websocket.disconnect", "code": 1001}
 
         async def client() -> None:
@@ -231,8 +271,15 @@ class NdjsonStream:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(answer.wrote.wait(), timeout=every)
                     continue
-                if answer.started and not answer.finished:
+                if not answer.started:
+                    continue
+                try:
                     await answer.line(b"\n")
+                except Exception:
+                    # A server that reports a dead client by failing the write rather than by
+                    # http.disconnect: the client is gone all the same, and its slot with it.
+                    gone.set()
+                    return
 
         helpers = [asyncio.ensure_future(client()), asyncio.ensure_future(keep_alive())]
         try:
@@ -244,6 +291,19 @@ class NdjsonStream:
             for task in helpers:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+
+
+async def _json_answer(send: Any, status: int, body: dict[str, Any]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send(
+        {"type": "http.response.body", "body": json.dumps(body).encode(), "more_body": False}
+    )
 
 
 def _stream_operation(

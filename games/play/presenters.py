@@ -81,6 +81,11 @@ def game_dict(
         rows = None  # RULES.md, Time: a paused game's board is hidden from every response
     else:
         rows = (board or Board.decode(bytes(game.board))).render(layout=not game.sealed)
+        if game.sealed:
+            # API.md: no mine, no `X`, no `!` until the race or the day ends. The engine's
+            # board without its layout still marks the mines the player opened (a chord can
+            # open several): they show closed, like every cell the layout alone knows.
+            rows = [row.replace("X", "#") for row in rows]
     return {
         "id": str(game.id),
         "player": player_name,

@@ -146,7 +146,10 @@ def no_guess_layout(*, width: int, height: int, mines: int, x: int, y: int) -> l
     seed = None
     if settings.GAME_TEST_SEED:
         seed = no_guess_seed(settings.GAME_TEST_SEED, width, height, mines, x, y)
-    return noguess.layout_for(noguess.LayoutAsk(width, height, mines, x, y, seed=seed))
+    ask = noguess.LayoutAsk(
+        width, height, mines, x, y, seed=seed, budget_s=settings.NOGUESS_BUDGET_S
+    )
+    return noguess.layout_for(ask)
 
 
 def _engine_error(exc: EngineError) -> GameError:
@@ -718,7 +721,10 @@ def deal_opened_games(
     layout = None
     if no_guess:
         seed = str(rng.getrandbits(64)) if settings.GAME_TEST_SEED else None
-        layout = noguess.layout_for(noguess.LayoutAsk(width, height, mines, x, y, seed=seed))
+        ask = noguess.LayoutAsk(
+            width, height, mines, x, y, seed=seed, budget_s=settings.NOGUESS_BUDGET_S
+        )
+        layout = noguess.layout_for(ask)
     won_at_once = board.reveal(x, y, rng, layout=layout).ended
     games = _deal_opened(
         [(player, UnrankedReason.RACE) for player in players],

@@ -4,7 +4,9 @@ carries a cell: a racer is counts only.
 
     state      the whole Race, on connect (and after a gap)
     joined  left  ready  countdown  started      the whole Race too (an extension: a client
-               never has to merge membership changes itself)
+               never has to merge membership changes itself); `countdown` also carries
+               `starts_at`, and `started` `started_at` and `start_cell`, at the top level
+               where API.md names them (the same values as inside `race`)
     progress   player, opened, flags, state, elapsed_ms: after each of a racer's moves
     finished   player, state, elapsed_ms, opened: a racer is done (won, lost or left)
     ended      the whole Race with places and ratings
@@ -28,9 +30,24 @@ def race_group(race_id: UUID | str) -> str:
 
 
 class RaceStateEvent(TypedDict):
-    type: Literal["state", "joined", "left", "ready", "countdown", "started", "ended"]
+    type: Literal["state", "joined", "left", "ready", "ended"]
     seq: int
     race: RaceJson
+
+
+class CountdownEvent(TypedDict):
+    type: Literal["countdown"]
+    seq: int
+    race: RaceJson
+    starts_at: str | None
+
+
+class StartedEvent(TypedDict):
+    type: Literal["started"]
+    seq: int
+    race: RaceJson
+    started_at: str | None
+    start_cell: dict[str, int] | None
 
 
 class ProgressEvent(TypedDict):
@@ -43,17 +60,31 @@ class ProgressEvent(TypedDict):
     elapsed_ms: int
 
 
-RaceEvent = RaceStateEvent | ProgressEvent
+WholeRaceEvent = RaceStateEvent | CountdownEvent | StartedEvent
+RaceEvent = WholeRaceEvent | ProgressEvent
 
 WHOLE_RACE_TYPES = ("state", "joined", "left", "ready", "countdown", "started", "ended")
 
 
-def race_event(kind: str, *, race: RaceJson) -> RaceStateEvent:
+def race_event(kind: str, *, race: RaceJson) -> WholeRaceEvent:
     """`state`, `joined`, `left`, `ready`, `countdown`, `started` or `ended`: the Race as it
-    is after the change (its `seq` is the event's)."""
+    is after the change (its `seq` is the event's). API.md lists `countdown` with `starts_at`
+    and `started` with `started_at` and `start_cell`: those are copied to the top level of
+    the message; `race` keeps them too (the page scripts read them there)."""
     if kind not in WHOLE_RACE_TYPES:
         raise ValueError(kind)
-    return {"type": kind, "seq": race["seq"], "race": race}  # type: ignore[typeddict-item]
+    seq = race["seq"]
+    if kind == "countdown":
+        return {"type": "countdown", "seq": seq, "race": race, "starts_at": race["starts_at"]}
+    if kind == "started":
+        return {
+            "type": "started",
+            "seq": seq,
+            "race": race,
+            "started_at": race["started_at"],
+            "start_cell": race["start_cell"],
+        }
+    return {"type": kind, "seq": seq, "race": race}  # type: ignore[typeddict-item]
 
 
 @dataclass(frozen=True)

@@ -68,20 +68,25 @@ def recompute(*, write: bool = True, progress: Callable[[int, int], None] | None
             for racer, place in zip(racers, places, strict=True):
                 row = rows.setdefault((racer.player_id, bucket), _Row())
                 change = changes.get(racer.pk)
-                race_rules.count_race(row, place, rated=change is not None)
+                race_rules.count_race(row, place, rated=change is not None and change.rated)
                 row.pool = racer.pool or row.pool
                 row.updated_at = race.ended_at
                 before = change.before if change else None
                 after = change.after if change else None
-                if change is not None:
+                if change is not None and change.rated:
                     row.skill = change.skill
                 if not (_close(before, racer.rating_before) and _close(after, racer.rating_after)):
                     differences += 1
                     if write:
                         racer.rating_before, racer.rating_after = before, after
                         racer.save(update_fields=["rating_before", "rating_after"])
-            # Those who took part and were rated: the live count's (games.races.services).
-            rivals = [r.player_id for r in racers if r.took_part and r.pk in changes]
+            # Those who took part and were rated: the live count's (games.races.services). A
+            # racer who kept their rating had no rival who took part: no pair to count.
+            rivals = [
+                r.player_id
+                for r in racers
+                if r.took_part and r.pk in changes and changes[r.pk].rated
+            ]
             today.update(race_rules.pairs_rated([rivals]))
             if progress is not None and (done % 100 == 0 or done == len(finished)):
                 progress(done, len(finished))

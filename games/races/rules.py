@@ -139,11 +139,14 @@ class RatingPlan:
     """Positions in the pool's list of entrants. `rivals` are rated among themselves by their
     places (two or more, or nobody). Each of `losers` (they never took part) is rated by their
     place against `against` (everyone who took part) and only when that loses them rating:
-    they can lose, never gain, and no rating moves because of them."""
+    they can lose, never gain, and no rating moves because of them. `kept` have no rival who
+    took part (RULES.md: they keep their rating): their rating is shown, before and after
+    alike, rather than left blank as for a racer the race did not rate at all."""
 
     rivals: tuple[int, ...]
     losers: tuple[int, ...]
     against: tuple[int, ...]
+    kept: tuple[int, ...] = ()
 
 
 def rating_plan(
@@ -158,16 +161,18 @@ def rating_plan(
     place first (then in the order they joined), each one unless they have reached `limit`
     with one already taken.
 
-    The farm (nobody moves; the main account lasts longest): nobody is rated.
+    The farm (nobody moves; the main account lasts longest): nobody gains or loses, everyone
+    keeps their rating (nobody has a rival who took part).
 
     >>> farm = [Entrant(1, 1, False)] + [Entrant(i, 2, False) for i in range(2, 9)]
     >>> rating_plan(farm, rated_together=lambda a, b: 0)
-    RatingPlan(rivals=(), losers=(), against=())
+    RatingPlan(rivals=(), losers=(), against=(), kept=(0, 1, 2, 3, 4, 5, 6, 7))
 
-    The main account moves alone: it has no rated opponent; the others can only lose to it.
+    The main account moves alone: it has no rival who took part and keeps its rating; the
+    others can only lose to it.
 
     >>> rating_plan([Entrant(1, 1, True), Entrant(2, 2, False)], rated_together=lambda a, b: 0)
-    RatingPlan(rivals=(), losers=(1,), against=(0,))
+    RatingPlan(rivals=(), losers=(1,), against=(0,), kept=(0,))
 
     Two who raced are rated as always, unless they have met `limit` times today:
 
@@ -190,7 +195,10 @@ def rating_plan(
     if len(rivals) < MIN_RACERS:
         rivals = []
     losers = tuple(i for i, e in enumerate(entrants) if not e.took_part) if took else ()
-    return RatingPlan(rivals=tuple(sorted(rivals)), losers=losers, against=took)
+    # Racers beyond the pair limit do have rivals who took part: they are not rated in this
+    # race (their rating is left blank), which is not keeping it.
+    kept = tuple(i for i in range(len(entrants)) if not any(j != i for j in took))
+    return RatingPlan(rivals=tuple(sorted(rivals)), losers=losers, against=took, kept=kept)
 
 
 def utc_day(instant: datetime) -> datetime:

@@ -470,9 +470,15 @@ def race_begin(*, race_id: Any, now: datetime | None = None) -> bool:
 
 @dataclass(frozen=True)
 class _Rated:
+    """A racer's rating in a finished race: `before` and `after` as shown on the Race, and the
+    skill to store. `rated` is False for a racer who keeps their rating because no rival took
+    part (RULES.md, Races): both are shown, equal, but the race is not a rated race of theirs
+    (`rated_races`, the board and the pair limit count only rated ones)."""
+
     before: float
     after: float
     skill: ratings.Skill
+    rated: bool = True
 
 
 def _places(racers: list[Racer]) -> list[int]:
@@ -497,7 +503,8 @@ def rate_race(
 ) -> dict[int, _Rated]:
     """The rating changes of one finished race: each rated pool among itself, by place, as
     games.races.rules.rating_plan says (only racers who took part gain; the others can only
-    lose; the daily limit per pair). `skill_of(racer)` gives a racer's skill before the race,
+    lose; the daily limit per pair; a racer with no rival who took part keeps their rating,
+    `rated=False`). `skill_of(racer)` gives a racer's skill before the race,
     `rated_together(a, b)` how often the two players were rated against each other today.
     Keyed by racer id."""
     changes: dict[int, _Rated] = {}
@@ -521,12 +528,18 @@ def rate_race(
             lost = ratings.rate(skills, places=race_rules.ranks([*(p for _, p in field), place]))
             if lost[-1].mu < mine.mu:  # never a gain for a racer who did not take part
                 changes[racer.pk] = _Rated(before=mine.mu, after=lost[-1].mu, skill=lost[-1])
+        for i in plan.kept:
+            racer, _ = members[i]
+            mine = skill_of(racer)
+            changes[racer.pk] = _Rated(before=mine.mu, after=mine.mu, skill=mine, rated=False)
     return changes
 
 
 def _pairs_today(race: Race, racers: list[Racer], now: datetime) -> PairCount:
     """How often two of these racers were rated against each other on this level since the
-    start of the UTC day (games.races.rules.PAIR_RATED_PER_DAY)."""
+    start of the UTC day (games.races.rules.PAIR_RATED_PER_DAY). A racer who kept their
+    rating (shown, `_Rated.rated` False) took part alone in their pool: any other racer of that
+    race who took part is of another pool, and a pair across pools is never rated."""
     ids = [r.player_id for r in racers if r.took_part]
     if len(ids) < race_rules.MIN_RACERS:
         return lambda a, b: 0
@@ -628,9 +641,10 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
         racer.active = False
         row = rows[racer.player_id]
         change = rated.get(racer.pk)
-        race_rules.count_race(row, place, rated=change is not None)
+        race_rules.count_race(row, place, rated=change is not None and change.rated)
         if change is not None:
             racer.rating_before, racer.rating_after = change.before, change.after
+        if change is not None and change.rated:
             row.mu, row.sigma = change.skill.mu, change.skill.sigma
             row.rating = change.skill.shown
         if racer.pool:
@@ -712,6 +726,11 @@ def _match_level(level: str, *, now: datetime) -> int:
     formed = 0
     while True:
         with transaction.atomic():
+            # A closed (or deactivated) account is matched with nobody: its place goes, whether
+            # or not closing took it out of the queue itself (leave_every_race).
+            RaceQueueEntry.objects.filter(
+                level=level, race__isnull=True, player__is_active=False
+            ).delete()
             entries = list(
                 RaceQueueEntry.objects.select_for_update(skip_locked=True)
                 .filter(level=level, race__isnull=True)
@@ -738,6 +757,25 @@ def _match_level(level: str, *, now: datetime) -> int:
             RaceQueueEntry.objects.filter(pk__in=[e.pk for e in chosen.values()]).update(race=race)
             _countdown(race, now=now)
             formed += 1
+
+
+def leave_every_race(*, player: User) -> int:
+    """Take `player` out of everything live in races, as leaving would: their quick-match
+    place, the seat of every room not started (the next racer becomes host; an empty room is
+    cancelled), and every race they still play (their game ends as lost, `left`). Closing an
+    account calls it (through games.arenas.services.leave_every_room): a closed account must
+    not be matched, started or waited for. Returns how many places and seats it left."""
+    with transaction.atomic():
+        lock_player(player)
+        left, _ = RaceQueueEntry.objects.filter(player=player, race__isnull=True).delete()
+    seats = Racer.objects.filter(player=player, active=True).values_list("race_id", flat=True)
+    for race_id in list(seats):
+        try:
+            race_leave(race_id=race_id, player=player)
+        except GameError:
+            continue  # the race ended or started meanwhile and the seat went with it
+        left += 1
+    return left
 
 
 def arena_race_create(

@@ -58,7 +58,7 @@ def test_a_closed_account_is_off_every_board_and_list_until_it_signs_in_again(
     before = board_names()
     assert set(before) == {"alice", "bob"}
     wrong = close(alice_api, "close", "not my password")
-    assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "invalid_credentials")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (403, "wrong_password")
     assert close(alice_api, "close").status_code == 202
 
     assert board_names() == ["bob"]

@@ -121,7 +121,8 @@ async def test_a_password_change_signs_out_every_other_session_and_keeps_tokens(
             {"current_password": "not it", "new_password": NEW_PASSWORD},
             "application/json",
         )
-        assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "invalid_credentials")
+        # 403: the caller is signed in, and stays so (tests/accounts/test_wrong_password_status.py)
+        assert (wrong.status_code, wrong.json()["error"]["code"]) == (403, "wrong_password")
         assert signed_in(elsewhere)  # a refusal changes nothing
         answer = here.post(
             "/api/me/password",

@@ -147,8 +147,10 @@ def test_the_throwaway_farm_gains_nothing_in_rooms_or_quick_match(
     assert (row.mu, row.rating, row.rated_races) == (1600.0, 1600, 5)
     assert (row.races, row.wins) == (11, 6)  # the races still count in the statistics
     assert _board()[:2] == [("leader", 1800), ("main", 1600)]
-    # main was never rated in the farm: no rating change is shown on any of its races.
-    assert not Racer.objects.filter(player=farm["main"], rating_after__isnull=False).exists()
+    # Nobody took part: every racer kept their rating (RULES.md), shown the same before and
+    # after on each of main's races.
+    kept = Racer.objects.filter(player=farm["main"]).values_list("rating_before", "rating_after")
+    assert set(kept) == {(1600.0, 1600.0)}
 
 
 def test_winning_a_race_whose_rivals_all_left_before_moving_gains_nothing(
@@ -161,7 +163,9 @@ def test_winning_a_race_whose_rivals_all_left_before_moving_gains_nothing(
         _leave(api, race["id"])
     _clear(main, _game_of(race, "main"))  # main clears the board: a real win
     results = _ended(race["id"])
-    assert results["main"]["state"] == "won" and results["main"]["rating_after"] is None
+    assert results["main"]["state"] == "won"
+    # No rival took part: main keeps its rating, shown before and after (RULES.md).
+    assert results["main"]["rating_before"] == results["main"]["rating_after"] == 1600
     assert RaceRating.objects.get(player=farm["main"], level="beginner").mu == 1600.0
 
 
@@ -191,8 +195,8 @@ def test_a_racer_who_never_moved_can_lose_but_gives_nobody_anything(
     _leave(bob_api, race["id"])  # bob lasted longest, never moved
     results = _ended(race["id"])
     assert [results[n]["place"] for n in ("alice", "bob", "carol")] == [1, 2, 3]
-    # alice is the only racer who took part: she has no rated opponent.
-    assert results["alice"]["rating_after"] is None
+    # alice is the only racer who took part: she has no rated opponent and keeps her rating.
+    assert results["alice"]["rating_before"] == results["alice"]["rating_after"] == 1500
     # bob and carol lose to her (leaving before moving does not dodge a loss).
     assert results["bob"]["rating_after"] < results["bob"]["rating_before"] == 1500
     assert results["carol"]["rating_after"] < 1500

@@ -75,9 +75,12 @@ SEMANTIC_400: dict[str, Any] = {
         e["code"] == "token_invalid" or _password_refused(e)
     ),
     "POST /api/me/password": lambda e: _password_refused(e),
-    # An arena starts now or later (API.md, Arenas), within 30 days (docs/ARENAS.md).
+    # An arena starts now or later (API.md, Arenas), within 30 days; its name holds no
+    # bidirectional or other control character and is not blank (docs/ARENAS.md).
     "POST /api/arenas": lambda e: (
-        e["code"] == "invalid" and set(e["details"].get("fields", {})) == {"starts_at"}
+        e["code"] == "invalid"
+        and len(e["details"].get("fields", {})) == 1
+        and set(e["details"]["fields"]) <= {"starts_at", "name"}
     ),
     # A calendar spans at most 366 days, `from` not after `to` (docs/DAILY.md).
     "GET /api/users/{username}/daily": lambda e: (

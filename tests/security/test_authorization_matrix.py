@@ -215,6 +215,12 @@ REST += [
         _post("/api/me/password", {"current_password": PASSWORD, "new_password": "a new phrase 1"}),
         (204, 204, 401, 204, 204),
     ),
+    # A signed-in caller's wrong password is 403: 401 would tell it that it is signed out.
+    (
+        "change password, wrong current",
+        _post("/api/me/password", {"current_password": "not it", "new_password": "a phrase 3"}),
+        (403, 403, 401, 403, 403),
+    ),
     ("reset request", _post("/api/auth/password-reset", {"email": "x@example.org"}), (202,) * 5),
     (
         "reset confirm",
@@ -238,6 +244,11 @@ REST += [
         "close",
         _post("/api/me/close", {"mode": "close", "password": PASSWORD}),
         (202, 202, 401, 202, 202),
+    ),
+    (
+        "close, wrong password",
+        _post("/api/me/close", {"mode": "close", "password": "not it"}),
+        (403, 403, 401, 403, 403),
     ),
     ("export", _get(lambda w: "/api/me/export"), (200, 200, 401, 200, 200)),
     # public, as the games it holds are (ended ones only)

@@ -32,6 +32,8 @@ PRODUCTION = {
     "HTTPS": "1",
     "SECRET_KEY": secrets.token_urlsafe(60),
     "ALLOWED_HOSTS": "demineur.example,127.0.0.1",
+    # Mailed links point here (accounts.E001 without it: tests/accounts/test_mailed_link_host.py).
+    "SITE_URL": "https://demineur.example",
 }
 
 

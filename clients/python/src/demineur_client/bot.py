@@ -3,8 +3,12 @@ quick-match races with a Solver (solver.py), over the socket, and carries on aft
 server restarts (the client retries what is safe to retry, the socket reconnects and
 re-reads the state).
 
-    python -m demineur_client.bot --url http://127.0.0.1:8000 --token KEY --level beginner --games 5
-    python -m demineur_client.bot --url ... --token KEY --race --level beginner
+    DEMINEUR_TOKEN=KEY python -m demineur_client.bot --url http://127.0.0.1:8000 --games 5
+    python -m demineur_client.bot --url ... --token-file ~/.config/demineur/token --race
+
+The token is read from the environment variable DEMINEUR_TOKEN or from a file
+(`--token-file PATH`, `-` for standard input), never from the command line: every local user
+can read a process's arguments (`ps`), so `--token KEY` is refused.
 
 Plugging in your own solver: any object with `decide(board, mines) -> Decision`, passed as
 `BotRunner(api, solver=MySolver())` (README.md)."""
@@ -15,7 +19,9 @@ import argparse
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,8 +166,42 @@ class BotRunner:
         raise RuntimeError(f"race {race['id']} ended before this bot's game started")
 
 
-async def _main(args: argparse.Namespace) -> None:
-    async with AsyncClient(args.url, token=args.token) as api:
+TOKEN_ENV = "DEMINEUR_TOKEN"
+TOKEN_ON_THE_COMMAND_LINE = (
+    "--token is refused: a token on the command line can be read by every local user (ps). "
+    f"Set {TOKEN_ENV} in the environment or pass --token-file PATH (- for standard input)."
+)
+NO_TOKEN = f"no API token: set {TOKEN_ENV} in the environment or pass --token-file PATH."
+
+
+class TokenError(ValueError):
+    """No usable token: the message says where to put one (it never repeats a token)."""
+
+
+def read_token(token_file: str | None, environ: Mapping[str, str]) -> str:
+    """The API token: from `token_file` when given (its first line; `-` reads standard
+    input), else from the environment variable DEMINEUR_TOKEN."""
+    if token_file is not None:
+        try:
+            if token_file == "-":
+                text = sys.stdin.readline()
+            else:
+                with open(os.path.expanduser(token_file), encoding="utf-8") as handle:
+                    text = handle.readline()
+        except OSError as exc:
+            raise TokenError(f"cannot read the token file {token_file}: {exc.strerror}") from None
+        token = text.strip()
+        if not token:
+            raise TokenError(f"the token file {token_file} is empty")
+        return token
+    token = environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise TokenError(NO_TOKEN)
+    return token
+
+
+async def _main(args: argparse.Namespace, token: str) -> None:
+    async with AsyncClient(args.url, token=token) as api:
         runner = BotRunner(api)
         for number in range(args.games):
             if args.race:
@@ -174,18 +214,36 @@ async def _main(args: argparse.Namespace) -> None:
             )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Play Démineur with a deduction solver.")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="Play Démineur with a deduction solver.",
+        epilog=f"The API token of a bot account comes from {TOKEN_ENV} or --token-file.",
+        allow_abbrev=False,
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--token", required=True, help="an API token of a bot account")
+    parser.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help=f"read the API token from this file's first line (- for standard input); "
+        f"without it, from the environment variable {TOKEN_ENV}",
+    )
+    # Still parsed, only to refuse it with a message that says where the token goes now.
+    parser.add_argument("--token", help=argparse.SUPPRESS)
     parser.add_argument("--level", default="beginner")
     parser.add_argument("--games", type=int, default=1)
     parser.add_argument(
         "--race", action="store_true", help="quick-match races instead of solo games"
     )
     parser.add_argument("--no-guess", action="store_true")
+    args = parser.parse_args(argv)
+    if args.token is not None:
+        parser.error(TOKEN_ON_THE_COMMAND_LINE)
+    try:
+        token = read_token(args.token_file, os.environ)
+    except TokenError as missing:
+        parser.error(str(missing))
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    asyncio.run(_main(parser.parse_args()))
+    asyncio.run(_main(args, token))
 
 
 if __name__ == "__main__":

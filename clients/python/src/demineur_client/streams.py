@@ -3,7 +3,9 @@ line reading and ordering that the sync (client.Streams) and async (aio.Streams)
 share. A game stream that ends before its `ended` line is opened again (its first line is the
 state again; lines already seen are skipped by `seq`): an early end is never taken for the
 end of the game. An event stream ends for good when the server ends it (a newer stream of the
-account replaced it) and is opened again after a network error.
+account replaced it) and is opened again after a network error. Empty lines are the server's
+keep-alives (one at least every 7 s, from the start): skipped. A network error that outlasts
+the reopenings (a read timeout included) is raised as the client's own TransportError.
 
 `GameLines` and `EventLines` are both a `Followed`: what a client does with each line and
 whether it opens the stream again after an end, so that each client's `Streams._follow` is
@@ -15,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .errors import StreamEnded
+from .errors import StreamEnded, TransportError
 
 GAME_END_TYPES = {"ended", "discarded"}
 
@@ -82,7 +84,7 @@ def event_line(line: str) -> dict[str, Any] | None:
 class EventLines:
     """The account's event stream. It has no end of its own (`over` stays False): ended by
     the server, it ends for good (a newer stream of the account took over); cut by the
-    network, it is opened again until `reconnects` is spent, then the network error raised."""
+    network, it is opened again until `reconnects` is spent, then TransportError raised."""
 
     path: str
     over: bool = False
@@ -94,5 +96,5 @@ class EventLines:
         if cause is None:
             return False
         if attempt == reconnects:
-            raise cause
+            raise TransportError(f"{self.path}: {cause!r}") from cause
         return True

@@ -1,7 +1,7 @@
 // @ts-check
 // The account page (docs/ACCOUNTS.md): the address, the password, where the account is
 // signed in, two-factor sign-in, the data export and closing. Everything through the API.
-import { api, gettext, fmt, fmtDate, refusalText } from "./api.js";
+import { api, ApiError, gettext, fmt, fmtDate, refusalText } from "./api.js";
 import { $, byId, el } from "./dom.js";
 import { ask } from "./dialog.js";
 
@@ -11,7 +11,9 @@ const error = $("account-error");
 function explain(err) {
   return refusalText(err, {
     invalid_credentials: gettext("The password is wrong."),
+    wrong_password: gettext("The password is wrong."),
     otp_invalid: gettext("The code is wrong or expired."),
+    wrong_otp: gettext("The code is wrong or expired."),
   });
 }
 
@@ -143,8 +145,23 @@ byId("totp-start")?.addEventListener("click", async () => {
   }
 });
 
+/** POST /api/me/totp/confirm; a staff account is then asked for its operator's enrolment
+ * code (docs/ACCOUNTS.md, Staff), and the same app code is sent again with it: the server
+ * asks for the enrolment code before it looks at the app's.
+ * @param {string} code */
+async function confirmTotp(code) {
+  try {
+    return await api("POST", "/api/me/totp/confirm", { code });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "enrolment_code_required") throw err;
+    const enrolment = window.prompt(err.message);
+    if (!enrolment) throw err;
+    return await api("POST", "/api/me/totp/confirm", { code, enrolment_code: enrolment.trim() });
+  }
+}
+
 onSubmit("totp-confirm-form", async (data) => {
-  const confirmed = await api("POST", "/api/me/totp/confirm", { code: data.code });
+  const confirmed = await confirmTotp(data.code);
   $("totp-code-list").replaceChildren(...confirmed.recovery_codes.map((/** @type {string} */ c) => el("li", {}, el("code", { text: c }))));
   $("totp-codes").hidden = false;
   $("totp-enrol").hidden = true;
@@ -152,7 +169,7 @@ onSubmit("totp-confirm-form", async (data) => {
 });
 
 onSubmit("totp-off-form", async (data, form) => {
-  await api("DELETE", "/api/me/totp", { code: data.code });
+  await api("DELETE", "/api/me/totp", { code: data.code, password: data.password });
   form.reset();
   $("totp-codes").hidden = true;
   loadMe();
