@@ -18,9 +18,7 @@ ROUNDS = 40
 
 
 def main() -> None:
-    os.environ.setdefault(
-        "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/demineur_flushbench"
-    )
+    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/demineur_flushbench")
     os.environ.pop("REDIS_URL", None)
     os.environ["DJANGO_SETTINGS_MODULE"] = "demineur_site.settings_test"
     import django
