@@ -65,6 +65,25 @@ export function createFeed(s, view) {
   }
 
   /**
+   * A whole Game asked over HTTP (a read, pause, resume, resign), and whether its answer is
+   * still news. Two answers at one seq can differ (a race's end makes a racer's layout public)
+   * and, on a busy server, arrive in either order: the answer to the request sent last wins.
+   * @param {string} method  @param {string} url  @param {{ keepalive?: boolean }} [options]
+   * @returns {Promise<{ g: Game, news: () => boolean }>}
+   */
+  async function ask(method, url, options) {
+    const sent = ++s.reads.issued;
+    /** @type {Game} */
+    const g = await api(method, url, undefined, options);
+    const news = () => {
+      if (sent < s.reads.applied) return false;
+      s.reads.applied = sent;
+      return true;
+    };
+    return { g, news };
+  }
+
+  /**
    * Something the server refused. `answer`: it answers a request of this page (a move, a
    * pause...), as opposed to a notice the socket sends on its own (its sign-in ended, the game
    * is gone). Only an answer sends the visitor to sign in: watching needs no account, so a
@@ -131,7 +150,8 @@ export function createFeed(s, view) {
   async function act(action, { keepalive = false } = {}) {
     try {
       // keepalive: the request still leaves when the page is being hidden or closed
-      take(await api("POST", path(`/${action}`), undefined, { keepalive }));
+      const { g, news } = await ask("POST", path(`/${action}`), { keepalive });
+      if (news()) take(g);
       return true;
     } catch (err) {
       refused(err);
@@ -239,9 +259,8 @@ export function createFeed(s, view) {
 
   async function refetch() {
     try {
-      /** @type {Game} */
-      const g = await api("GET", path());
-      if (s.order.current(g.seq) || ENDED.has(g.state)) take(g);
+      const { g, news } = await ask("GET", path());
+      if ((s.order.current(g.seq) || ENDED.has(g.state)) && news()) take(g);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) notFound();
     }
@@ -250,7 +269,8 @@ export function createFeed(s, view) {
   /** The first read of the game; false when it does not exist. */
   async function load() {
     try {
-      take(await api("GET", path()));
+      const { g, news } = await ask("GET", path());
+      if (news()) take(g);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         notFound();

@@ -45,6 +45,8 @@ import { SeqOrder } from "./live.js";
  * @property {ReturnType<typeof setTimeout> | undefined} endTimer  re-reads the game if the
  *   "ended" message after a last move is lost
  * @property {number} wholeSeq  the seq of the last whole Game applied (a read, a `state`)
+ * @property {{ issued: number, applied: number }} reads  whole-Game requests over HTTP, numbered
+ *   as they leave: the number of the last one sent, and of the last one whose answer was drawn
  * @property {{ live: import("./live.js").Follow | null, pending: PendingMove[] }} feed
  *   the game's socket (live.js) while the page follows it, and the moves sent on it, oldest first
  */
@@ -83,6 +85,7 @@ export function createState(root) {
     clock: { base: 0, at: 0, running: false },
     endTimer: undefined,
     wholeSeq: -1,
+    reads: { issued: 0, applied: 0 },
     feed: { live: null, pending: [] },
   };
 }
