@@ -11,6 +11,10 @@ os.environ.setdefault("RACE_CLOCK", "off")
 # A no-guess search ends on its draws (MAX_TRIES), not on the clock: the suite checks boards,
 # and a loaded machine must not fail it (docs/TESTING.md).
 os.environ.setdefault("NOGUESS_BUDGET_S", "60")
+# Opening a PostgreSQL connection waits for the server, not for 2 s: on a loaded machine 25
+# threads connecting at once timed out and answered 503 (tests that mean an outage set their
+# own timeout for the servers they start: tests/client/test_outages.py).
+os.environ.setdefault("DB_CONNECT_TIMEOUT", "20")
 # The server's own arenas would appear in every test's database: tests/arenas sets them.
 os.environ.setdefault("ARENA_SCHEDULE", "")
 os.environ.setdefault("THROTTLE_USER", "100000/min")
