@@ -10,13 +10,14 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-stack test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-stack test-under-load test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
 	@echo "make test      the suite (PostgreSQL/Redis when DATABASE_URL/REDIS_URL are set)"
 	@echo "make test-fast   no browser, no stack (TESTS=tests/races for one room's tests)"
 	@echo "make test-stack  the rest of it: own server processes, PostgreSQL/Redis outages"
+	@echo "make test-under-load  make test RUNS times (3) beside two busy loops (docs/TESTING.md)"
 	@echo "make screenshots refresh docs/screenshots/ from the browser tests"
 	@echo "make lint      ruff check + ruff format --check"
 	@echo "make typecheck mypy (engine under --strict)"
@@ -68,6 +69,10 @@ test: venv
 # No browser and no stack: the quick loop while changing one room.
 test-fast: venv
 	$(PY) -m pytest -q -m "not stack and not browser" $(PYTEST_PARALLEL) $(TESTS)
+
+# The suite under load (docs/TESTING.md): two busy loops and `make test` RUNS times in a row.
+test-under-load: venv
+	RUNS=$${RUNS:-3} tests/under_load.sh
 
 test-stack: venv
 	$(PY) -m pytest -q -m stack --durations=10
