@@ -229,6 +229,15 @@ def _email_digest(email: object) -> str | None:
     return hashlib.sha256(email.strip().lower().encode()).hexdigest()
 
 
+def _email_key(throttle: Any, request: Request) -> str | None:
+    """The cache key of a throttle counted per submitted address (hashed), or None without one."""
+    data = request.data
+    digest = _email_digest(data.get("email") if isinstance(data, dict) else None)
+    if digest is None:
+        return None
+    return str(throttle.cache_format % {"scope": throttle.scope, "ident": digest})
+
+
 class EmailRecipientThrottle(TakenThrottle):
     """Verification mails of `POST /api/me/email` per recipient, whatever the account
     (THROTTLE_EMAIL_RECIPIENT, 5/day): nobody's inbox fills with links they never asked for."""
@@ -237,11 +246,7 @@ class EmailRecipientThrottle(TakenThrottle):
     message = "Too many verification mails to this address today; try again later."
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        data = request.data
-        digest = _email_digest(data.get("email") if isinstance(data, dict) else None)
-        if digest is None:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": digest}
+        return _email_key(self, request)
 
 
 class EmailAccountThrottle(TakenThrottle):
@@ -309,11 +314,7 @@ class ResetEmailThrottle(WindowRateThrottle):
     scope = "reset_email"
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
-        data = request.data
-        digest = _email_digest(data.get("email") if isinstance(data, dict) else None)
-        if digest is None:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": digest}
+        return _email_key(self, request)
 
 
 class GamesExportThrottle(WindowRateThrottle):
