@@ -20,7 +20,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 
 from accounts import two_factor
-from accounts.models import DailyEntry, User
+from accounts.models import User
+from accounts.standings.models import DailyEntry
 from accounts.throttles import admin_sign_in_wait
 
 

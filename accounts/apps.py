@@ -1,9 +1,19 @@
+from importlib import import_module
+
 from django.apps import AppConfig
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def import_models(self) -> None:
+        # The standings room keeps its own tables (accounts/standings/models.py) under this
+        # app's label (no table was renamed). Django imports only `accounts.models`; importing
+        # the standings' module here, rather than from accounts.models, keeps accounts below
+        # standings (tests/architecture/test_imports.py).
+        super().import_models()
+        import_module("accounts.standings.models")
 
     def ready(self) -> None:
         # Imported for what they register: the deploy check on SITE_URL, the OpenAPI auth

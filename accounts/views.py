@@ -29,7 +29,7 @@ from accounts.authentication import (
     SessionAuthentication401,
     user_for_token_key,
 )
-from accounts.models import AccountKind, ApiToken, BoardPool, RaceRating, User
+from accounts.models import AccountKind, ApiToken, BoardPool, User
 from accounts.schema import BodyOnDeleteSchema
 from accounts.serializers import (
     CloseSerializer,
@@ -51,6 +51,7 @@ from accounts.serializers import (
     TotpOffSerializer,
     VerifiedProfileSerializer,
 )
+from accounts.standings.models import RaceRating
 from accounts.throttles import (
     AuthAddressThrottle,
     EmailAccountThrottle,

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from accounts.models import User
-    from games.models import Game
+    from games.play.models import Game
     from games.play.services import MoveResult
 
 

@@ -13,8 +13,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from games.models import Game, Review, ReviewStatus
 from games.play import fairplay
+from games.play.models import Game, Review, ReviewStatus
 
 
 @admin.register(Review)

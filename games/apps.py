@@ -12,6 +12,10 @@ class GamesConfig(AppConfig):
         from games.races import progress
 
         services.on_race_move(progress.after_race_move)
+        # The daily's share of a daily game's moves (its board, its statistics), likewise.
+        from games.daily.progress import progress as daily_progress
+
+        services.on_daily_move(daily_progress)
         # Arenas sit above races: the race services call them back at each race's end (to
         # score it) and on each tick of the race clock (to start, pair and end arenas).
         from games.arenas import services as arenas
@@ -19,3 +23,4 @@ class GamesConfig(AppConfig):
 
         race_services.on_race_end(arenas.arena_race_ended)
         race_services.on_clock_tick(arenas.arena_clock_tick)
+        race_services.on_busy_check(arenas.player_in_running_arena)

@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connections, transaction
 from django.db.models import Count, Q
 
-from accounts.models import BoardPool, DailyEntry, DailyStats, User
+from accounts.models import BoardPool, User
 from accounts.standings.leaderboards import (
     BoardPage,
     Histogram,
@@ -31,6 +31,7 @@ from accounts.standings.leaderboards import (
     board_snapshot,
     pool_of,
 )
+from accounts.standings.models import DailyEntry, DailyStats
 from accounts.standings.records import GameEnd
 from demineur_site.formats import iso
 

@@ -2,7 +2,7 @@
 and current streaks. Reads only; the tables are kept by accounts.standings.stats (the writes) and the
 chain rule is accounts.standings.records.chain_filter.
 
-* times and speed read the record chains (accounts.models.PersonalRecord): a rolling period
+* times and speed read the record chains (accounts.standings.models.PersonalRecord): a rolling period
   starting at `c` is `achieved_at >= c AND prev_at < c` -- one row per player, their best in
   the period, with no grouping -- and the all-time board is the chain heads;
 * streaks read PlayerStats.
@@ -34,7 +34,8 @@ from django.db import connections, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind, User
+from accounts.models import RANKED_LEVELS, BoardPool, User
+from accounts.standings.models import PersonalRecord, PlayerStats, RecordKind
 from accounts.standings.records import MODES, bucket_for, chain_filter
 from demineur_site.db_router import lagging_reads
 from demineur_site.errors import DomainError

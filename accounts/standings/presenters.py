@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from accounts.models import PlayerStats
+from accounts.standings.models import PlayerStats
 from demineur_site.formats import iso
 
 

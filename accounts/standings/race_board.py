@@ -8,8 +8,9 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from accounts.models import RaceRating, User
+from accounts.models import User
 from accounts.standings.leaderboards import BoardPage, PageAsk, no_guess_mode, pool_of, sliced_page
+from accounts.standings.models import RaceRating
 from accounts.standings.records import bucket_for
 from demineur_site.errors import DomainError
 from games.engine import LEVELS

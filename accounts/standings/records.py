@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from accounts.models import CHAIN_START, RANKED_LEVELS
+from accounts.models import RANKED_LEVELS
+from accounts.standings.models import CHAIN_START
 from demineur_site.formats import iso
 
 BEST_TIMES_KEPT = 5
@@ -224,7 +225,7 @@ def bests_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
 
 @dataclass(frozen=True)
 class Link:
-    """One link of a record chain (see accounts.models.PersonalRecord). Lower score is better."""
+    """One link of a record chain (see accounts.standings.models.PersonalRecord). Lower score is better."""
 
     score: float
     achieved_at: datetime
@@ -264,7 +265,7 @@ def chain_filter(alias: str, cutoff: datetime | None) -> tuple[str, list[Any]]:
     """The chain rule as SQL: the links that are each player's best since `cutoff` (the
     all-time heads when None). Along a chain scores never get worse with time, so a player's
     best in a period starting at `c` is the first link with achieved_at >= c: the link whose
-    predecessor is older than c (see accounts.models.PersonalRecord)."""
+    predecessor is older than c (see accounts.standings.models.PersonalRecord)."""
     if cutoff is None:
         return f"{alias}.prev_at = %s", [CHAIN_START]
     return f"{alias}.achieved_at >= %s AND {alias}.prev_at < %s", [cutoff, cutoff]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import STATS_BUCKETS, PlayerStats
+from accounts.models import STATS_BUCKETS
+from accounts.standings.models import PlayerStats
 from accounts.standings.presenters import stats_dict
 from accounts.standings.records import bucket_for
 from demineur_site.db_router import lagging_reads

@@ -20,9 +20,10 @@ from uuid import UUID
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
-from accounts.models import RANKED_LEVELS, BoardPool, PersonalRecord, PlayerStats, RecordKind
+from accounts.models import RANKED_LEVELS, BoardPool
 from accounts.standings import daily
 from accounts.standings.leaderboards import PERIODS, STREAK_SORTS, maintain_boards
+from accounts.standings.models import PersonalRecord, PlayerStats, RecordKind
 from accounts.standings.records import (
     GameEnd,
     GameEndResult,

@@ -286,7 +286,7 @@ def _bring_to_now(arena_id: str, field: str, seconds: float = 0) -> None:
     deadline with it) moved to now."""
     from django.utils import timezone
 
-    from games.models import Arena as ArenaRow
+    from games.arenas.models import Arena as ArenaRow
 
     at = timezone.now() + timedelta(seconds=seconds)
     ArenaRow.objects.filter(pk=arena_id).update(**{field: at, "deadline": at})
@@ -298,7 +298,7 @@ def _bring_to_now(arena_id: str, field: str, seconds: float = 0) -> None:
 def pairing_delays(arena_id: str) -> tuple[list[float], list[float]]:
     """(back in the pool -> next race formed, -> next race started), ms, every racer of every
     race but each player's first."""
-    from games.models import Racer
+    from games.races.models import Racer
 
     rows = (
         Racer.objects.filter(race__arena_id=arena_id)
@@ -320,7 +320,7 @@ def pairing_delays(arena_id: str) -> tuple[list[float], list[float]]:
 
 def standings_delays(arena: Arena) -> tuple[list[float], int, int]:
     """(race end -> its `standings` frame at the spectator, ms; races ended; frames missing)."""
-    from games.models import Race
+    from games.races.models import Race
 
     rows = Race.objects.filter(arena_id=arena.id).values_list("pk", "ended_at")
     ends = {str(pk): end.timestamp() for pk, end in rows if end is not None}
@@ -336,7 +336,7 @@ def standings_delays(arena: Arena) -> tuple[list[float], int, int]:
 def race_sizes(arena_id: str) -> dict[int, int]:
     from django.db.models import Count
 
-    from games.models import Race
+    from games.races.models import Race
 
     sizes: dict[int, int] = {}
     for n in (

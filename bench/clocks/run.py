@@ -70,8 +70,8 @@ def _prepare_idle() -> None:
     from django.utils import timezone
 
     from games.arenas import services as arenas
+    from games.arenas.models import Arena
     from games.daily import services as daily
-    from games.models import Arena
 
     call_command("migrate", verbosity=0)
     call_command("flush", interactive=False, verbosity=0)
@@ -92,8 +92,9 @@ def _prepare_busy() -> None:
 
     from accounts.models import AccountKind, User
     from games.arenas import services as arenas
-    from games.models import Arena, Race
+    from games.arenas.models import Arena
     from games.races import services as races
+    from games.races.models import Race
 
     bots = []
     for i in range(BOTS):

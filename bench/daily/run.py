@@ -72,8 +72,9 @@ def _seed(players: int, reseed: bool) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from accounts.models import DailyEntry, User
+    from accounts.models import User
     from accounts.standings import daily
+    from accounts.standings.models import DailyEntry
     from tests.support.daily_entries import ranked_entry
 
     call_command("migrate", verbosity=0)
@@ -136,9 +137,10 @@ def _uuid(rng: random.Random) -> Any:
 def _measure(samples: int) -> dict[str, dict[str, float]]:
     from django.db import connection
 
-    from accounts.models import DailyEntry, User
+    from accounts.models import User
     from accounts.standings import daily
     from accounts.standings.leaderboards import PageAsk
+    from accounts.standings.models import DailyEntry
 
     daily.compact(day=DAY)  # what the daily clock does every few seconds
     with connection.cursor() as cur:

@@ -73,8 +73,8 @@ def main() -> None:
 
     from demineur_site.rawsql import columns
     from games.engine import Board
-    from games.models import Game, Move
     from games.play import move_store
+    from games.play.models import Game, Move
 
     print(f"bench.http.micro: {args.n} calls a round, 5 rounds (load {os.getloadavg()[0]:.2f})")
 

@@ -53,7 +53,7 @@ def main() -> None:
     from accounts.authentication import user_for_token_key
     from accounts.models import ApiToken, hash_token_key
     from accounts.services import token_issue
-    from games.models import Game
+    from games.play.models import Game
 
     user, game = kept_player_with_a_game("orm-costs", "marathon")
     _, key = token_issue(user=user)

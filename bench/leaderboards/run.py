@@ -287,8 +287,8 @@ def _measure_writes(samples: int) -> dict[str, dict[str, float]]:
     from django.db import transaction
     from django.utils import timezone
 
-    from accounts.models import PlayerStats
     from accounts.standings.leaderboards import maintain_boards
+    from accounts.standings.models import PlayerStats
     from accounts.standings.records import GameEnd
     from accounts.standings.stats import record_game_end
 

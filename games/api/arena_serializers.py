@@ -13,8 +13,8 @@ from games.api.serializers import (
     StrictIntegerField,
     _PageOut,
 )
+from games.arenas.models import ArenaPlayers, ArenaState
 from games.arenas.rules import MAX_MIN_PLAYERS, MAX_MINUTES, MIN_MINUTES, MIN_PLAYERS
-from games.models import ArenaPlayers, ArenaState
 
 ARENA_STATES = ArenaState.values
 

@@ -26,9 +26,9 @@ from games.api.serializers import ERRORS, ErrorOut, PageQuery
 from games.api.views import _signed_in, _valid, list_filters, list_schema, paginated_response
 from games.arenas import selectors as arena_selectors
 from games.arenas import services as arenas
+from games.arenas.models import Arena
 from games.arenas.presenters import arena_dict
 from games.engine import LEVELS
-from games.models import Arena
 
 
 def _viewer(request: Request) -> User | None:

@@ -45,8 +45,8 @@ from accounts.throttles import GamesExportThrottle
 from demineur_site.api_errors import ApiError
 from games.api.views import file_responses
 from games.engine import LEVELS
-from games.models import ENDED_STATES, Game, Move
 from games.play import selectors
+from games.play.models import ENDED_STATES, Game, Move
 from games.play.presenters import game_dict, move_dict
 
 log = logging.getLogger(__name__)

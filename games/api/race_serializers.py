@@ -15,7 +15,7 @@ from games.api.serializers import (
     StrictIntegerField,
     _PageOut,
 )
-from games.models import RacerState, RaceState
+from games.races.models import RacerState, RaceState
 from games.races.rules import MAX_RACERS, MIN_RACERS
 
 

@@ -28,10 +28,10 @@ from games.api.serializers import ERRORS, ErrorOut
 from games.api.views import _signed_in, _valid, list_filters, list_schema, paginated_response
 from games.arenas import selectors as arena_selectors
 from games.engine import LEVELS
-from games.models import Race
 from games.play import selectors
 from games.races import selectors as race_selectors
 from games.races import services as races
+from games.races.models import Race
 from games.races.presenters import race_dict
 
 

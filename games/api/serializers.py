@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, LEVELS, custom_mines_max
-from games.models import EndReason, GameState, UnrankedReason
+from games.play.models import EndReason, GameState, UnrankedReason
 
 
 class StrictIntegerField(serializers.IntegerField):

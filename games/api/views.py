@@ -42,9 +42,9 @@ from games.api.serializers import (
 )
 from games.engine import LEVELS, Board
 from games.errors import GameError
-from games.models import Game, GameState, Move
 from games.play import selectors, services
 from games.play.evf import Replay, evf_bytes
+from games.play.models import Game, GameState, Move
 from games.play.presenters import game_dict, game_elapsed_ms, move_dict
 from games.play.profiles import profile_dict
 

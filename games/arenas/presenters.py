@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from demineur_site.formats import iso
+from games.arenas.models import Arena, ArenaEntry
 from games.arenas.rules import STREAK_FIRE
-from games.models import Arena, ArenaEntry
 
 # A standings row's order (docs/ARENAS.md, Ties): points, then fewer races for them (the
 # better performance), then whoever reached the score first, then who joined first.

@@ -11,8 +11,8 @@ from django.db.models import Count, Min, Q, QuerySet
 
 from accounts.models import User
 from accounts.standings.leaderboards import BoardPage, PageAsk, sliced_page
+from games.arenas.models import Arena, ArenaEntry, ArenaState
 from games.arenas.presenters import STANDINGS_ORDER, arena_dict, me_dict, standing_row
-from games.models import Arena, ArenaEntry, ArenaState
 from games.play.selectors import filter_state_and_level, parse_id, row_by_id
 from games.races.rules import normalize_code
 

@@ -30,33 +30,24 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from accounts.locks import lock_player
-from accounts.models import AccountKind, RaceRating, User
+from accounts.models import AccountKind, User
 from accounts.standings import ratings
+from accounts.standings.models import RaceRating
 from accounts.standings.records import bucket_for
 from demineur_site import rawsql
 from games import engine
 from games.arenas import events as arena_events
 from games.arenas import rules
+from games.arenas.models import Arena, ArenaEntry, ArenaPlayers, ArenaResult, ArenaState
 from games.arenas.presenters import arena_dict
 from games.arenas.selectors import first_page, standings
 from games.errors import GameError
-from games.models import (
-    ACTIVE_RACE_STATES,
-    Arena,
-    ArenaEntry,
-    ArenaPlayers,
-    ArenaResult,
-    ArenaState,
-    EndReason,
-    Race,
-    Racer,
-    RacerState,
-    RaceState,
-)
 from games.play import levels
+from games.play.models import EndReason
 from games.play.selectors import row_by_id
 from games.races import rules as race_rules
 from games.races import services as races
+from games.races.models import ACTIVE_RACE_STATES, Race, Racer, RacerState, RaceState
 
 log = logging.getLogger(__name__)
 
@@ -274,12 +265,21 @@ def _check_free(player: User, arena: Arena) -> None:
     """One race, queue place or arena at a time (API.md: 409 already_racing): the race and
     queue checks are the race services' (a race of this very arena does not count), then no
     other arena scheduled or running."""
-    races.check_not_racing(player, arena=arena)
+    races.check_not_racing(player, arena_id=arena.id)
     elsewhere = ArenaEntry.objects.filter(
         player=player, active=True, arena__state__in=(ArenaState.SCHEDULED, ArenaState.RUNNING)
     ).exclude(arena=arena)
     if elsewhere.exists():
         raise GameError("already_racing", "You are in another arena: leave it first.")
+
+
+def player_in_running_arena(player: User) -> None:
+    """The arena's half of "one race, queue place or arena at a time", asked by the race
+    services before a player opens, joins or queues for a race (registered in games.apps)."""
+    if ArenaEntry.objects.filter(
+        player=player, active=True, arena__state=ArenaState.RUNNING
+    ).exists():
+        raise GameError("already_racing", "You are in an arena: leave it first.")
 
 
 def arena_join(*, arena_id: Any, player: User) -> Arena:

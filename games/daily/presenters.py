@@ -10,13 +10,15 @@ from typing import Any
 
 from django.utils import timezone
 
-from accounts.models import DailyEntry, User
+from accounts.models import User
 from accounts.standings import daily as daily_standings
 from accounts.standings.leaderboards import BoardPage, PageAsk
+from accounts.standings.models import DailyEntry
 from games.daily import rules
+from games.daily.models import DailyChallenge
 from games.daily.services import LEVELS
 from games.errors import GameError
-from games.models import DailyChallenge, Game
+from games.play.models import Game
 from games.play.presenters import game_dict
 
 LEVEL_NAMES = {level: level.capitalize() for level in LEVELS}

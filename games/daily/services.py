@@ -18,16 +18,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.locks import lock_player
-from accounts.models import DailyEntry, User
+from accounts.models import User
 from accounts.standings import daily as daily_standings
+from accounts.standings.models import DailyEntry
 from demineur_site import rawsql
 from games import engine
 from games.daily import rules
+from games.daily.models import DailyChallenge
 from games.engine import Board
 from games.errors import GameError
-from games.models import DailyChallenge, Game
 from games.play import levels, noguess
 from games.play import services as play
+from games.play.models import Game
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,16 @@ def check_level(level: Any) -> str:
 
 
 # --- dealing -----------------------------------------------------------------------------------
+
+
+def _layout(challenge: DailyChallenge) -> dict[str, Any]:
+    """What a player's copy of a daily is dealt from (games.play.services.daily_game_deal)."""
+    return {
+        "day": challenge.day,
+        "level": challenge.level,
+        "board": bytes(challenge.board),
+        "start": (challenge.start_x, challenge.start_y),
+    }
 
 
 def daily_deal(*, day: date, level: str) -> DailyChallenge:
@@ -116,7 +128,7 @@ def daily_start(*, player: User, level: Any, now: datetime | None = None) -> tup
             existing = _own_game(player, day, level)
             if existing is not None:
                 return existing, False
-            game = play.daily_game_deal(player=player, challenge=challenge, now=now)
+            game = play.daily_game_deal(player=player, now=now, **_layout(challenge))
             daily_standings.entry_start(
                 user=player,
                 day=day,
@@ -161,7 +173,7 @@ def daily_practice(*, player: User, day: date, level: Any, now: datetime | None 
             "daily_not_over", "This day's end is being handled: try again in a few seconds."
         )
     with transaction.atomic():
-        return play.daily_game_deal(player=player, challenge=challenge, now=now, practice=True)
+        return play.daily_game_deal(player=player, now=now, practice=True, **_layout(challenge))
 
 
 # --- the day's end -----------------------------------------------------------------------------

@@ -42,8 +42,8 @@ from games.live import redis_watch, sequencing
 from games.live.base import CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, LeanConsumer, error_frame
 from games.live.dbcall import db_call
 from games.live.sequenced import SequencedConsumer
-from games.models import ENDED_STATES, Game
 from games.play import events, move_store, selectors, services
+from games.play.models import ENDED_STATES, Game
 from games.play.presenters import game_dict
 
 log = logging.getLogger(__name__)

@@ -54,8 +54,8 @@ from django.conf import settings
 
 from demineur_site.api_errors import error_body, status_for
 from games.live import auth
-from games.models import ENDED_STATES
 from games.play import events
+from games.play.models import ENDED_STATES
 
 ROUTES = [
     (re.compile(r"^/api/stream/game/(?P<id>[^/]{1,64})/?$"), "/ws/games/{id}"),

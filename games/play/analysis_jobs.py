@@ -27,9 +27,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.standings import stats
-from games.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 from games.play import analysis
 from games.play.background import BackgroundLoop, drop_connections
+from games.play.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 
 log = logging.getLogger(__name__)
 

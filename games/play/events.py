@@ -33,7 +33,7 @@ from uuid import UUID
 
 from demineur_site import publish
 from games.engine import Board
-from games.models import Game
+from games.play.models import Game
 from games.play.presenters import game_dict, lobby_game_dict
 
 log = logging.getLogger(__name__)

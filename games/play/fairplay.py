@@ -29,19 +29,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import AccountKind, BoardPool, RaceRating, User
+from accounts.models import AccountKind, BoardPool, User
 from accounts.standings import daily as daily_standings
 from accounts.standings import stats
+from accounts.standings.models import RaceRating
 from games.engine import LEVELS
-from games.models import (
-    Action,
-    Game,
-    GameState,
-    Move,
-    Review,
-    ReviewStatus,
-    UnrankedReason,
-)
+from games.play.models import Action, Game, GameState, Move, Review, ReviewStatus, UnrankedReason
 
 # The moves a hand makes (the server's own actions and pause/resume are not).
 HAND_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from accounts.models import PlayerStats, User
+from accounts.models import User
+from accounts.standings.models import PlayerStats
 from accounts.standings.records import GameEnd, Summary, bucket_for, sets_bests, stats_after
 from games.engine import Board, EngineError
-from games.models import ENDED_STATES, SOLO, Action, EndReason, Game, GameState, Move
+from games.play.models import ENDED_STATES, SOLO, Action, EndReason, Game, GameState, Move
 
 HAND = (Action.REVEAL, Action.FLAG, Action.CHORD)
 # How a game may end, by its last move: the engine's status and the stored end_reason.

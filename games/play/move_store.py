@@ -22,7 +22,7 @@ from django.db import connections, transaction
 
 from demineur_site import metrics
 from demineur_site.rawsql import Columns, columns, run
-from games.models import Game, Move
+from games.play.models import Game, Move
 
 ALIAS = "default"
 

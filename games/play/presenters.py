@@ -14,7 +14,7 @@ from django.utils import timezone
 from demineur_site.formats import iso
 from games import clock
 from games.engine import Board
-from games.models import ENDED_STATES, Game, GameAnalysis, GameState
+from games.play.models import ENDED_STATES, Game, GameAnalysis, GameState
 
 
 def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:

@@ -13,7 +13,7 @@ from accounts.models import User
 from demineur_site.db_router import read_alias
 from games.engine import LEVELS
 from games.errors import GameError
-from games.models import SOLO, Game, GameState, Move, UnrankedReason
+from games.play.models import SOLO, Game, GameState, Move, UnrankedReason
 
 LIST_STATES = {s.value for s in GameState}
 M = TypeVar("M", bound=Model)

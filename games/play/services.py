@@ -22,23 +22,13 @@ from django.utils import timezone
 
 from accounts.locks import lock_player
 from accounts.models import User
-from accounts.standings import daily as daily_standings
 from accounts.standings import stats
 from accounts.standings.records import GameEnd, sets_bests
 from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
-from games.models import (
-    ENDED_STATES,
-    Action,
-    DailyChallenge,
-    EndReason,
-    Game,
-    GameState,
-    Move,
-    UnrankedReason,
-)
 from games.play import events, fairplay, move_store, noguess
+from games.play.models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
 _SYSTEM_RANDOM = random.SystemRandom()
@@ -76,6 +66,36 @@ def _race_moved(game: Game, board: Board, **progress: Any) -> None:
     if _race_listener is None:  # a race game without the races room loaded: never half a move
         raise RuntimeError("games.races has not registered its move listener")
     _race_listener(game, board, **progress)
+
+
+class DailyShare(Protocol):
+    """What a daily game's moves change beyond the game (the day's board and the daily
+    statistics), inside the move's transaction."""
+
+    def ended(self, game: Game, end: GameEnd) -> None:
+        """The game ended (a practice game never gets here)."""
+
+    def unranked(self, game: Game) -> None:
+        """The game just became unranked (paused after the first tap)."""
+
+    def state_changed(self, game: Game, state: str) -> None:
+        """The game was paused or resumed."""
+
+
+_daily_share: DailyShare | None = None
+
+
+def on_daily_move(share: DailyShare) -> None:
+    """games.daily registers its share of a daily game's moves (games.apps, at start-up), as
+    races does: play never imports the daily room."""
+    global _daily_share
+    _daily_share = share
+
+
+def _daily() -> DailyShare:
+    if _daily_share is None:  # a daily game without the daily room loaded: never half a move
+        raise RuntimeError("games.daily has not registered its share of a move")
+    return _daily_share
 
 
 @dataclass(frozen=True)
@@ -460,7 +480,7 @@ def _finish(
 ) -> None:
     """End the game: fix its time and result stats, and update the player's statistics in
     the same transaction: the solo ones (accounts.standings.stats), or for a daily game the
-    day's board and the daily ones (accounts.standings.daily), given the same GameEnd. A won
+    day's board and the daily ones (the daily room's share), given the same GameEnd. A won
     game is first checked for the fair-play hold; a practice daily counts nowhere."""
     won = reason == EndReason.CLEARED
     game.state = GameState.WON if won else GameState.LOST
@@ -490,9 +510,7 @@ def _finish(
     )
     if game.daily is not None:
         # The day's board and the daily statistics, never the solo ones.
-        daily_standings.entry_end(
-            end=end, user=player, day=game.daily, level=game.level, opened=game.opened
-        )
+        _daily().ended(game, end)
         return
     record = stats.record_game_end(
         end=replace(end, bests=won and _sets_bests(game, player=player)),
@@ -577,9 +595,9 @@ def game_pause(*, game_id: Any, player: User) -> Game:
         game.state = GameState.PAUSED
         # RULES.md, Fair play: from a pause after the first tap on, the game is unranked.
         if fairplay.unrank(game, UnrankedReason.PAUSED) and game.daily is not None:
-            daily_standings.entry_unrank(game_id=game.id)
+            _daily().unranked(game)
         if game.daily is not None:
-            daily_standings.entry_state(game_id=game.id, state=GameState.PAUSED)
+            _daily().state_changed(game, GameState.PAUSED)
         game.paused_at = now  # the clock stops here; _store_move reads it as the move's time
         at_ms = _store_move(
             game, board, MoveAsk(Action.PAUSE), player_name=player.username, now=now
@@ -604,7 +622,7 @@ def game_resume(*, game_id: Any, player: User) -> Game:
         game.paused_at = None
         game.state = GameState.PLAYING
         if game.daily is not None:
-            daily_standings.entry_state(game_id=game.id, state=GameState.PLAYING)
+            _daily().state_changed(game, GameState.PLAYING)
         board = Board.decode(bytes(game.board))
         at_ms = _store_move(
             game, board, MoveAsk(Action.RESUME), player_name=player.username, now=now
@@ -788,7 +806,14 @@ def _deal_opened(
 
 
 def daily_game_deal(
-    *, player: User, challenge: DailyChallenge, now: datetime, practice: bool = False
+    *,
+    player: User,
+    day: Any,
+    level: str,
+    board: bytes,
+    start: tuple[int, int],
+    now: datetime,
+    practice: bool = False,
 ) -> Game:
     """A player's copy of one daily (RULES.md, The daily challenge), inside the caller's
     transaction (games.daily.services): the day's layout with its start cell already opened
@@ -798,14 +823,14 @@ def daily_game_deal(
     if practice:
         reason: str | None = UnrankedReason.PRACTICE
     else:
-        reason = fairplay.reason_at_creation(level=challenge.level, player=player)
+        reason = fairplay.reason_at_creation(level=level, player=player)
     (game,) = _deal_opened(
         [(player, reason)],
-        level=challenge.level,
-        board=Board.decode(bytes(challenge.board)),
-        opening=(challenge.start_x, challenge.start_y),
+        level=level,
+        board=Board.decode(board),
+        opening=start,
         now=now,
-        daily=challenge.day,
+        daily=day,
         sealed=not practice,
         no_guess=True,
     )

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.standings.ratings import shown_rating
 from demineur_site.formats import iso
-from games.models import DONE_RACER_STATES, Race, Racer, RacerState, RaceState
 from games.races import rules as race_rules
+from games.races.models import DONE_RACER_STATES, Race, Racer, RacerState, RaceState
 
 
 def _ms_between(start: datetime, end: datetime) -> int:

@@ -17,8 +17,9 @@ from django.db import connection, transaction
 
 from games.engine import Board
 from games.errors import GameError
-from games.models import ENDED_STATES, Game, GameState, Race, Racer, RacerState
+from games.play.models import ENDED_STATES, Game, GameState
 from games.races import events as race_events
+from games.races.models import Race, Racer, RacerState
 from games.races.services import race_end
 
 

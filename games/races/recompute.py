@@ -13,10 +13,10 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.timezone import now as race_now
 
-from accounts.models import RaceRating
 from accounts.standings import ratings
-from games.models import Race, Racer, RaceState
+from accounts.standings.models import RaceRating
 from games.races import rules as race_rules
+from games.races.models import Race, Racer, RaceState
 from games.races.services import rate_race, rating_level
 
 

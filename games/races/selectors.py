@@ -9,12 +9,13 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from accounts.models import RaceRating, User
+from accounts.models import User
+from accounts.standings.models import RaceRating
 from accounts.standings.ratings import shown_rating
 from demineur_site import metrics
 from demineur_site.formats import iso
-from games.models import Race, Racer, RaceState
 from games.play.selectors import filter_state_and_level, parse_id, row_by_id
+from games.races.models import Race, Racer, RaceState
 from games.races.rules import normalize_code
 
 RACE_STATES = {s.value for s in RaceState}

@@ -32,32 +32,27 @@ from django.db.models import Model
 from django.utils import timezone
 
 from accounts.locks import lock_player
-from accounts.models import AccountKind, RaceRating, User
+from accounts.models import AccountKind, User
 from accounts.standings import ratings
+from accounts.standings.models import RaceRating
 from accounts.standings.records import base_level, bucket_for
 from demineur_site import rawsql
 from games import engine
 from games.errors import GameError
-from games.models import (
+from games.play import events as play_events
+from games.play import levels, services
+from games.play.models import Action, Game, GameState, Move
+from games.play.selectors import row_by_id
+from games.races import events as race_events
+from games.races import rules as race_rules
+from games.races.models import (
     ACTIVE_RACE_STATES,
-    Action,
-    Arena,
-    ArenaEntry,
-    ArenaState,
-    Game,
-    GameState,
-    Move,
     Race,
     RaceQueueEntry,
     Racer,
     RacerState,
     RaceState,
 )
-from games.play import events as play_events
-from games.play import levels, services
-from games.play.selectors import row_by_id
-from games.races import events as race_events
-from games.races import rules as race_rules
 from games.races.presenters import race_dict
 
 log = logging.getLogger(__name__)
@@ -89,8 +84,12 @@ STREAM_KINDS = {"started": "race_start", "ended": "race_end"}
 # that races never imports them (docs/ARCHITECTURE.md, The rooms).
 RaceEndListener = Callable[[Race, list[Racer]], None]
 TickListener = Callable[[datetime], int]
+# A room above races that keeps a player busy (an arena they are in): raises GameError
+# `already_racing` when `player` may not enter a race or a queue now.
+BusyCheck = Callable[[User], None]
 _end_listeners: list[RaceEndListener] = []
 _tick_listeners: list[TickListener] = []
+_busy_checks: list[BusyCheck] = []
 
 
 def on_race_end(listener: RaceEndListener) -> None:
@@ -105,6 +104,13 @@ def on_clock_tick(listener: TickListener) -> None:
     """Call `listener(now)` at the end of every tick of the race clock."""
     if listener not in _tick_listeners:
         _tick_listeners.append(listener)
+
+
+def on_busy_check(check: BusyCheck) -> None:
+    """Call `check(player)` before a player opens, joins or queues for a race: the rooms
+    above races say there whether the player is busy with them (an arena)."""
+    if check not in _busy_checks:
+        _busy_checks.append(check)
 
 
 def _publish(kind: str, race: Race) -> None:
@@ -128,14 +134,14 @@ def _bump(race: Race, kind: str) -> None:
 # --- checks ------------------------------------------------------------------------------------
 
 
-def check_not_racing(player: User, *, arena: Arena | None = None) -> None:
+def check_not_racing(player: User, *, arena_id: Any = None) -> None:
     """409 `already_racing` for a player in an open or running race, or waiting for a quick
     match (API.md): the race and queue half of "one race, queue place or arena at a time",
-    for races and arenas alike. With `arena`, a race of that arena does not count (a player
+    for races and arenas alike. With `arena_id`, a race of that arena does not count (a player
     who left the arena during that race and comes back)."""
     in_race = Racer.objects.filter(player=player, active=True)
-    if arena is not None:
-        in_race = in_race.exclude(race__arena=arena)
+    if arena_id is not None:
+        in_race = in_race.exclude(race__arena_id=arena_id)
     if in_race.exists():
         raise GameError("already_racing", "You are already in a race: finish or leave it first.")
     if RaceQueueEntry.objects.filter(player=player, race__isnull=True).exists():
@@ -144,12 +150,10 @@ def check_not_racing(player: User, *, arena: Arena | None = None) -> None:
 
 def _check_free(player: User) -> None:
     """A player is in at most one open or running race or queue, and in no running arena
-    (API.md: 409 already_racing)."""
+    (API.md: 409 already_racing; the arena's half is the check games.arenas registers)."""
     check_not_racing(player)
-    if ArenaEntry.objects.filter(
-        player=player, active=True, arena__state=ArenaState.RUNNING
-    ).exists():
-        raise GameError("already_racing", "You are in an arena: leave it first.")
+    for check in _busy_checks:
+        check(player)
 
 
 def _lock_race(race_id: Any) -> Race:

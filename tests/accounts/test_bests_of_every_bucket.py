@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.models import PersonalRecord, User
-from games.models import Review
+from accounts.models import User
+from accounts.standings.models import PersonalRecord
 from games.play import fairplay, integrity
+from games.play.models import Review
 from tests.support.boards import win
 from tests.support.fairplay import board, players_on, ship_limits
 from tests.support.http import post, start

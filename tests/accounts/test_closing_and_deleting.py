@@ -15,8 +15,10 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import ApiToken, RaceRating, RetiredName, User
-from games.models import Game, Racer
+from accounts.models import ApiToken, RetiredName, User
+from accounts.standings.models import RaceRating
+from games.play.models import Game
+from games.races.models import Racer
 from tests.support.boards import win
 from tests.support.personas import PASSWORD, client_for
 from tests.support.races import racing, tick

@@ -18,10 +18,11 @@ from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts.models import PersonalRecord, PlayerStats, User
+from accounts.models import User
 from accounts.services import guest_create
-from games.models import Game
+from accounts.standings.models import PersonalRecord, PlayerStats
 from games.play import selectors, services
+from games.play.models import Game
 from tests.support.boards import win
 from tests.support.http import assert_error, new_game, start
 from tests.support.personas import PASSWORD

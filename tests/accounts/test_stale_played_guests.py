@@ -16,10 +16,12 @@ from django.core.management import call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import AccountKind, PlayerStats, User
+from accounts.models import AccountKind, User
 from accounts.services import guest_create
-from games.models import Game, GameState, Race, Racer
+from accounts.standings.models import PlayerStats
 from games.play import services
+from games.play.models import Game, GameState
+from games.races.models import Race, Racer
 from tests.support.http import assert_error
 from tests.support.personas import PASSWORD, client_for
 from tests.support.races import racing, tick

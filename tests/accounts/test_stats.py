@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from accounts.models import STATS_BUCKETS as BUCKETS
-from accounts.models import PersonalRecord, PlayerStats
+from accounts.standings.models import PersonalRecord, PlayerStats
 from accounts.standings.records import GameEnd
 from accounts.standings.selectors import stats_for_user
 from accounts.standings.stats import record_game_end

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection, transaction
 
-from accounts.models import PersonalRecord
+from accounts.standings.models import PersonalRecord
 from accounts.standings.records import GameEnd
 from accounts.standings.selectors import stats_for_user
 from accounts.standings.stats import record_game_end

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from accounts.models import CHAIN_START
+from accounts.standings.models import CHAIN_START
 from accounts.standings.records import (
     GameEnd,
     Link,

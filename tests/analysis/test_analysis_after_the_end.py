@@ -11,9 +11,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from accounts.models import PlayerStats
-from games.models import GameAnalysis
+from accounts.standings.models import PlayerStats
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
+from games.play.models import GameAnalysis
 from tests.support.boards import board_of, game_from_ascii, mine_cell
 from tests.support.http import post
 from tests.support.races import racing, tick

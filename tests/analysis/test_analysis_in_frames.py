@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from games.models import GameAnalysis
 from games.play import services
 from games.play.analysis_jobs import analyse_game
+from games.play.models import GameAnalysis
 from tests.support.sockets import connected, game_path, next_of, rest_move, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)

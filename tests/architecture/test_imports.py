@@ -14,13 +14,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("site", ("demineur_site",)),
     ("engine", ("games.engine", "games.clock")),
     ("accounts", ("accounts",)),
-    ("play", ("games", "games.models", "games.errors", "games.play")),
+    ("play", ("games", "games.errors", "games.play")),
     ("daily", ("games.daily",)),
     ("races", ("games.races",)),
     ("arenas", ("games.arenas",)),
     (
         "doors",
         (
+            "games.models",
             "games.api",
             "games.live",
             "games.admin",

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.arenas import rules
-from games.models import Arena, ArenaEntry, Race, Racer
+from games.arenas.models import Arena, ArenaEntry
+from games.races.models import Race, Racer
 from tests.support.arenas import (
     alice_beats_bob,
     arena_races,

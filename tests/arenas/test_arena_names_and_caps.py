@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.arenas import rules
-from games.models import Arena
+from games.arenas.models import Arena
 from tests.support.http import assert_error
 from tests.support.personas import PASSWORD, client_for
 

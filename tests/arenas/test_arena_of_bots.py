@@ -19,7 +19,8 @@ from demineur_client import DeductionSolver
 from django.utils import timezone
 
 from games.arenas import rules
-from games.models import Arena, ArenaEntry, ArenaResult, Race, Racer
+from games.arenas.models import Arena, ArenaEntry, ArenaResult
+from games.races.models import Race, Racer
 from tests.support.personas import PASSWORD
 
 BOTS = 9  # the first pairing splits them 5 + 4 (split_sizes: from nine on, races of four or more)

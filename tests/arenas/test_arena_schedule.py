@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.arenas import services
-from games.models import Arena
+from games.arenas.models import Arena
 from tests.support.races import tick
 
 pytestmark = pytest.mark.django_db

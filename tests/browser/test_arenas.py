@@ -19,7 +19,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.arenas import rules
-from games.models import Arena, ArenaEntry
+from games.arenas.models import Arena, ArenaEntry
 from games.races.clock import RaceClock
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.browser import new_context, screenshot, sign_up_by_api

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.daily import rules, services
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import board_of, mine_cell, safe_closed, win
 from tests.support.browser import cell, open_every_safe_cell, screenshot, sign_up_by_api
 from tests.support.personas import client_for

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
-from games.models import Game
+from games.play.models import Game
 from tests.support.browser import cell, screenshot, sign_up_by_api, start_game, token_for
 from tests.support.personas import PASSWORD
 

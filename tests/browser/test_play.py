@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import chord_target, mines_of, neighbours
 from tests.support.browser import (
     cell,
@@ -278,7 +278,7 @@ def test_a_win_says_whether_it_is_a_personal_best_and_where_it_ranks(desktop: An
     screenshot(page, "walk-personal-best")
     # A slower second win keeps the first as the best.
     Game.objects.filter(pk=game_id).update(elapsed_ms=1)
-    from accounts.models import PersonalRecord
+    from accounts.standings.models import PersonalRecord
 
     PersonalRecord.objects.filter(user__username="vera").update(score=1)
     second = start_game(page, "beginner")

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.engine import Board
-from games.models import Game, GameState
+from games.play.models import Game, GameState
 from tests.support.browser import screenshot, sign_up_by_api
 from tests.support.personas import PASSWORD
 
@@ -63,7 +63,7 @@ def test_the_chart_opens_on_the_level_played_most_with_more_than_the_last_twenty
     tess = User.objects.get(username="tess")
     _won_games(tess, "intermediate", 30)
     _won_games(tess, "beginner", 3)  # the newest games, but the level played least
-    from accounts.models import PlayerStats
+    from accounts.standings.models import PlayerStats
 
     PlayerStats.objects.update_or_create(
         user=tess, level="intermediate", defaults={"played": 30, "won": 30}

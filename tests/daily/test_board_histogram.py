@@ -11,9 +11,10 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.db import connection
 
-from accounts.models import DailyEntry, User
+from accounts.models import User
 from accounts.standings import daily
 from accounts.standings.leaderboards import PageAsk
+from accounts.standings.models import DailyEntry
 from accounts.standings.records import GameEnd
 from tests.support.daily_entries import ranked_entry
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.models import DailyEntry, User
-from games.models import Review
+from accounts.models import User
+from accounts.standings.models import DailyEntry
 from games.play import fairplay
+from games.play.models import Review
 from tests.support.boards import board_of, safe_cells
 from tests.support.personas import client_for
 

@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from accounts.services import token_issue
 from games.daily import rules, services
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.races import racing

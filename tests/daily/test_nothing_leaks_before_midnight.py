@@ -18,8 +18,8 @@ from accounts.services import token_issue
 from frontend.previews import board_picture
 from games.daily import rules, services
 from games.engine import Board
-from games.models import GameAnalysis
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
+from games.play.models import GameAnalysis
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.sockets import only_its_player_watches

@@ -9,9 +9,11 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from accounts.models import DailyEntry, User
+from accounts.models import User
+from accounts.standings.models import DailyEntry
 from games.daily import rules, services
-from games.models import DailyChallenge, Game, Move
+from games.daily.models import DailyChallenge
+from games.play.models import Game, Move
 from tests.support.boards import board_of, mines_of
 from tests.support.threads import at_once
 

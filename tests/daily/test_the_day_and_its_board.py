@@ -10,11 +10,13 @@ from datetime import date, datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from accounts.models import AccountKind, DailyEntry, DailyStats, User
+from accounts.models import AccountKind, User
 from accounts.standings import daily as daily_standings
+from accounts.standings.models import DailyEntry, DailyStats
 from accounts.standings.records import GameEnd
 from games.daily import rules, services
-from games.models import DailyChallenge, Game
+from games.daily.models import DailyChallenge
+from games.play.models import Game
 from tests.support.boards import board_of, mine_cell, mines_of, safe_cells
 from tests.support.personas import client_for
 

@@ -16,7 +16,8 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
-from accounts.models import ApiToken, PlayerStats, User
+from accounts.models import ApiToken, User
+from accounts.standings.models import PlayerStats
 from demineur_site import db_router
 from demineur_site.db_router import (
     PRIMARY,
@@ -29,8 +30,8 @@ from demineur_site.db_router import (
 )
 from demineur_site.health import check_redis
 from deploy.processes import run_python
-from games.models import Game
 from games.play import selectors
+from games.play.models import Game
 from tests.support.redis_watch import watching
 from tests.support.services import PrivateRedis, app_env, free_port, redis_missing, settings_under
 

@@ -67,8 +67,8 @@ def measure(accounts: int, wins: int, level: str) -> None:
     import statistics
 
     from accounts.models import User
-    from games.models import Move, Review
     from games.play.fairplay import HAND_ACTIONS, pace_correlation
+    from games.play.models import Move, Review
     from tests.fairplay.pacing import play_win, server_clock
 
     for p_index, (label, make) in enumerate(_paces().items()):
@@ -131,8 +131,8 @@ def demo() -> None:
 
     from accounts.models import AccountKind
     from games.engine import LEVELS
-    from games.models import Game
     from games.play.fairplay import Win, account_findings, account_limits, limits_for
+    from games.play.models import Game
 
     wins = (
         Game.objects.filter(

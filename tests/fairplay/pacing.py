@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 from accounts.models import User
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 
 T0 = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 Cell = tuple[int, int]

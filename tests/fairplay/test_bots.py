@@ -104,7 +104,7 @@ def test_patch_me_refuses_bad_input_and_anonymous(
 
 
 def test_a_bot_is_marked_on_its_profile_and_in_the_lobby_shape(robo: User) -> None:
-    from games.models import Game
+    from games.play.models import Game
     from games.play.presenters import lobby_game_dict
 
     api = client_for(robo)

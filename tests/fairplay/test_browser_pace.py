@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from games.models import Game, Move, Review
+from games.play.models import Game, Move, Review
 from tests.support import browser as support
 from tests.support.boards import safe_cells
 from tests.support.browser import CHROMIUM, browser, desktop, live, site  # noqa: F401  (fixtures)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games.models import Game, Review
 from games.play import fairplay
+from games.play.models import Game, Review
 from tests.fairplay.pacing import model_hand, paced_solver, play_win, server_clock
 
 pytestmark = pytest.mark.usefixtures("shipped_limits")

@@ -11,8 +11,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games.models import Game, Review
 from games.play import fairplay
+from games.play.models import Game, Review
 from tests.fairplay.pacing import machine_speed_clock
 from tests.support.boards import win
 from tests.support.fairplay import board, players_on, relax_limits, ship_limits

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import win
 from tests.support.http import assert_error, assert_gone, new_game, post, start
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games.engine import LEVELS
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import mines, safe_closed, win
 from tests.support.http import SAFE_BOARD_CHARS, assert_error, new_game, post, start
 

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import game_from_ascii, layout, mines, safe_closed
 from tests.support.http import assert_error, new_game, post, start
 

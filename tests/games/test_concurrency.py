@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
-from games.models import Game, Move
 from games.play import services
+from games.play.models import Game, Move
 from tests.support.personas import PASSWORD
 from tests.support.threads import at_once, in_threads
 

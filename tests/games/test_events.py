@@ -18,8 +18,8 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from games.models import Game
 from games.play import events
+from games.play.models import Game
 from tests.support.boards import mines, win
 from tests.support.http import new_game, post, start
 

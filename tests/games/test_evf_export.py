@@ -15,7 +15,7 @@ import ms_toollib
 import pytest
 from rest_framework.test import APIClient
 
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import board_of, chord_target, mine_cell, mines_of, win
 from tests.support.http import assert_error, post, start
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.models import Game
+from games.play.models import Game
 from tests.support.http import start
 
 pytestmark = pytest.mark.django_db

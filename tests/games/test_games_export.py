@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import mines, win
 from tests.support.personas import PASSWORD
 from tests.support.races import racing

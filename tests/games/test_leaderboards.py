@@ -14,12 +14,13 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from accounts.models import PersonalRecord, PlayerStats, User
+from accounts.models import User
 from accounts.standings import leaderboards
+from accounts.standings.models import PersonalRecord, PlayerStats
 from accounts.standings.records import GameEnd
 from accounts.standings.stats import record_game_end
 from games.engine import Board
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import game_from_ascii, mines, win
 from tests.support.http import assert_error, post, start
 from tests.support.personas import PASSWORD, client_for

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import game_from_ascii, mines
 from tests.support.http import assert_error, new_game, post, start
 

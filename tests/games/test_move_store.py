@@ -12,8 +12,8 @@ from django.db import IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Game, Move
 from games.play import move_store, services
+from games.play.models import Game, Move
 from tests.support.boards import mines, safe_closed
 from tests.support.http import UNKNOWN_ID
 

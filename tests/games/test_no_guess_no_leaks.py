@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Game
+from games.play.models import Game
 from tests.support.boards import mines
 from tests.support.http import SAFE_BOARD_CHARS, post
 from tests.support.noguess import start_no_guess

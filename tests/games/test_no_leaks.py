@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Game, GameAnalysis
+from games.play.models import Game, GameAnalysis
 from tests.support.boards import mines
 from tests.support.http import SAFE_BOARD_CHARS, post, start
 

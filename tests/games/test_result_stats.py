@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from games.engine import Board
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from tests.support.boards import game_from_ascii, mines, win
 from tests.support.http import new_game, post, start
 

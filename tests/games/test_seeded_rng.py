@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from tests.support.boards import layout, layout_after_first_tap, mines, mines_of
 from tests.support.http import start
 

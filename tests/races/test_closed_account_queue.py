@@ -13,7 +13,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games.models import ArenaEntry, Game, Race, RaceQueueEntry, Racer
+from games.arenas.models import ArenaEntry
+from games.play.models import Game
+from games.races.models import Race, RaceQueueEntry, Racer
 from tests.support.arenas import later, new_arena
 from tests.support.personas import PASSWORD
 from tests.support.races import racing, tick

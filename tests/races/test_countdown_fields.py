@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from accounts.models import User
-from games.models import Race
+from games.races.models import Race
 from tests.support.personas import client_for
 from tests.support.races import start_now, tick
 from tests.support.sockets import TIMEOUT, connected, socket

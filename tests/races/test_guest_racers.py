@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from accounts.models import RaceRating
+from accounts.standings.models import RaceRating
 from tests.support.boards import board_of, safe_cells
 from tests.support.races import start_now, tick
 
@@ -93,7 +93,7 @@ def test_beside_two_players_a_guest_races_and_only_the_players_are_rated(
 
 
 def test_a_guest_is_refused_by_quick_match_and_nothing_is_queued(alice_api: Any) -> None:
-    from games.models import RaceQueueEntry
+    from games.races.models import RaceQueueEntry
 
     guest, _ = guest_client()
     refused = guest.post("/api/races/queue", {"level": "beginner"}, format="json")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from accounts.models import RaceRating
+from accounts.standings.models import RaceRating
 from tests.support.boards import board_of, safe_cells, win
 from tests.support.deduction import solve
 from tests.support.http import SAFE_BOARD_CHARS

@@ -8,8 +8,9 @@ from typing import Any
 
 from django.utils import timezone
 
-from accounts.models import RaceRating
-from games.models import Game, Race
+from accounts.standings.models import RaceRating
+from games.play.models import Game
+from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.races import racing, start_now, tick
 
@@ -184,7 +185,7 @@ def test_no_move_counts_once_the_race_time_is_up_even_before_the_clock_ticks(
 def test_quick_match_seats_the_closest_ratings_together(
     alice_api: Any, bob_api: Any, carol_api: Any, alice: Any, bob: Any, carol: Any
 ) -> None:
-    from accounts.models import RaceRating
+    from accounts.standings.models import RaceRating
 
     for user, mu in ((alice, 1500.0), (bob, 2900.0), (carol, 1550.0)):
         RaceRating.objects.create(

@@ -12,8 +12,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import token_issue
-from games.models import GameAnalysis, Race
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
+from games.play.models import GameAnalysis
+from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
 from tests.support.races import start_now, tick

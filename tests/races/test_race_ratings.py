@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from accounts.models import RaceRating, User
+from accounts.models import User
 from accounts.standings import ratings
-from games.models import Race, Racer
+from accounts.standings.models import RaceRating
 from games.races import rules as race_rules
+from games.races.models import Race, Racer
 from games.races.rules import Result
 from tests.support.boards import board_of, safe_cells
 from tests.support.personas import PASSWORD, client_for

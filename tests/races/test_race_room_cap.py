@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games.models import Race, Racer
 from games.races import rules as race_rules
+from games.races.models import Race, Racer
 from tests.support.personas import PASSWORD, client_for
 from tests.support.races import start_now
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from games.models import Game, Race
+from games.play.models import Game
+from games.races.models import Race
 from tests.support.races import racing
 
 

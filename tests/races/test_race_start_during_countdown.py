@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Race
+from games.races.models import Race
 from tests.support.boards import board_of, safe_cells
 from tests.support.races import start_now
 

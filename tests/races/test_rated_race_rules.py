@@ -18,10 +18,11 @@ from django.db.models import F
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from accounts.models import RaceRating, User
+from accounts.models import User
 from accounts.standings import ratings
-from games.models import Race, RaceQueueEntry, Racer
+from accounts.standings.models import RaceRating
 from games.races import rules as race_rules
+from games.races.models import Race, RaceQueueEntry, Racer
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import PASSWORD, client_for
 from tests.support.races import racing, start_now, tick

@@ -14,8 +14,9 @@ from channels.db import database_sync_to_async
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from accounts.models import RaceRating, User
-from games.models import Racer
+from accounts.models import User
+from accounts.standings.models import RaceRating
+from games.races.models import Racer
 from tests.support.boards import board_of, safe_cells
 from tests.support.personas import client_for
 from tests.support.races import racing, tick

@@ -10,7 +10,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from rest_framework.test import APIClient
 
-from games.models import Move
+from games.play.models import Move
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import connected, connected_player, game_path, layout, next_of, socket
 

@@ -13,8 +13,8 @@ from django.conf import settings
 
 from games.live import guard as socket_guard
 from games.live import sequencing
-from games.models import Game
 from games.play import events, services
+from games.play.models import Game
 from tests.support.boards import neighbours
 from tests.support.http import UNKNOWN_ID
 from tests.support.personas import SOCKET_TESTS

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from tests.support.sockets import TIMEOUT, connected, game_path, layout, next_of, socket
 
 pytestmark = [

@@ -17,10 +17,11 @@ from django.core.management import call_command
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
-from accounts.models import PlayerStats, User
+from accounts.models import User
 from accounts.services import token_issue
-from games.models import Game, Move
+from accounts.standings.models import PlayerStats
 from games.play import services
+from games.play.models import Game, Move
 from tests.support.boards import safe_closed
 from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, game_path, socket

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
-from accounts.models import PlayerStats
-from games.models import Game, Move
+from accounts.standings.models import PlayerStats
+from games.play.models import Game, Move
 from tests.support.boards import mines, safe_closed, win
 from tests.support.http import post, start
 

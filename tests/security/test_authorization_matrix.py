@@ -24,8 +24,8 @@ from rest_framework.test import APIClient
 from accounts.models import ApiToken, SignedInSession, User
 from accounts.services import token_issue
 from demineur_site.api_errors import STATUS_BY_CODE
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from games.play.presenters import game_dict
 from tests.support.personas import PASSWORD
 from tests.support.sockets import TIMEOUT, game_path, socket

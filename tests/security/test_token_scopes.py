@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from accounts import scopes
 from accounts.models import KEY_PREFIX, ApiToken, User
 from accounts.services import token_issue
-from games.models import Game
+from games.play.models import Game
 from tests.security.test_authorization_matrix import REST, _world
 from tests.support.personas import PASSWORD
 from tests.support.sockets import game_path, socket

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from channels.db import database_sync_to_async
 
-from games.models import Game
+from games.play.models import Game
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import game_path, until_closed
 from tests.support.sockets import socket as ws

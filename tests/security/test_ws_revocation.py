@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.services import token_issue
-from games.models import Game
+from games.play.models import Game
 from tests.support.personas import SOCKET_TESTS
 from tests.support.sockets import SITE_ORIGIN, game_path, until_closed
 from tests.support.sockets import socket as ws

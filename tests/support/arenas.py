@@ -12,7 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from games.models import Arena, Race
+from games.arenas.models import Arena
+from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_closed, win
 from tests.support.personas import client_for
 from tests.support.races import tick

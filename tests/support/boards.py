@@ -12,8 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.engine import Board
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from tests.support.http import post
 
 MINE_CHARS = "*MX"

@@ -8,8 +8,9 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from accounts.models import DailyEntry, User
+from accounts.models import User
 from accounts.standings import daily
+from accounts.standings.models import DailyEntry
 
 
 def ranked_entry(

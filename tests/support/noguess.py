@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from games.engine import Board
-from games.models import Game, Move
+from games.play.models import Game, Move
 from tests.support.boards import board_of, cells
 from tests.support.http import post
 

@@ -12,9 +12,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.models import Race
 from games.races import services as races
 from games.races.clock import RaceClock
+from games.races.models import Race
 
 
 def tick(at: datetime | None = None) -> int:

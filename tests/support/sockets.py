@@ -17,8 +17,8 @@ from channels.testing import WebsocketCommunicator
 
 from accounts.models import User
 from demineur_site.asgi import application
-from games.models import Game
 from games.play import services
+from games.play.models import Game
 from tests.support import boards
 
 SITE_ORIGIN = "http://testserver"

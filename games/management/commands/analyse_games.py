@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.models import Game
 from games.play.analysis_jobs import analyse_game, backlog, refold
+from games.play.models import Game
 
 
 class Command(BaseCommand):

@@ -28,7 +28,8 @@ from django.utils import timezone
 
 from accounts.models import AccountKind, User
 from accounts.services import ANONYMOUS_PREFIX, anonymous_player
-from games.models import Game, GameState, Racer, Review
+from games.play.models import Game, GameState, Review
+from games.races.models import Racer
 
 BATCH = 500
 

@@ -30,12 +30,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from accounts.models import AccountKind, PersonalRecord, PlayerStats, RecordKind, User
+from accounts.models import AccountKind, User
 from accounts.standings.leaderboards import rebuild_boards
+from accounts.standings.models import PersonalRecord, PlayerStats, RecordKind
 from accounts.standings.records import GameEnd, Link, Summary, chain_after, stats_after
 from accounts.standings.stats import summary_fields
 from games.engine import LEVELS, Board
-from games.models import Game
+from games.play.models import Game
 
 # How often each level is played, and how often a typical player wins it.
 LEVEL_WEIGHTS = {
