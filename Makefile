@@ -140,15 +140,16 @@ BENCH_RUN_TARGETS := $(addprefix bench-,$(BENCH_RUNS))
 $(BENCH_RUN_TARGETS): bench-%: venv
 	$(PY) -m bench.$*.run
 
-# Server CPU per move over the socket against over HTTP, whole games, idle CPU taken off, 3
-# alternating rounds (bench/load's layout; docs/PERFORMANCE.md, Issue 27).
+# Server CPU per move over the socket against over HTTP: whole games on bench/load's servers,
+# their idle CPU taken off, 3 alternating rounds; then one move's CPU in process through each
+# door (docs/PERFORMANCE.md).
 .PHONY: bench-socketmove
 bench-socketmove: venv
-	$(PY) -m bench.socketmove.run
-	$(PY) -m bench.socketmove.inprocess
+	$(PY) -m bench.load.run --rounds 3 --idle 6 --seconds 15
+	$(PY) -m bench.http.inprocess --doors http,socket --n 500
 
 # One live process holding up to 10,000 sockets over 100 games: memory per socket and a
-# move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md, Issue 27).
+# move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md).
 .PHONY: bench-watchers
 bench-watchers: venv
 	$(PY) -m bench.watchers.run --plots
@@ -156,7 +157,7 @@ bench-watchers: venv
 # The long form of the no-guess proof: 500 games per level through HTTP (docs/NOGUESS.md).
 .PHONY: test-noguess
 test-noguess: venv
-	NOGUESS_HTTP_BOARDS=500 $(PY) -m pytest -q tests/games/test_no_guess_boards_need_no_guess.py
+	NOGUESS_HTTP_BOARDS=500 $(PY) -m pytest -q tests/play/test_no_guess_boards_need_no_guess.py
 
 # The dashboard's screenshot from a short bench/load run scraped by Debian's prometheus
 # (docs/DEPLOYMENT.md).

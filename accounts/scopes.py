@@ -8,7 +8,7 @@ authentication, so no view's own permissions can skip it) refuses a token withou
 scope with 403 `missing_scope`; `ScopeHeadersMiddleware` writes
 `X-OAuth-Scopes` (the token's) on every answer to a token, and `X-Accepted-OAuth-Scopes` on a
 refusal, as lichess does. Sockets: moves over /ws/games/{id} need `game:play`
-(games.live.consumers), the event stream one of game:play, race:play, account:read. A token
+(games.play.sockets), the event stream one of game:play, race:play, account:read. A token
 makes tokens only within its own scopes (`granted`).
 
 tests/security/test_token_scopes.py walks every URL of the API: each one that changes or reads

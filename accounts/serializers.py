@@ -12,7 +12,8 @@ from accounts import scopes
 from accounts.models import User
 from accounts.names import is_encodable, mixed_scripts, normalise
 from accounts.services import is_reserved_username, username_taken
-from games.api.serializers import ProfileOut, StrictCharField
+from games.api.serializers import StrictCharField
+from games.play.serializers import ProfileOut
 
 
 class UsernameField(StrictCharField):
@@ -236,15 +237,6 @@ class SettingsSerializer(serializers.Serializer[Any]):
                     {k: ["This setting does not exist."] for k in unknown}, code="unknown_setting"
                 )
         return dict(super().to_internal_value(data))
-
-
-class OwnProfileSerializer(ProfileOut):
-    """GET /api/me: the public profile, and what only its owner sees."""
-
-    email = serializers.CharField(help_text="The account's address ('' for none); owner only.")
-    email_verified = serializers.BooleanField()
-    two_factor = serializers.BooleanField(help_text="Two-factor sign-in is on.")
-    closed = serializers.BooleanField(help_text="The account is closed (reopened by signing in).")
 
 
 class VerifiedProfileSerializer(ProfileOut):

@@ -7,14 +7,15 @@ API.md, Fine points: "Revoking a token (or signing out) closes every socket it o
   (the key itself never leaves the session store: it is what the cookie carries).
 * Revoking a token or signing out sends one ``auth.kick`` message to that group after the
   transaction commits; each consumer answers with one ``error`` (401
-  ``authentication_failed``) and closes with code 4401 (games.live.consumers).
+  ``authentication_failed``) and closes with code 4401 (games.live.base).
 * Channel-layer messages are fire-and-forget (Redis Pub/Sub), so the consumer also checks,
   before each move it stores, that its credential still exists: a move sent after the
   revocation committed is refused even if the kick is lost or late. A token is checked by
   the statement that locks the game (`still_signed_in_condition`), a session by
   `credential_is_valid`; nothing about either is cached between moves.
 
-Nothing here imports the games app; games.live.auth and games.live.consumers import this module.
+Nothing here imports the games app; games.live.auth, games.live.base and games.play.sockets import
+this module.
 """
 
 from __future__ import annotations

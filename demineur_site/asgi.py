@@ -29,6 +29,7 @@ from games.live import redis_watch  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.streams import NdjsonStream  # noqa: E402
+from games.play.models import ENDED_STATES  # noqa: E402
 from games.races import clock as race_clock  # noqa: E402
 
 # Token, or session cookie with this site's Origin, or anonymous read-only (games.live.auth).
@@ -36,7 +37,7 @@ sockets = WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns))
 # Bodies over MAX_REQUEST_BYTES are refused (413) before Django reads them.
 django_doors = BodySizeLimitASGI(django_http)
 # /api/stream/: the socket stack's frames as NDJSON lines (games.live.streams).
-streams = NdjsonStream(sockets)
+streams = NdjsonStream(sockets, game_over_states=ENDED_STATES)
 
 
 async def http(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -8,7 +8,7 @@ column list, the SQL text, and the converters the ORM would apply to each column
 (`from_db_value`, the backend's own: SQLite's text dates and UUIDs, PostgreSQL's bytes) and the
 preparation it would apply to each value it writes (`get_db_prep_save`). Reading a row then
 costs one `Model.from_db`, the same constructor the ORM's own queries end in, so the instance
-is indistinguishable from one the ORM loaded (tests/games/test_move_store.py compares them).
+is indistinguishable from one the ORM loaded (tests/play/test_move_store.py compares them).
 
 `run` executes one of these statements. On PostgreSQL (unless DB_PREPARED_HOT_PATH is off) it
 binds the values on the server through a plain psycopg cursor, which psycopg prepares after a

@@ -65,7 +65,7 @@ if TRUSTED_PROXIES > 0:
 # (demineur_site.middleware: ASGI and WSGI wrappers).
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 64 * 1024)
 # The games export, served by the ASGI processes, is cut this many seconds after its first
-# line when its reader has not taken it all (games.api.export_views; docs/SECURITY.md).
+# line when its reader has not taken it all (games.play.export; docs/SECURITY.md).
 GAMES_EXPORT_TIME_LIMIT = env_float("GAMES_EXPORT_TIME_LIMIT", 600.0)
 # Wall time one no-guess search may take before the game falls back to a classic layout
 # (games.play.noguess; docs/NOGUESS.md). The test settings raise it: a loaded machine must not
@@ -505,7 +505,7 @@ for _slot in env_str("ARENA_SCHEDULE", "beginner:60:30,expert:1440:120").split("
 
 # --- Fair play (RULES.md, Fair play; the defaults and their sources: docs/FAIRPLAY.md) -------
 # A human's won game beyond any of these limits is held for review (games.play.fairplay). The
-# shipped defaults stay readable here (tests/fairplay restores them); the environment may
+# shipped defaults stay readable here (the fair play tests restore them); the environment may
 # replace any of them.
 FAIRPLAY_DEFAULTS: dict[str, Any] = {
     "MAX_BBBV_PER_S": {

@@ -34,7 +34,7 @@ os.environ.setdefault("ACCOUNT_NEW_PER_HOUR", "0")
 # tests/accounts/test_two_factor.py turns the production rule on to test it.
 os.environ.setdefault("STAFF_REQUIRE_TOTP", "0")
 # Tests play at machine speed: the superhuman limits stay out of their way, and
-# tests/fairplay sets the shipped defaults back (games.play.fairplay.DEFAULTS) to test them.
+# the fair play tests set the shipped defaults back (tests/support/fairplay.py) to test them.
 os.environ.setdefault("FAIRPLAY_MAX_MOVES_PER_SECOND", "1000000")
 os.environ.setdefault("FAIRPLAY_MIN_MEDIAN_INTERVAL_MS", "0")
 os.environ.setdefault("FAIRPLAY_MIN_INTERVAL_VARIATION", "-1")

@@ -45,7 +45,7 @@ TEMPLATE = ROOT / "deploy" / "Caddyfile.template"
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 20.0
 # The proxy's read timeouts (PROXY_READ_HEADER_TIMEOUT, PROXY_READ_BODY_TIMEOUT): the same
-# defaults as docs/Caddyfile (tests/test_deploy_files.py checks it).
+# defaults as docs/Caddyfile (tests/deploy/test_deploy_files.py checks it).
 READ_HEADER_TIMEOUT = "10s"
 READ_BODY_TIMEOUT = "30s"
 # What each pid file may name: a pid reused by another program is never signalled.

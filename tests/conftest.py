@@ -3,7 +3,7 @@ to every test package."""
 
 from hypothesis import settings as hypothesis_settings
 
-from tests.support import fast_flush
+from tests.support import fast_flush, ordering
 from tests.support.personas import (  # noqa: F401  (fixtures)
     alice,
     alice_api,
@@ -46,7 +46,7 @@ STACK_MODULES = {
     "tests/reliability/test_postgres_outage.py",
     "tests/reliability/test_redis_outage.py",
     "tests/reliability/test_socket_outage.py",
-    "tests/realtime/test_multiprocess.py",
+    "tests/live/test_multiprocess.py",
     "tests/security/test_ws_multiprocess.py",
     "tests/races/test_race_clock.py",
 }
@@ -59,6 +59,7 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         path = str(getattr(item, "path", "")).split("/tests/", 1)[-1]
         if f"tests/{path}" in STACK_MODULES:
             item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
+    ordering.long_first(items)
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:

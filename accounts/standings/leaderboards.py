@@ -426,7 +426,7 @@ class PageAsk:
     """What is asked of any board (solo, daily, race, an arena's standings): page `page` of
     `page_size` rows and `viewer`'s own row as `me` (None: signed out), or with `around_me`
     the page holding that row. The REST doors read it from the query
-    (games.api.leaderboard_views.board_paging)."""
+    (accounts.standings.api.board_paging)."""
 
     page: int
     page_size: int

@@ -3,7 +3,7 @@ streaks, the five best times, a level's summary after one more game, and the per
 chains that make every rolling leaderboard period one index filter.
 
 Every function takes the state before a game end and returns the state after it, with no
-I/O, so the rules are tested as tables (tests/accounts/test_streaks.py). The writes that
+I/O, so the rules are tested as tables (tests/standings/test_streaks.py). The writes that
 apply them are in accounts.standings.stats; the boards that read the chains, in accounts.standings.leaderboards,
 use `chain_filter` below: the chain rule and its SQL live side by side.
 """

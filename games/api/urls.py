@@ -1,6 +1,7 @@
-"""Every REST path of the games app: one game, races, leaderboards and profiles. Order matters
-once: the race and daily boards (`leaderboards/{level}/races`, `.../daily`) come before the solo
-boards' pattern.
+"""Every REST path of the games app: one game, races, leaderboards and profiles, each served by
+its room's doors (games.play.api, games.play.export, games.races.api, games.arenas.api,
+games.daily.api, accounts.standings.api). Order matters once: the race and daily boards
+(`leaderboards/{level}/races`, `.../daily`) come before the solo boards' pattern.
 
 A pattern with segments (`games/{id}`, `leaderboards/{level}/{board}`, ...) matches paths that
 name nothing, and API.md says an unknown path is 404 for every method. A view looks its
@@ -20,21 +21,18 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import re_path
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.standings import api as board_api
 from accounts.standings import leaderboards as solo_boards
 from accounts.standings import race_board
 from demineur_site.api_errors import error_body, status_for
 from demineur_site.errors import DomainError
-from games.api import (
-    arena_views,
-    daily_views,
-    export_views,
-    leaderboard_views,
-    race_views,
-    views,
-)
+from games.arenas import api as arena_api
 from games.arenas import selectors as arena_selectors
+from games.daily import api as daily_api
 from games.daily import services as daily_services
-from games.play import selectors
+from games.play import api as game_api
+from games.play import export, selectors
+from games.races import api as race_api
 from games.races import selectors as race_selectors
 
 GAME = r"(?P<game_id>[^/]{1,64})"
@@ -82,11 +80,11 @@ def _daily_segment(segment: str, **_: Any) -> object:
     """`daily/{segment}` names a level (POST) or a day (GET): anything else names nothing."""
     if segment in daily_services.LEVELS:
         return segment
-    return daily_views.day_segment(segment)
+    return daily_api.day_segment(segment)
 
 
 def _daily_day(day: str, **_: Any) -> object:
-    return daily_views.day_segment(day)
+    return daily_api.day_segment(day)
 
 
 def _unknown(lookups: tuple[Lookup, ...], kwargs: dict[str, Any]) -> DomainError | None:
@@ -101,9 +99,10 @@ def _unknown(lookups: tuple[Lookup, ...], kwargs: dict[str, Any]) -> DomainError
     return None
 
 
-def known(view_class: Any, *lookups: Lookup) -> Callable[..., HttpResponse]:
-    """The view of a pattern whose segments `lookups` check (see the module's docstring)."""
-    view = view_class.as_view()
+def known(view_class: Any, *lookups: Lookup, **initkwargs: Any) -> Callable[..., HttpResponse]:
+    """The view of a pattern whose segments `lookups` check (see the module's docstring);
+    `initkwargs` set the view's attributes, as `as_view` does."""
+    view = view_class.as_view(**initkwargs)
 
     @functools.wraps(view)  # keeps `cls`, `initkwargs` and `csrf_exempt` for DRF and the schema
     def door(request: HttpRequest, **kwargs: Any) -> HttpResponse:
@@ -121,55 +120,63 @@ def known(view_class: Any, *lookups: Lookup) -> Callable[..., HttpResponse]:
 
 # The `games/{id}/{segment}` doors, each named `api-{segment}`.
 GAME_SEGMENT_VIEWS = {
-    "reveal": views.RevealView,
-    "flag": views.FlagView,
-    "chord": views.ChordView,
-    "pause": views.PauseView,
-    "resume": views.ResumeView,
-    "resign": views.ResignView,
-    "moves": views.MoveListView,
+    "reveal": game_api.RevealView,
+    "flag": game_api.FlagView,
+    "chord": game_api.ChordView,
+    "pause": game_api.PauseView,
+    "resume": game_api.ResumeView,
+    "resign": game_api.ResignView,
+    "moves": game_api.MoveListView,
 }
 
 # The `arenas/{id}/{segment}` doors, each named `api-arena-{segment}`: the actions (POST) and
 # the standings (GET).
-ARENA_SEGMENT_VIEWS = {**arena_views.ACTION_VIEWS, "standings": arena_views.StandingsView}
+ARENA_SEGMENT_VIEWS = {**arena_api.ACTION_VIEWS, "standings": arena_api.StandingsView}
 
 games = [
-    re_path(r"^games/?$", views.GameListView.as_view(), name="api-games"),
-    re_path(rf"^games/{GAME}/?$", known(views.GameDetailView, _game), name="api-game"),
+    re_path(r"^games/?$", game_api.GameListView.as_view(), name="api-games"),
+    re_path(rf"^games/{GAME}/?$", known(game_api.GameDetailView, _game), name="api-game"),
     *(
         re_path(rf"^games/{GAME}/{segment}/?$", known(view, _game), name=f"api-{segment}")
         for segment, view in GAME_SEGMENT_VIEWS.items()
     ),
     re_path(
         rf"^games/{GAME}/replay\.evf/?$",
-        known(views.ReplayEvfView, _game),
+        known(game_api.ReplayEvfView, _game),
         name="api-game-replay-evf",
     ),
-    re_path(r"^me/?$", views.MeView.as_view(), name="api-me"),
-    re_path(rf"^users/{USER}/?$", known(views.UserProfileView, _player), name="api-user"),
+    re_path(r"^me/?$", game_api.MeView.as_view(), name="api-me"),
+    re_path(rf"^users/{USER}/?$", known(game_api.UserProfileView, _player), name="api-user"),
     re_path(
         rf"^users/{USER}/games/export/?$",
-        known(export_views.GamesExportView, _player),
+        known(export.GamesExportView, _player),
         name="api-user-games-export",
     ),
 ]
 
 races = [
-    re_path(r"^races/?$", race_views.RaceListView.as_view(), name="api-races"),
-    re_path(r"^races/queue/?$", race_views.QueueView.as_view(), name="api-race-queue"),
-    re_path(rf"^races/{RACE}/?$", known(race_views.RaceDetailView, _race), name="api-race"),
+    re_path(r"^races/?$", race_api.RaceListView.as_view(), name="api-races"),
+    re_path(r"^races/queue/?$", race_api.QueueView.as_view(), name="api-race-queue"),
+    re_path(rf"^races/{RACE}/?$", known(race_api.RaceDetailView, _race), name="api-race"),
     *(
         re_path(rf"^races/{RACE}/{action}/?$", known(view, _race), name=f"api-race-{action}")
-        for action, view in race_views.ACTION_VIEWS.items()
+        for action, view in race_api.ACTION_VIEWS.items()
     ),
-    re_path(rf"^users/{USER}/races/?$", known(race_views.PlayerRacesView, _player)),
-    re_path(rf"^leaderboards/{LEVEL}/races/?$", known(race_views.RaceBoardView, _race_board)),
+    # A player's races, with their arenas (arenas sit above races: given here).
+    re_path(
+        rf"^users/{USER}/races/?$",
+        known(
+            race_api.PlayerRacesView,
+            _player,
+            sections={"arenas": arena_selectors.arena_profile},
+        ),
+    ),
+    re_path(rf"^leaderboards/{LEVEL}/races/?$", known(board_api.RaceBoardView, _race_board)),
 ]
 
 arenas = [
-    re_path(r"^arenas/?$", arena_views.ArenaListView.as_view(), name="api-arenas"),
-    re_path(rf"^arenas/{ARENA}/?$", known(arena_views.ArenaDetailView, _arena), name="api-arena"),
+    re_path(r"^arenas/?$", arena_api.ArenaListView.as_view(), name="api-arenas"),
+    re_path(rf"^arenas/{ARENA}/?$", known(arena_api.ArenaDetailView, _arena), name="api-arena"),
     *(
         re_path(rf"^arenas/{ARENA}/{segment}/?$", known(view, _arena), name=f"api-arena-{segment}")
         for segment, view in ARENA_SEGMENT_VIEWS.items()
@@ -178,25 +185,25 @@ arenas = [
 
 # The daily challenge (API.md, Daily challenge). `daily/{segment}`: GET a day, POST a level.
 daily = [
-    re_path(r"^daily/?$", daily_views.DailyTodayView.as_view(), name="api-daily"),
+    re_path(r"^daily/?$", daily_api.DailyTodayView.as_view(), name="api-daily"),
     re_path(
         r"^daily/(?P<segment>[^/]{1,32})/?$",
-        known(daily_views.DailyDayView, _daily_segment),
+        known(daily_api.DailyDayView, _daily_segment),
         name="api-daily-day",
     ),
     re_path(
         r"^daily/(?P<day>[^/]{1,32})/(?P<level>[^/]{1,32})/?$",
-        known(daily_views.DailyPracticeView, _daily_day, _daily_board),
+        known(daily_api.DailyPracticeView, _daily_day, _daily_board),
         name="api-daily-practice",
     ),
     re_path(
         rf"^leaderboards/{LEVEL}/daily/?$",
-        known(daily_views.DailyBoardView, _daily_board),
+        known(daily_api.DailyBoardView, _daily_board),
         name="api-leaderboard-daily",
     ),
     re_path(
         rf"^users/{USER}/daily/?$",
-        known(daily_views.PlayerDailyView, _player),
+        known(daily_api.PlayerDailyView, _player),
         name="api-user-daily",
     ),
 ]
@@ -204,7 +211,7 @@ daily = [
 leaderboards = [
     re_path(
         rf"^leaderboards/{LEVEL}/(?P<board>[^/]{{1,32}})/?$",
-        known(leaderboard_views.LeaderboardView, _solo_board),
+        known(board_api.LeaderboardView, _solo_board),
         name="api-leaderboard",
     ),
 ]

@@ -1,5 +1,6 @@
-"""The base of both sockets (games.live.consumers): a short per-message path, and the edge checks
-every client frame passes before anything parses it.
+"""The base of every socket (games.play.sockets, games.play.event_stream, games.races.sockets,
+games.arenas.sockets): a short per-message path, and the edge checks every client frame passes
+before anything parses it. It imports no room.
 
 Frames from clients (docs/SECURITY.md, "The WebSocket edge"), checked in this order:
 
@@ -10,7 +11,7 @@ Frames from clients (docs/SECURITY.md, "The WebSocket edge"), checked in this or
   not the game's player: 403 ``not_your_game``; anyone on the read-only lobby: 400
   ``invalid``) is never parsed: it gets an ``error`` and, at the WATCHER_FRAMES_MAX-th such
   frame, the socket is closed with 4000 + that status (4401, 4403, 4400) (``refuse_frame``);
-* the player's frames are parsed by the game consumer.
+* the player's frames are parsed by the game consumer (games.play.sockets).
 
 A socket signed in with a token or a session joins that credential's group
 (accounts.socket_credentials): revoking the token or signing out closes it with one
@@ -33,7 +34,7 @@ A game's, race's or arena's socket (``follows_hub``) gets its group's events fro
 process's hub (games.live.hub) through ``deliver``, under the same lock and in the same order;
 it has a channel of its own only when it is signed in (its credential's kick).
 
-tests/realtime/test_lean_consumer.py pins the channels code these two methods replace: when an
+tests/live/test_lean_consumer.py pins the channels code these two methods replace: when an
 upgrade of channels changes it, that test fails and says what to re-check.
 """
 
@@ -58,8 +59,8 @@ from demineur_site.api_errors import ApiError, socket_error, status_of
 from demineur_site.errors import DomainError
 from games.live import guard as socket_guard
 from games.live.dbcall import db_call
+from games.live.frames import dumps
 from games.live.hub import hub
-from games.play import events
 
 T = TypeVar("T")
 CLOSE_NOT_FOUND = 4404
@@ -234,7 +235,7 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
             await self.receive(bytes_data=data or b"")
 
     async def _send_error(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:
-        await self.send(text_data=events.dumps(error_frame(exc, client_move_id)))
+        await self.send(text_data=dumps(error_frame(exc, client_move_id)))
 
     async def route_id(self, key: str, parse: Callable[[Any], Any]) -> str | None:
         """The id in the socket's path, checked by `parse`; a malformed one is refused as an
@@ -279,7 +280,7 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
     async def _refuse(self, exc: ApiError | DomainError) -> None:
         """Accept, send one error, close with 4000 + its status (4404 unknown, 4403 not yours)."""
         await self.accept()
-        await self.send(text_data=events.dumps(error_frame(exc)))
+        await self.send(text_data=dumps(error_frame(exc)))
         await self.close(code=4000 + status_of(exc))
 
     async def _refuse_frame(self, exc: ApiError | DomainError, client_move_id: Any = None) -> None:

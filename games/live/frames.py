@@ -1,10 +1,10 @@
-"""What a client's frame on ``/ws/games/{id}`` says, read without I/O (games.live.consumers sends).
+"""What a client's frame says, read without I/O, and how every frame is written: the pieces
+of frame reading every socket shares (the game socket's moves are read by games.play.sockets).
 
-Only the player's frames are parsed. A watcher's frame is never parsed: at most a plain
+Only a player's frames are parsed. A watcher's frame is never parsed: at most a plain
 ``"client_move_id": "..."`` is found by one bounded regular expression and echoed. Everything
-that is not a JSON object with a string ``action`` and valid fields raises the API.md error
-(400 ``malformed_json`` or ``invalid``), never a 500; validation is the REST one
-(games/api/serializers.py: coordinates are JSON integers, ``client_move_id`` at most 64 chars).
+that is not a JSON object with a string ``action`` raises the API.md error (400
+``malformed_json`` or ``invalid``), never a 500.
 
     >>> parse('{"action": "reveal", "x": 3, "y": 4}')
     {'action': 'reveal', 'x': 3, 'y': 4}
@@ -14,6 +14,8 @@ that is not a JSON object with a string ``action`` and valid fields raises the A
     demineur_site.api_errors.ApiError: Send a JSON object with an `action`.
     >>> echoed_move_id('{"action": "flag", "client_move_id": "m-1"}')
     'm-1'
+    >>> dumps({"type": "error", "seq": None})
+    '{"type":"error","seq":null}'
 """
 
 from __future__ import annotations
@@ -23,19 +25,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rest_framework import serializers
+from demineur_site.api_errors import ApiError
 
-from demineur_site.api_errors import ApiError, flatten_detail
-from games.api.serializers import FlagIn, MoveIn
-from games.api.views import _plain_move_body as plain_move_body
-from games.errors import GameError
-
-MOVE_ACTIONS: dict[str, type[serializers.Serializer[Any]]] = {
-    "reveal": MoveIn,
-    "flag": FlagIn,
-    "chord": MoveIn,
-}
 _CLIENT_MOVE_ID = re.compile(r'"client_move_id"\s*:\s*"([^"\\]{0,64})"')
+
+
+def dumps(payload: Any) -> str:
+    """A frame's JSON text, compact: what every socket sends (and the NDJSON streams' lines,
+    whose last one games.live.streams finds by its first key)."""
+    return json.dumps(payload, separators=(",", ":"))
 
 
 def echoed_move_id(text_data: str | None) -> str | None:
@@ -73,27 +71,3 @@ def action_of(content: dict[str, Any], actions: Sequence[str]) -> str:
     if action not in actions:
         raise ApiError("invalid", f"Unknown action {action[:40]!r}.", {"actions": list(actions)})
     return action
-
-
-def move_body(action: str, content: dict[str, Any]) -> dict[str, Any]:
-    """The validated fields of a reveal, flag or chord (400 `invalid` with the field errors)."""
-    data = {k: v for k, v in content.items() if k != "action"}
-    # The REST doors' reading of a plainly well-formed body, without building a serializer
-    # (a deep copy of its fields per frame: a twentieth of a socket move's CPU, issue 27).
-    plain = plain_move_body(data, flag=action == "flag")
-    if plain is not None:
-        return plain
-    serializer = MOVE_ACTIONS[action](data=data)
-    if not serializer.is_valid():
-        raise ApiError(
-            "invalid",
-            "The request is malformed.",
-            {"fields": flatten_detail(serializer.errors)},
-        )
-    return dict(serializer.validated_data)
-
-
-def not_allowed_to_move(user: Any) -> ApiError | GameError:
-    if user is None or not user.is_authenticated:
-        return ApiError("not_authenticated", "Sign in or send `Authorization: Token <key>`.")
-    return GameError("not_your_game", "This game belongs to another player.")

@@ -1,5 +1,7 @@
-"""WebSocket routes (API.md, Live updates). Any id is routed: the consumer answers a
-non-uuid or unknown one with a 404 error body and close code 4404, like REST's 404."""
+"""WebSocket routes (API.md, Live updates), each to its room's socket (games.play.sockets,
+games.play.event_stream, games.races.sockets, games.arenas.sockets). Any id is routed: the
+consumer answers a non-uuid or unknown one with a 404 error body and close code 4404, like
+REST's 404."""
 
 from __future__ import annotations
 
@@ -10,14 +12,17 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import re_path
 
 from demineur_site.api_errors import socket_error
-from games.live import arena_consumers, consumers, event_stream, race_consumers
+from games.arenas import sockets as arena_sockets
 from games.live.base import CLOSE_NOT_FOUND
+from games.play import event_stream
+from games.play import sockets as game_sockets
+from games.races import sockets as race_sockets
 
 websocket_urlpatterns: list[Any] = [
-    re_path(r"^ws/games/(?P<game_id>[^/]{1,64})/?$", consumers.GameConsumer.as_asgi()),
-    re_path(r"^ws/live/?$", consumers.LobbyConsumer.as_asgi()),
-    re_path(r"^ws/races/(?P<race_id>[^/]{1,64})/?$", race_consumers.RaceConsumer.as_asgi()),
-    re_path(r"^ws/arenas/(?P<arena_id>[^/]{1,64})/?$", arena_consumers.ArenaConsumer.as_asgi()),
+    re_path(r"^ws/games/(?P<game_id>[^/]{1,64})/?$", game_sockets.GameConsumer.as_asgi()),
+    re_path(r"^ws/live/?$", game_sockets.LobbyConsumer.as_asgi()),
+    re_path(r"^ws/races/(?P<race_id>[^/]{1,64})/?$", race_sockets.RaceConsumer.as_asgi()),
+    re_path(r"^ws/arenas/(?P<arena_id>[^/]{1,64})/?$", arena_sockets.ArenaConsumer.as_asgi()),
     # Reached only through /api/stream/event (games.live.streams); as a socket it is a 404.
     re_path(r"^ws/stream/event/?$", event_stream.EventStreamConsumer.as_asgi()),
 ]

@@ -1,8 +1,9 @@
-"""The base of the sockets that forward numbered events, a game's (games.live.consumers), a
-race's (games.live.race_consumers) and an arena's (games.live.arena_consumers): events go out
-in `seq` order as games.live.sequencing decides (an event that skips a seq is held a moment for
-the missing one, then the socket re-reads), with one timer per socket for the sequencer's next
-deadline. `FeedConsumer` is the read-only watch of one race or arena."""
+"""The base of the sockets that forward numbered events, a game's (games.play.sockets), a
+race's (games.races.sockets) and an arena's (games.arenas.sockets): events go out in `seq`
+order as games.live.sequencing decides (an event that skips a seq is held a moment for the
+missing one, then the socket re-reads), with one timer per socket for the sequencer's next
+deadline. `FeedConsumer` is the read-only watch of one race or arena. It imports no room: each
+socket gives its reads, its id's check and its group."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from games.errors import GameError
+from demineur_site.api_errors import ApiError
+from demineur_site.errors import DomainError
 from games.live import redis_watch, sequencing
 from games.live.base import CLOSE_NOT_FOUND, LeanConsumer
 from games.live.dbcall import db_call
-from games.play import events, selectors
+from games.live.frames import dumps
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ class SequencedConsumer(LeanConsumer):
         )
 
     def encode(self, event: sequencing.Event) -> str:
-        return events.dumps(event)
+        return dumps(event)
 
     async def _resync(self, why: str) -> None:
         """Re-read what the socket follows and send a fresh `state` (send_state)."""
@@ -47,7 +49,7 @@ class SequencedConsumer(LeanConsumer):
     async def send_state(self, *, seq: int, ended: bool, frame: dict[str, Any]) -> None:
         """Send a `state` frame with this seq, then the held events now in line."""
         released = self.order.restart(seq=seq, ended=ended)
-        await self.send(text_data=events.dumps(frame))
+        await self.send(text_data=dumps(frame))
         await self._send_events(released)
 
     async def _send_events(self, ordered: list[sequencing.Event]) -> None:
@@ -97,10 +99,14 @@ class FeedConsumer(SequencedConsumer):
     feed: str  # "race", "arena": the path's `<feed>_id`, and the word of the logs and refusals
     feed_id: str
     feed_group: Callable[[str], str]  # the group of the feed's events (games.races.events)
+    # The check of the path's id (games.races.selectors.parse_race_id): a malformed one is
+    # refused as an unknown one (DomainError 404).
+    parse_feed_id: Callable[[Any], Any]
     ended_shares_seq = False  # the feed's `ended` is numbered like its other events
 
     def read(self, feed_id: str) -> Any:
-        """The feed's state as `send_read` sends it (in the database thread; GameError 404)."""
+        """The feed's state as `send_read` sends it (in the database thread; an unknown feed is
+        a DomainError 404)."""
         raise NotImplementedError
 
     async def send_read(self, state: Any) -> None:
@@ -108,9 +114,7 @@ class FeedConsumer(SequencedConsumer):
         raise NotImplementedError
 
     async def connect(self) -> None:
-        feed_id = await self.route_id(
-            f"{self.feed}_id", functools.partial(selectors.parse_id, what=self.feed)
-        )
+        feed_id = await self.route_id(f"{self.feed}_id", self.parse_feed_id)
         if feed_id is None:
             return
         self.feed_id = feed_id
@@ -127,7 +131,7 @@ class FeedConsumer(SequencedConsumer):
         log.info("%s %s: sending a fresh state (%s)", self.feed, self.feed_id, why)
         try:
             state = await db_call(self.read)(self.feed_id)
-        except GameError:
+        except DomainError:  # the feed is gone
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.send_read(state)
@@ -138,4 +142,4 @@ class FeedConsumer(SequencedConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # Read-only: nothing a client sends is parsed; a few frames, then the socket closes.
-        await self._refuse_frame(GameError("invalid", f"The {self.feed} feed is read-only."))
+        await self._refuse_frame(ApiError("invalid", f"The {self.feed} feed is read-only."))

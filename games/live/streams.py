@@ -48,21 +48,21 @@ import asyncio
 import contextlib
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
 
 from demineur_site.api_errors import error_body, status_for
 from games.live import auth
-from games.play import events
-from games.play.models import ENDED_STATES
+from games.live.frames import dumps
 
 ROUTES = [
     (re.compile(r"^/api/stream/game/(?P<id>[^/]{1,64})/?$"), "/ws/games/{id}"),
     (re.compile(r"^/api/stream/event/?$"), "/ws/stream/event"),
 ]
 NDJSON = b"application/x-ndjson"
-# The last line of a stream. Game frames are compact JSON (games.play.events.dumps); the socket
+# The last line of a stream. Game frames are compact JSON (games.live.frames.dumps); the socket
 # stack's own refusals (games.live.auth) are json.dumps with its spaces.
 END_PREFIXES = (
     '{"type":"ended"',
@@ -70,7 +70,6 @@ END_PREFIXES = (
     '{"type":"error"',
     '{"type": "error"',
 )
-OVER_STATES = frozenset(str(state) for state in ENDED_STATES)  # a Game's `state` once it ended
 
 
 def socket_path(path: str) -> str | None:
@@ -125,8 +124,9 @@ def _as_socket_scope(scope: dict[str, Any], path: str) -> dict[str, Any]:
 class _Answer:
     """What the socket stack sends, written as the HTTP answer."""
 
-    def __init__(self, send: Any) -> None:
+    def __init__(self, send: Any, over_states: frozenset[str]) -> None:
         self.send = send
+        self.over_states = over_states
         self.started = False
         self.finished = False
         self.held_error: dict[str, Any] | None = None
@@ -191,13 +191,14 @@ class _Answer:
                 self.held_error = frame  # the refusal comes with the close that follows
                 return
             await self._start(200, NDJSON)
-            if _game_over(frame):
+            if _game_over(frame, self.over_states):
                 await self._over(text, frame)
                 return
         await self.line(text.encode() + b"\n")
         # A game event's text is encoded once per process for every watcher
         # (games.play.events.encode_event): read without decoding it again. Every frame is
-        # JSON whose first key is "type" (games.play.events.dumps and its builders).
+        # compact JSON whose first key is "type" (games.live.frames.dumps and the builders of
+        # the events).
         if text.startswith(END_PREFIXES):
             await self.finish()
 
@@ -209,23 +210,26 @@ class _Answer:
         and ends: "it ends after `ended`" (API.md) holds for every stream."""
         await self.line(text.encode() + b"\n")
         ended = {"type": "ended", "seq": state["seq"], "game": state["game"]}
-        await self.line(events.dumps(ended).encode() + b"\n")
+        await self.line(dumps(ended).encode() + b"\n")
         await self.finish()
 
 
-def _game_over(frame: dict[str, Any]) -> bool:
+def _game_over(frame: dict[str, Any], over_states: frozenset[str]) -> bool:
     """Whether a game stream's first frame is the state of a game that has ended."""
     game = frame.get("game")
     return (
-        frame.get("type") == "state" and isinstance(game, dict) and game.get("state") in OVER_STATES
+        frame.get("type") == "state" and isinstance(game, dict) and game.get("state") in over_states
     )
 
 
 class NdjsonStream:
-    """The ASGI app of /api/stream/: `sockets` is the socket stack (auth middleware and router)."""
+    """The ASGI app of /api/stream/: `sockets` is the socket stack (auth middleware and router),
+    `game_over_states` a Game's `state` once it has ended (games.play.models.ENDED_STATES,
+    given by the ASGI application: this module imports no room)."""
 
-    def __init__(self, sockets: Any) -> None:
+    def __init__(self, sockets: Any, *, game_over_states: Collection[str]) -> None:
         self.sockets = sockets
+        self.over_states = frozenset(str(state) for state in game_over_states)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = socket_path(scope["path"])
@@ -239,7 +243,7 @@ class NdjsonStream:
             why = "A page of another site may not open a stream here."
             await _json_answer(send, 403, error_body("forbidden", why))
             return
-        answer = _Answer(send)
+        answer = _Answer(send, self.over_states)
         connected = False
         gone = asyncio.Event()
 

@@ -23,7 +23,6 @@ Publishing itself (one loop thread per process, the wait for Redis, the breaker,
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -33,6 +32,7 @@ from uuid import UUID
 
 from demineur_site import publish
 from games.engine import Board
+from games.live.frames import dumps  # every frame's one writing (the sockets' too)
 from games.play.models import Game
 from games.play.presenters import game_dict, lobby_game_dict
 
@@ -98,7 +98,7 @@ class StateEvent(TypedDict):
 
 # Optional keys live in a `total=False` subclass rather than behind NotRequired[...]: with
 # postponed annotations, only the class-level totality shows in __optional_keys__ at runtime
-# (tests/games/test_events.py checks every published event against these key sets).
+# (tests/play/test_events.py checks every published event against these key sets).
 
 
 class _MoveKeys(TypedDict):
@@ -204,7 +204,7 @@ def ended_event(game: Game, *, player_name: str, board: Board) -> EndedEvent:
     return {
         "type": "ended",
         "seq": game.seq,
-        # A sealed race game's group holds its player's sockets only (games.live.consumers).
+        # A sealed race game's group holds its player's sockets only (games.play.sockets).
         "game": game_dict(game, player_name=player_name, viewer_id=game.player_id, board=board),
     }
 
@@ -309,13 +309,9 @@ _ENCODED_MAX = 1024
 _encoded: OrderedDict[tuple[str, str, int], str] = OrderedDict()
 
 
-def dumps(payload: Any) -> str:
-    return json.dumps(payload, separators=(",", ":"))
-
-
 def encode_event(game_id: str, event: Mapping[str, Any]) -> str:
     """The JSON text of a published game event, encoded once per process; a race's events
-    too (games.live.race_consumers: `game_id` is then the race's id, another uuid)."""
+    too (games.races.sockets: `game_id` is then the race's id, another uuid)."""
     key = (game_id, event["type"], event["seq"])
     text = _encoded.get(key)
     if text is None:

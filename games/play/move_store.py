@@ -3,7 +3,7 @@ insert the Move (issue 14; docs/PERFORMANCE.md).
 
 games.play.services decides everything and calls these inside its transaction; this module only
 turns rows into a `Game` and a `Game` or `Move` into rows, with the ORM's own conversions
-(demineur_site.rawsql). tests/games/test_move_store.py checks that each gives what the ORM's
+(demineur_site.rawsql). tests/play/test_move_store.py checks that each gives what the ORM's
 `select_for_update().get()`, `save()` and `objects.create()` give, on SQLite and PostgreSQL.
 
 Moves always write on the primary (`default`, demineur_site.db_router).

@@ -1,4 +1,4 @@
-"""Issue 20, item 7 (accounts): caps on new accounts (accounts/throttles.py).
+"""Caps on new accounts (accounts/throttles.py): guests and sign-ups per address.
 
 The review made about 30 guests or sign-ups a minute from one address, with no end. Now:
 guests and sign-ups per address and rolling day (ACCOUNT_GUESTS_PER_ADDRESS_DAY,

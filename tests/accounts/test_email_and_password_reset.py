@@ -1,4 +1,4 @@
-"""Issue 25, items 1 and 2: an optional, verified address; a password reset by email (API.md,
+"""An optional, verified address; a password reset by email (API.md,
 The account's lifecycle; docs/ACCOUNTS.md). Mail goes to a real SMTP server the test starts
 (tests/support/smtp.py), sent by the outbox's sender thread after the commit, so these tests
 commit (transactional database)."""

@@ -1,5 +1,5 @@
-"""The site's e-mails are written in the language of the request that causes them (issue 28,
-item 1; accounts/email_links.py, accounts/locale/): a French sign-up gets a French
+"""The site's e-mails are written in the language of the request that causes them
+(accounts/email_links.py, accounts/locale/): a French sign-up gets a French
 verification mail, a Japanese reset request a Japanese one, and the counted hours and minutes
 take the language's plural form. Mail goes to a real SMTP server (tests/support/smtp.py)."""
 

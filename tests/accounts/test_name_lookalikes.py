@@ -1,4 +1,4 @@
-"""Issue 20, item 4: names that look alike are one name (accounts/names.py).
+"""Names that look alike are one name (accounts/names.py).
 
 Fullwidth letters, another case or a Cyrillic or Greek letter drawn like a Latin one never
 make a second player with a name that reads the same; a name mixing scripts is refused; the

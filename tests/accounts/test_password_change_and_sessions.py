@@ -1,6 +1,6 @@
-"""Issue 25, items 2 and 3: changing the password signs every other session out and closes
-their sockets (tokens stay); the account's sessions are listed and each one revocable, which
-closes its sockets too (API.md, The account's lifecycle; docs/ACCOUNTS.md, Sessions)."""
+"""Changing the password signs every other session out and closes their sockets (tokens stay); the
+account's sessions are listed and each one revocable, which closes its sockets too (API.md, The
+account's lifecycle; docs/ACCOUNTS.md, Sessions)."""
 
 from __future__ import annotations
 

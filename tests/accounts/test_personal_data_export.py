@@ -1,4 +1,4 @@
-"""Issue 25, item 6: the personal-data export (GET /api/me/export): the account, settings,
+"""The personal-data export (GET /api/me/export): the account, settings,
 tokens without their secrets, sessions and statistics, as JSON."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 25, item 4: two-factor sign-in with TOTP and recovery codes (API.md, The account's
+"""Two-factor sign-in with TOTP and recovery codes (API.md, The account's
 lifecycle: `otp_required`, `otp_invalid`; docs/ACCOUNTS.md, Two-factor sign-in), and the
 admin closed to staff who did not sign in with a second factor (STAFF_REQUIRE_TOTP)."""
 

@@ -1,5 +1,6 @@
 """The house in rooms (docs/ARCHITECTURE.md, The rooms): no import circle anywhere, and every
-import points one way, site <- engine <- accounts <- play <- daily <- races <- arenas <- doors."""
+import points one way, site <- engine <- accounts <- kit <- boards <- play <- daily <- races <-
+arenas <- roots."""
 
 from __future__ import annotations
 
@@ -7,23 +8,28 @@ import pytest
 
 from tests.architecture.imports import cycles, graph, modules
 
-# Lower layers never import higher ones. The doors (REST, sockets, admin, commands, pages) and
-# the composition roots (ASGI/WSGI start-up, urls, the app configs that wire the rooms) may
-# import any room.
+# Lower layers never import higher ones. Each room keeps its doors (its REST `api` and
+# `serializers`, its `sockets`), so they share its layer; what every room's doors share (the
+# kit: games.api, games.live) imports no room, and the boards' doors (accounts.standings.api)
+# sit on it, below the rooms whose doors page their boards. The roots (the route tables, the
+# registry of the tables, the app configs that wire the rooms, accounts' REST doors, the admin,
+# commands, pages, ASGI/WSGI start-up) may import any room.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("site", ("demineur_site",)),
     ("engine", ("games.engine", "games.clock")),
     ("accounts", ("accounts",)),
+    ("kit", ("games.api", "games.live")),
+    ("boards", ("accounts.standings.api", "accounts.standings.serializers")),
     ("play", ("games", "games.errors", "games.play")),
     ("daily", ("games.daily",)),
     ("races", ("games.races",)),
     ("arenas", ("games.arenas",)),
     (
-        "doors",
+        "roots",
         (
             "games.models",
-            "games.api",
-            "games.live",
+            "games.api.urls",
+            "games.live.routing",
             "games.admin",
             "games.apps",
             "games.management",
@@ -58,7 +64,7 @@ def against_the_order() -> list[str]:
     wrong = []
     for module, targets in sorted(graph().items()):
         layer = layer_of(module)
-        if layer is None or layer == "doors":
+        if layer is None or layer == "roots":
             continue
         for target in sorted(targets):
             other = layer_of(target)
@@ -96,11 +102,20 @@ def test_every_project_module_has_a_room():
         ("games.races.progress", "races"),
         ("games.arenas.rules", "arenas"),
         ("games.daily.services", "daily"),
-        ("games.live.consumers", "doors"),
+        ("games.play.sockets", "play"),
+        ("games.races.api", "races"),
+        ("games.arenas.serializers", "arenas"),
+        ("games.daily.api", "daily"),
+        ("games.live.base", "kit"),
+        ("games.api.helpers", "kit"),
+        ("games.api.urls", "roots"),
+        ("games.live.routing", "roots"),
+        ("accounts.standings.api", "boards"),
         ("accounts.standings.leaderboards", "accounts"),
         ("games.engine", "engine"),
         ("demineur_site.publish", "site"),
-        ("demineur_site.asgi", "doors"),
+        ("demineur_site.asgi", "roots"),
+        ("games.models", "roots"),
     ],
 )
 def test_layers_are_found_by_the_longest_prefix(module, layer):
@@ -113,3 +128,12 @@ def test_an_import_against_the_order_is_reported(monkeypatch):
     edges["games.engine"] = edges["games.engine"] | {"games.play.services"}
     monkeypatch.setattr("tests.architecture.test_imports.graph", lambda: edges)
     assert against_the_order() == ["games.engine (engine) imports games.play.services (play)"]
+
+
+def test_the_doors_kit_importing_a_room_is_reported(monkeypatch):
+    """The kit sits below every room whose doors use it: a kit reaching into play would be
+    caught (what it needs of a room is passed in)."""
+    edges = dict(graph())
+    edges["games.live.base"] = edges["games.live.base"] | {"games.play.events"}
+    monkeypatch.setattr("tests.architecture.test_imports.graph", lambda: edges)
+    assert against_the_order() == ["games.live.base (kit) imports games.play.events (play)"]

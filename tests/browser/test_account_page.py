@@ -1,4 +1,4 @@
-"""Issue 25's pages in real Chromium (docs/ACCOUNTS.md, Pages): the account page (address,
+"""The account's pages in real Chromium (docs/ACCOUNTS.md, Pages): the account page (address,
 sessions and their sign-out, two-factor sign-in), the sign-in page asking for the code, and a
 password reset from the mailed link (a real SMTP server, tests/support/smtp.py)."""
 

@@ -1,4 +1,4 @@
-"""Signing in and out, API tokens and custom boards from the pages (issue 5, item 1)."""
+"""Signing in and out, API tokens and custom boards from the pages."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A reload or a glance away keeps a ranked game ranked; a page hidden past the grace period
 pauses its game by itself (RULES.md, Time and Fair play; docs/FAIRPLAY.md, "Away from the
-page"; issue 28, item 2).
+page").
 
 How the page is hidden: headless Chromium keeps every tab visible, so the tests do what the
 browser does when a tab goes to the background: `document.visibilityState` is overridden to

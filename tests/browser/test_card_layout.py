@@ -1,4 +1,4 @@
-"""Cards keep their content tidy (issue 28, item 10): no empty band above a card's heading
+"""Cards keep their content tidy: no empty band above a card's heading
 ("Games in progress" on the home page), and the sign-up and sign-in fields reach the card's
 edge, on a desktop and on a phone."""
 

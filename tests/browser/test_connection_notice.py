@@ -1,4 +1,4 @@
-""" "The server cannot be reached" goes as soon as the server answers again (issue 28, item 4):
+""" "The server cannot be reached" goes as soon as the server answers again:
 the connection drops (Chromium's offline emulation, `context.set_offline`), two moves are
 made meanwhile, the page says it cannot reach the server; once the connection is back the
 moves reach the server and the notice goes, without a reload."""

@@ -1,4 +1,4 @@
-"""One styled dialog for every question the site asks (issue 28, item 6): Give up, New game
+"""One styled dialog for every question the site asks: Give up, New game
 over a started game, the pause of a ranked game and revoking a token use the page's own
 <dialog class="ask">, never the browser's confirm(); the safe answer has the focus and Escape
 keeps things as they are. (The home page's level cards: test_home_page.py; the token:

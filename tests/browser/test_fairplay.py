@@ -1,7 +1,7 @@
-"""Fair play on the page (issue 12; RULES.md, Fair play), in real Chromium: a ranked game
+"""Fair play on the page (RULES.md, Fair play), in real Chromium: a ranked game
 asks before a pause unranks it and says so while it runs; every game says why it did not
 rank; the leaderboards switch to the bots' own boards; bots wear a badge; sign-up declares
-a bot. The server's side is tested in tests/fairplay/."""
+a bot. The server's side is tested in tests/play/ (test_fairplay_*.py, test_pause_unranks.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The game page split into feed, controls and view (issue 8, "Seams before races", item 3),
-in real Chromium: a socket `error` keeps its real status, so a 401 on the socket sends the
-player to sign in again, as a 401 over REST always did.
+"""The game page split into feed, controls and view, in real Chromium: a socket `error` keeps its
+real status, so a 401 on the socket sends the player to sign in again, as a 401 over REST always
+did.
 
 A signed-out session's socket gets one `error` (401 `authentication_failed`, no
 client_move_id) and is closed with 4401 (accounts/socket_credentials.py); the page reconnects

@@ -1,5 +1,5 @@
-"""Play first, sign up later (issue 11, item 1 and "Done when"; docs/GUESTS.md), and sign-up
-errors that show messages, never codes (issue 11, item 4), in real Chromium."""
+"""Play first, sign up later (docs/GUESTS.md), and sign-up errors that show messages, never
+codes, in real Chromium."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A visitor races at once, as a guest, unrated (RULES.md: guests play, unranked; issue 28,
-items 3, 9 and 10), in real Chromium: on a phone the visitor types a player's race code in the
+"""A visitor races at once, as a guest, unrated (RULES.md: guests play, unranked), in
+real Chromium: on a phone the visitor types a player's race code in the
 lobby and is in the room (no sign-in), races and wins; the winner's result box says when the
 figures come, never "null"; the lobby asks nothing of the quick-match queue it is not in, the
 room shows no unexplained mark, and a guest's raw name is shown as "Guest …"."""

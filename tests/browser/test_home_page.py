@@ -23,7 +23,7 @@ def test_the_home_page_asks_before_a_new_game_ends_a_started_one_as_a_loss(deskt
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
     page.goto("/")
     expect(page.locator("#current-list li")).to_have_count(1)
-    native: list[str] = []  # the browser's own confirm() is never used (issue 28, item 6)
+    native: list[str] = []  # the browser's own confirm() is never used
     page.on("dialog", lambda d: (native.append(d.message), d.dismiss()))
     page.click('.level-card[data-level="beginner"]')
     ask = page.get_by_role("dialog", name="Start a new game?")

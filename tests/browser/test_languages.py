@@ -1,4 +1,4 @@
-"""The interface speaks English and the five languages of the rule sheets (issue 5, item 5):
+"""The interface speaks English and the five languages of the rule sheets:
 chosen from the browser's language, switchable from the menu, in templates and scripts."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Watching a game live from a second browser, a phone-sized viewport, big boards and the
-"How to play" boards, in real Chromium (issue 5)."""
+"How to play" boards, in real Chromium."""
 
 from __future__ import annotations
 

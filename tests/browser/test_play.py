@@ -1,5 +1,5 @@
 """A new player signs up, plays, wins and finds the win on the leaderboard and the profile
-(issue 5, "Done when"), in real Chromium. Rules cited from RULES.md."""
+in real Chromium. Rules cited from RULES.md."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
     expect(page.locator("#result")).to_be_visible()
     expect(page.locator("#status")).to_contain_text("You won")
     # A won game flags the mines left unflagged and counts 0 left, as every Minesweeper does
-    # (issue 28, item 7): the player had flagged only some of them.
+    # here the player had flagged only some of them.
     assert len(its_mines) < len(mines)
     for mx, my in mines:
         expect(cell(page, mx, my)).to_have_attribute("data-v", "F")
@@ -137,7 +137,7 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "#")
     page.click("#forward")
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    # The step's text names the cell as its label does, counting from 1 (issue 28, item 8).
+    # The step's text names the cell as its label does, counting from 1.
     expect(page.locator("#step-info")).to_contain_text("open column 5, row 5 at")
     expect(cell(page, 4, 4)).to_have_attribute("aria-label", "empty, column 5, row 5")
 
@@ -208,7 +208,7 @@ def test_keyboard_play_moves_opens_flags_and_chords(desktop: Any) -> None:
         if c not in mines:
             expect(cell(page, *c)).not_to_have_attribute("data-v", "#")
     expect(page.locator("#board")).to_have_attribute("role", "grid")
-    # With the socket open, no move went over REST (issue 5: fast and live).
+    # With the socket open, no move went over REST: the socket carries the moves.
     assert not [url for url in posts if url.rsplit("/", 1)[-1] in ("reveal", "flag", "chord")]
     page.keyboard.press("p")
     page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)

@@ -1,5 +1,5 @@
 """A profile that does not exist is a real 404 page; a guest's bests are shown, marked as
-unranked (issue 28, item 5; docs/FAIRPLAY.md: a guest's wins set the guest's own bests but
+unranked (docs/FAIRPLAY.md: a guest's wins set the guest's own bests but
 never rank)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Races in real Chromium (issue 9, item 7; API.md and RULES.md, Races): two browsers race
+"""Races in real Chromium (API.md and RULES.md, Races): two browsers race
 on Beginner from the lobby, each seeing the other's progress bar move and never the other's
 board; a quick match puts two browsers in the same race; the race page fits a 360 px phone.
 The race clock (games.races.clock) runs in the test process, as it does in the server's."""
@@ -121,7 +121,7 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
     expect(alice.locator("#result")).to_contain_text("You won")
     expect(alice.locator("#my-place")).to_contain_text("place 1")
     # While bob races the winner's figures are not known yet: the box says when they come,
-    # never "null" (issue 28, item 3); the board shows every mine flagged and 0 left.
+    # never "null"; the board shows every mine flagged and 0 left.
     expect(alice.locator("#result")).to_contain_text(
         "Your 3BV, 3BV/s and efficiency are shown when the race ends."
     )

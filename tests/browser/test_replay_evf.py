@@ -1,5 +1,5 @@
 """The replay page's Download EVF button, in real Chromium: the file it downloads is the
-game's, as ms-toollib reads it (the format itself: tests/games/test_evf_export.py)."""
+game's, as ms-toollib reads it (the format itself: tests/play/test_evf_export.py)."""
 
 from __future__ import annotations
 

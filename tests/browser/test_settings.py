@@ -1,6 +1,6 @@
-"""Settings, the dark theme, and the mouse and touch rules (issue 11, items 2 to 4), in real
-Chromium. Each setting is changed on the /settings page and shown to take effect; settings
-follow a signed-in player to another browser and stay in a visitor's browser."""
+"""Settings, the dark theme, and the mouse and touch rules, in real Chromium. Each setting is
+changed on the /settings page and shown to take effect; settings follow a signed-in player to
+another browser and stay in a visitor's browser."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Links people share and the installed app in Chromium (issue 28, 11): the service worker
+"""Links people share and the installed app in Chromium: the service worker
 takes the whole site, shows the offline page when the network is gone, and never answers the
 API from a cache; a game page carries its card, whose picture is served."""
 

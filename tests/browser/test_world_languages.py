@@ -1,5 +1,5 @@
-"""French, Spanish, German, Brazilian Portuguese, Simplified Chinese and Japanese (issue 28,
-item 1): a browser set to one of them gets the pages and the scripts' strings in it, counted
+"""French, Spanish, German, Brazilian Portuguese, Simplified Chinese and Japanese: a
+browser set to one of them gets the pages and the scripts' strings in it, counted
 words follow the language's plural rule, and the menu names each language in itself."""
 
 from __future__ import annotations

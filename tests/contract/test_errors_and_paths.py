@@ -1,7 +1,7 @@
 """API.md, Conventions: every error under /api/ has the one JSON error body -- 404, 405, 413,
 415 and 429 included, on every path, the schema and its docs page too -- and every path is
 also reached with a trailing slash (the moves on a mine the test knows:
-tests/games/test_api_moves.py)."""
+tests/play/test_api_moves.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """RULES.md, Statistics and API.md, Games + Fine points: a new game of the same level ends a
 started one as abandoned and discards an untapped one (404 from then on); custom games share
 the level `custom` whatever their size. A game left 24 hours is closed the same way
-(tests/games/test_abandonment.py: the test moves its clock)."""
+(tests/play/test_abandonment.py: the test moves its clock)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """API.md, "What is refused and what is a no-op": an accepted no-op takes a `seq` and changes
 nothing, as any client sees it. The refusals and no-ops checked against what the server
-stored, the replays and the order of `changes` on drawn layouts: tests/games/test_move_answers.py."""
+stored, the replays and the order of `changes` on drawn layouts: tests/play/test_move_answers.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """API.md, Leaderboards and statistics + Fine points: the profile's shape (seven buckets,
 zeros and nulls) and the custom bucket, as any client sees them. `win_rate`, `recent_games`
-and the boards' rows, `me` and `around=me`: tests/accounts/test_profile_and_board_shapes.py."""
+and the boards' rows, `me` and `around=me`: tests/standings/test_profile_and_board_shapes.py."""
 
 from __future__ import annotations
 

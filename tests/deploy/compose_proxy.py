@@ -3,7 +3,7 @@
 The file names its upstreams by Docker service name (`web`, `live`); PROXY_WEB_HOST/PORT and
 PROXY_LIVE_HOST/PORT point them elsewhere, so a test can put this very file in front of real
 app servers (tests/deploy/test_proxy_limits.py) or in front of nothing
-(tests/test_deploy_files.py). An older caddy gets the file in its own spelling
+(tests/deploy/test_deploy_files.py). An older caddy gets the file in its own spelling
 (deploy.serve_prod.caddyfile_for), as `make serve-prod` does with its template.
 """
 

@@ -1,5 +1,5 @@
-"""What the proxy does with slow, oversized or curious clients (docs/SECURITY.md, issue 20,
-findings 1 and 8), through both proxy configurations in front of real app servers:
+"""What the proxy does with slow, oversized or curious clients (docs/SECURITY.md),
+through both proxy configurations in front of real app servers:
 
 * `serve-prod`: `make serve-prod` as it runs (deploy/serve_prod.py: Caddy from
   deploy/Caddyfile.template, gunicorn with two sync workers, two uvicorn processes);

@@ -1,4 +1,4 @@
-"""Links people share and the installed app (issue 28, 11): the cards' tags, the server-drawn
+"""Links people share and the installed app: the cards' tags, the server-drawn
 pictures (a running game's shows no mine), the manifest, the icons and the service worker."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Guests race, unrated (RULES.md: guests play, unranked; issue 28, item 9), through the public
+"""Guests race, unrated (RULES.md: guests play, unranked), through the public
 API as the race page does it: a visitor's browser session becomes a guest (POST
 /api/auth/guest), which creates a race, is joined, gets ready, races and finishes without a
 rating; beside two players the race stays rated for them alone."""

@@ -1,4 +1,4 @@
-"""Issue 13, concurrency: many moves at once through REST and the socket together, two games
+"""Concurrency: many moves at once through REST and the socket together, two games
 of one player ending at the same instant, and one client_move_id sent through both doors at
 once. Each ends with `verify_games`. Row locks need PostgreSQL (SQLite, the newcomer's
 default, serialises the whole database and is covered by tests/security)."""

@@ -1,4 +1,4 @@
-"""The short crash test (issue 13, item 3; docs/RELIABILITY.md, "Crash"): one round of every
+"""The short crash test (docs/RELIABILITY.md, "Crash"): one round of every
 event of bench/soak/crash.py under a steady load of random players over REST and sockets.
 
 The production servers (gunicorn sync workers, uvicorn workers, DEBUG=0) run on a private

@@ -1,4 +1,4 @@
-"""Health endpoints (issue 13, item 8): `/healthz` answers without touching the database or
+"""Health endpoints: `/healthz` answers without touching the database or
 Redis; `/readyz` reports each service, 200 when all answer, 503 with the failing one named
 otherwise. Outside /api/: no auth, no CSRF, GET and HEAD only. `/readyz` with PostgreSQL down
 is in test_postgres_outage.py (real servers, a private PostgreSQL)."""

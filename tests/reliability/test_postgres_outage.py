@@ -1,4 +1,4 @@
-"""PostgreSQL outage (issue 13, item 5): while PostgreSQL is down every API answer is 503
+"""PostgreSQL outage: while PostgreSQL is down every API answer is 503
 `service_unavailable` with the API.md error body, `/readyz` says so and `/healthz` still
 answers, nothing hangs; once it is back the same server processes answer normally again,
 without a restart, and `verify_games` passes.

@@ -1,4 +1,4 @@
-"""Redis outage (issue 13, item 4): with Redis gone, moves keep succeeding (their live events
+"""Redis outage: with Redis gone, moves keep succeeding (their live events
 are dropped and logged, never a failed move); when Redis is back, open sockets are told to
 resync (a fresh `state`) and live updates resume, with no restart of anything.
 

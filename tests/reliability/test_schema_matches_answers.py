@@ -1,4 +1,4 @@
-"""Regression tests of what Schemathesis found (issue 13, item 6), each a plain test: the
+"""Regression tests of what Schemathesis found, each a plain test: the
 schema describes every answer, errors included, and never calls valid a request the server
 refuses; the few answers that did not match their schema now do."""
 

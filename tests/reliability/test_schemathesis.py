@@ -1,4 +1,4 @@
-"""Schemathesis against the served OpenAPI schema (issue 13, item 6), with every check it has:
+"""Schemathesis against the served OpenAPI schema, with every check it has:
 no 5xx, status codes, content types, headers and bodies as the schema says, schema-valid
 requests accepted and invalid ones refused, auth not ignored, unsupported methods 405.
 
@@ -40,7 +40,7 @@ ALL_CHECKS = list(st_checks.CHECKS.get_all())
 POSITIVE_ACCEPTANCE = next(c for c in ALL_CHECKS if c.__name__ == "positive_data_acceptance")
 
 # The NDJSON streams are served by the ASGI application, not by this WSGI one (their own tests:
-# tests/realtime/test_streams.py).
+# tests/live/test_streams.py).
 schema = (
     schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
     .exclude(method="DELETE", path="/api/auth/token")

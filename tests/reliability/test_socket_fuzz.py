@@ -1,4 +1,4 @@
-"""Hypothesis for socket messages (issue 13, item 6): random JSON frames, move-shaped or not,
+"""Hypothesis for socket messages: random JSON frames, move-shaped or not,
 and random text, sent by the game's own player to its socket. Whatever arrives, the server
 never answers `server_error`, never closes the socket abnormally, keeps answering, and every
 error frame carries the API.md error body.

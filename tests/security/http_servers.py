@@ -9,8 +9,10 @@ The processes are deploy/processes.py's, as for every other launcher."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -27,14 +29,30 @@ def base_env(**extra: str) -> dict[str, str]:
     return server_env(debug=True, **extra)
 
 
+_TEMPLATE: Path | None = None
+
+
 def migrated_sqlite(directory: Path) -> Path:
-    """A SQLite file with every migration applied."""
-    path = directory / "template.sqlite3"
-    if not path.exists():
+    """A SQLite file with every migration applied, copied into `directory`. The migrations run
+    once per test process (a `manage.py migrate` costs seconds of a loaded machine); every
+    server copies its own database from the file anyway (Server), so none shares a write."""
+    global _TEMPLATE
+    if _TEMPLATE is None or not _TEMPLATE.exists():
+        home = Path(tempfile.mkdtemp(prefix="demineur-sqlite-template-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+        template = home / "template.sqlite3"
         done = run_python(
-            "manage.py", "migrate", "--noinput", env=base_env(SQLITE_PATH=str(path)), timeout=120
+            "manage.py",
+            "migrate",
+            "--noinput",
+            env=base_env(SQLITE_PATH=str(template)),
+            timeout=120,
         )
         done.check_returncode()
+        _TEMPLATE = template
+    path = directory / "template.sqlite3"
+    if not path.exists():
+        shutil.copy(_TEMPLATE, path)
     return path
 
 

@@ -1,4 +1,4 @@
-"""Issue 20, item 3: the Django admin's sign-in has the API's sign-in limits.
+"""The Django admin's sign-in has the API's sign-in limits.
 
 The review sent 60 wrong passwords for a staff account in 37 s, all answered 200, then the
 right one 302. Now the admin's form counts against the same per-address (THROTTLE_AUTH) and

@@ -1,4 +1,4 @@
-"""Issue 20, item 5: a lone surrogate (JSON `"\\ud800"`, text with no UTF-8 form) in any field
+"""A lone surrogate (JSON `"\\ud800"`, text with no UTF-8 form) in any field
 of any auth endpoint is a 4xx with the API.md error body, never a 500, and changes nothing.
 
 The bodies are written by hand: a JSON encoder would not let the surrogate through."""

@@ -96,7 +96,7 @@ def _post(path: str, body: dict[str, Any]) -> Call:
 REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
     ("GET game", _get(lambda w: f"/api/games/{w.game.id}"), (200, 200, 200, 200, 200)),
     ("GET moves", _get(lambda w: f"/api/games/{w.game.id}/moves"), (200, 200, 200, 200, 200)),
-    # The world's game runs: its replay file is nobody's yet (tests/games/test_evf_export.py).
+    # The world's game runs: its replay file is nobody's yet (tests/play/test_evf_export.py).
     (
         "GET replay.evf",
         _get(lambda w: f"/api/games/{w.game.id}/replay.evf"),

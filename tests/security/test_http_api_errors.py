@@ -1,4 +1,4 @@
-"""Items 5, 6 and 7 (second half) of issue 12: every answer under /api/ is the API.md error
+"""Every answer under /api/ is the API.md error
 body, whatever refused the request: JSON nested too deep, an unknown path under CSRF, a failed
 CSRF check, an unexpected exception with DEBUG on."""
 

@@ -1,4 +1,4 @@
-"""Item 4 of issue 12: a huge body is refused at the edge, before Django reads it.
+"""A huge body is refused at the edge, before Django reads it.
 
 Real servers: uvicorn (ASGI, `make run`) and gunicorn (WSGI, production). The client declares
 a 300 MiB body (or sends a chunked one with no end), sends only a small part of it, and then
@@ -83,13 +83,25 @@ class Edge:
     sock: socket.socket
 
 
-@pytest.fixture(params=["uvicorn", "gunicorn"])
-def edge(request: Any, tmp_path: Path, template_db: Path) -> Iterator[Edge]:
+@pytest.fixture(scope="module", params=["uvicorn", "gunicorn"])
+def served(
+    request: Any, tmp_path_factory: Any, template_db: Path
+) -> Iterator[tuple[str, Server, Path]]:
+    """One server of each kind for the module's tests (each test asserts its temp dir is
+    empty after its own request, so none inherits another's files)."""
     kind = request.param
-    tmpdir = tmp_path / "server-tmp"
+    home = tmp_path_factory.mktemp(f"edge-{kind}")
+    tmpdir = home / "server-tmp"
     tmpdir.mkdir()
-    server = Server(kind, tmp_path / kind, template_db, TMPDIR=str(tmpdir))
-    with server, socket.create_connection(("127.0.0.1", server.port)) as sock:
+    with Server(kind, home / kind, template_db, TMPDIR=str(tmpdir)) as server:
+        yield kind, server, tmpdir
+
+
+@pytest.fixture
+def edge(served: tuple[str, Server, Path]) -> Iterator[Edge]:
+    """A new raw connection to the module's server of one kind."""
+    kind, server, tmpdir = served
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
         yield Edge(kind, server, tmpdir, sock)
 
 

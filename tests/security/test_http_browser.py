@@ -1,5 +1,6 @@
 # ruff: noqa: F811  (the browser fixtures are imported from tests/support, then requested)
-"""Items 3 and 8 of issue 12 in Chromium (Playwright, tests/browser's harness).
+"""The sign-in's redirect and the Content-Security-Policy in Chromium (Playwright,
+tests/browser's harness).
 
 * After signing in, `?next=` is followed only to a page of this site: `/\\evil.example`,
   `/\\t/evil.example`, `//evil`, `https://evil`, `javascript:` … all land on "/".

@@ -1,4 +1,4 @@
-"""Item 8 of issue 12: production headers.
+"""Production headers.
 
 * With HTTPS=1: HSTS, Secure cookies, plain HTTP redirected; X-Forwarded-Proto is believed only
   when TRUSTED_PROXIES > 0 (checked against a real server with DEBUG off).

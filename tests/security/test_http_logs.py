@@ -1,4 +1,4 @@
-"""Item 2 of issue 12: no secret in any log.
+"""No secret in any log.
 
 Real servers with their access logs on: uvicorn (as `make run` would log without
 --no-access-log) and gunicorn (`--access-logfile -`, as docker-compose.yml runs it). Requests

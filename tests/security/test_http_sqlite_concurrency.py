@@ -1,4 +1,4 @@
-"""Item 7 of issue 12 (first half): `make run` (uvicorn, SQLite, DEBUG=1) under concurrency.
+"""`make run` (uvicorn, SQLite, DEBUG=1) under concurrency.
 
 One player sends many moves on one game and many game creations at once, from threads, to a
 real uvicorn process on a temporary SQLite file. No answer may be a 500 ("database is locked"

@@ -1,4 +1,4 @@
-"""Item 1 of issue 12: the sign-up and sign-in throttles hold.
+"""The sign-up and sign-in throttles hold.
 
 * A client that sends a different X-Forwarded-For on each request still gets 429: the address
   is the connection's unless TRUSTED_PROXIES says how many proxies to believe.

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the browser fixtures are imported from tests/support, then requested)
-"""Issue 12, socket item 4, as the review saw it in Chromium: a page served from another port
+"""A socket from a page on another port, in Chromium: a page served from another port
 of the same host opens the victim's game socket with the victim's cookie (cookies do not
 care about ports) and resigns the game. The Origin check now compares scheme, host *and*
 port, so the handshake is refused and the game goes on.

@@ -1,4 +1,4 @@
-"""Issue 12, socket item 2: open sockets per account and per address are capped.
+"""Open sockets per account and per address are capped.
 
 Over a cap the socket gets one error (429 too_many_sockets) and close 4429. With REDIS_URL the
 count lives in Redis (one sorted set per account and per address), so these tests exercise

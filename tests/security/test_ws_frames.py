@@ -1,4 +1,4 @@
-"""Issue 12, socket item 1: what a client's frame can cost the server.
+"""What a client's frame can cost the server.
 
 A 16 MiB frame from an anonymous watcher used to be parsed (json.loads) on the event loop;
 watchers' frames are now never parsed, every frame is bounded (WS_MAX_FRAME_BYTES here,

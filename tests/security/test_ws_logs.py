@@ -1,5 +1,5 @@
-"""Issue 12, socket item 5 (and the server half of item 1), against a real uvicorn server
-running in this test's event loop.
+"""No token in the socket server's logs, and an over-long frame closed before the
+application, against a real uvicorn server running in this test's event loop.
 
 * uvicorn logs every WebSocket handshake *with its query string* at INFO on "uvicorn.error"
   ('127.0.0.1:5555 - "WebSocket /ws/games/…?token=<key>" [accepted]'), with or without

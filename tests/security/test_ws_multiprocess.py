@@ -1,8 +1,8 @@
-"""Issue 12, socket items 2 and 3 across two real server processes (one PostgreSQL, one Redis):
+"""Socket caps and revocation across two real server processes (one PostgreSQL, one Redis):
 the socket cap counts alice's sockets on both processes, and revoking her token through one
 process closes her sockets on the other.
 
-Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as tests/realtime/test_multiprocess.py; both
+Needs DATABASE_URL (PostgreSQL) and REDIS_URL, as tests/live/test_multiprocess.py; both
 start their servers with tests/support/uvicorn_pair.py.
 """
 

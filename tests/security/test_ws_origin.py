@@ -1,4 +1,4 @@
-"""Issue 12, socket item 4: a session socket's Origin must be this site: scheme, host and port.
+"""A session socket's Origin must be this site: scheme, host and port.
 
 The check used to compare the host only, so a page on another port or scheme of the same
 host (another service, a forgotten dev server) could open the player's socket with their

@@ -1,4 +1,4 @@
-"""Issue 12, socket item 3: revoking a token or signing out closes the sockets it opened.
+"""Revoking a token or signing out closes the sockets it opened.
 
 API.md, Fine points: "Revoking a token (or signing out) closes every socket it opened."
 The revocation kicks the credential's channel-layer group after the commit (close 4401 after

@@ -1,6 +1,6 @@
 """Rows of a day's board made directly, to seed a whole board in one bulk_create (the histogram
-test, tests/daily/test_board_histogram.py, and the daily bench, bench/daily/run.py): a ranked
-daily game's row as accounts.standings.daily leaves it, unsaved."""
+test, tests/standings/test_daily_board_histogram.py, and the daily bench, bench/daily/run.py):
+a ranked daily game's row as accounts.standings.daily leaves it, unsaved."""
 
 from __future__ import annotations
 

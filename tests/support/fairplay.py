@@ -1,13 +1,17 @@
 """Fair play helpers: the limits as shipped or relaxed (the suite's settings relax them, since
-most tests play at machine speed), and the leaderboard rows a fair play test looks at."""
+most tests play at machine speed), the leaderboard rows a fair play test looks at, and the
+fair play tests' fixtures (a folder's conftest.py imports them to use them)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from games.play.fairplay import Limits
+from tests.support.personas import PASSWORD, client_for
 
 
 def hand_limits(**overrides: Any) -> Limits:
@@ -68,3 +72,27 @@ def board(api: APIClient, level: str, kind: str = "times", **params: str) -> dic
 
 def players_on(page: dict[str, Any]) -> list[str]:
     return [row["player"] for row in page["results"]]
+
+
+@pytest.fixture
+def shipped_limits(settings: Any) -> None:
+    """The fair play limits as shipped, for this test."""
+    ship_limits(settings)
+
+
+@pytest.fixture
+def robo(db: Any) -> User:
+    """A declared bot account."""
+    return User.objects.create_user(username="robo", password=PASSWORD, kind="bot")
+
+
+@pytest.fixture
+def robo_api(robo: User) -> APIClient:
+    return client_for(robo)
+
+
+@pytest.fixture
+def staff(db: Any) -> User:
+    return User.objects.create_user(
+        username="referee", password=PASSWORD, is_staff=True, is_superuser=True
+    )

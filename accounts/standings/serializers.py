@@ -1,0 +1,49 @@
+"""The boards' REST shapes, for the OpenAPI schema (API.md, Leaderboards and statistics): the
+row every board begins with, the solo boards' and the race boards' pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.api.serializers import _PageOut
+
+
+# What the rows of every board begin with (a comment: a docstring would describe the rows
+# that have none in the schema).
+class BoardRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+
+
+class LeaderboardRowOut(BoardRowOut):
+    """One row of a board: times rows carry `time_ms`, speed rows `bbbv_per_s` (and
+    `time_ms`), streak rows `best_streak` and `current_streak`, and `sort=skill` rows
+    `best_skill_streak` and `skill_streak` too."""
+
+    time_ms = serializers.IntegerField(required=False)
+    bbbv_per_s = serializers.FloatField(required=False, allow_null=True)
+    best_streak = serializers.IntegerField(required=False)
+    current_streak = serializers.IntegerField(required=False)
+    best_skill_streak = serializers.IntegerField(required=False)
+    skill_streak = serializers.IntegerField(required=False)
+    game_id = serializers.UUIDField(allow_null=True)
+    achieved_at = serializers.DateTimeField(allow_null=True)
+
+
+class LeaderboardPageOut(_PageOut):
+    results = LeaderboardRowOut(many=True)
+    me = LeaderboardRowOut(allow_null=True)
+
+
+class RaceBoardRowOut(BoardRowOut):
+    rating = serializers.IntegerField()
+    races = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    podiums = serializers.IntegerField()
+
+
+class RaceBoardPageOut(_PageOut):
+    results = RaceBoardRowOut(many=True)
+    me = RaceBoardRowOut(allow_null=True)

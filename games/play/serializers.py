@@ -1,0 +1,290 @@
+"""The REST shapes of one game and of profiles: requests (validation only) and answers (for
+the OpenAPI schema); the shapes every room shares are games/api/serializers.py's.
+
+API.md: coordinates, width, height and mines must be JSON integers; strings, floats,
+booleans and null are malformed (400)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.api.serializers import (
+    BoardOut,
+    CellOut,
+    LevelNameField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    _PageOut,
+)
+from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, custom_mines_max
+from games.play.models import EndReason, GameState, UnrankedReason
+
+
+class CoordinateField(StrictIntegerField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=0, max_value=10_000, **kwargs)
+
+
+# The schema states what the service accepts (a schema-valid request must not be refused):
+# the level names (LevelNameField) and the custom bounds of RULES.md. The service still
+# validates (games.play.services.resolve_board_spec), with its own error details.
+@extend_schema_field({"type": "integer", "minimum": CUSTOM_MIN_SIDE, "maximum": CUSTOM_MAX_SIDE})
+class CustomSideField(StrictIntegerField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": custom_mines_max(CUSTOM_MAX_SIDE, CUSTOM_MAX_SIDE),
+        "description": "At most width * height - 9: the 3x3 of the first tap is never a mine.",
+    }
+)
+class CustomMinesField(StrictIntegerField):
+    pass
+
+
+class GameCreateIn(serializers.Serializer[Any]):
+    """`{level}` or `{width, height, mines}`, not both (the schema: GameCreateInRequest is
+    made a oneOf by demineur_site.schema_views.document_errors)."""
+
+    level = LevelNameField(required=False, max_length=32)
+    width = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
+    height = CustomSideField(required=False, min_value=-(2**31), max_value=2**31)
+    mines = CustomMinesField(required=False, min_value=-(2**31), max_value=2**31)
+    no_guess = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="A no-guess board (RULES.md): cleared by deduction from the first tap's"
+        " opening. Custom boards denser than the stated bound: 400 no_guess_unavailable.",
+    )
+
+
+class MoveIn(serializers.Serializer[Any]):
+    x = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+    y = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+    client_move_id = StrictCharField(
+        required=False, max_length=64, min_length=1, trim_whitespace=False
+    )
+
+
+class FlagIn(MoveIn):
+    flagged = StrictBooleanField(required=False)
+
+
+# What MoveIn and FlagIn accept for x and y (StrictIntegerField's bounds).
+_COORDINATE_MIN, _COORDINATE_MAX = -(2**31), 2**31
+
+
+def plain_move_body(data: Any, *, flag: bool) -> dict[str, Any] | None:
+    """A well-formed move body read without building a serializer, or None.
+
+    A move is the most frequent request and DRF builds a serializer's fields afresh for
+    every instance (a deep copy of the declared fields: about a tenth of a millisecond a
+    move, docs/PERFORMANCE.md). This accepts only bodies that MoveIn / FlagIn accept, and
+    gives the same validated data for them (tests/api/test_move_body.py checks both over
+    generated bodies); anything else, or anything it is unsure of (a tab in a
+    client_move_id, a coordinate sent as "3"), is left to the serializer, which answers
+    every refusal with its own message. The REST move doors (games.play.api) and the game
+    socket (games.play.sockets) read their bodies with it."""
+    if type(data) is not dict:
+        return None
+    x, y = data.get("x"), data.get("y")
+    if type(x) is not int or type(y) is not int:
+        return None
+    if not (_COORDINATE_MIN <= x <= _COORDINATE_MAX and _COORDINATE_MIN <= y <= _COORDINATE_MAX):
+        return None
+    body: dict[str, Any] = {"x": x, "y": y}
+    if "client_move_id" in data:
+        move_id = data["client_move_id"]
+        if type(move_id) is not str or not 1 <= len(move_id) <= 64 or not move_id.isprintable():
+            return None
+        body["client_move_id"] = move_id
+    if flag and "flagged" in data:
+        flagged = data["flagged"]
+        if type(flagged) is not bool:
+            return None
+        body["flagged"] = flagged
+    return body
+
+
+# --- response shapes, for the schema ------------------------------------------------------
+
+UNRANKED_REASONS = UnrankedReason.values
+END_REASONS = EndReason.values
+
+
+class ResultStatsOut(serializers.Serializer[Any]):
+    bbbv = serializers.IntegerField()
+    bbbv_solved = serializers.IntegerField()
+    clicks = serializers.IntegerField()
+    bbbv_per_s = serializers.FloatField(allow_null=True)
+    efficiency = serializers.FloatField(allow_null=True)
+
+
+class AnalysedMoveOut(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    # DRF pops declared fields off the class, so `label` (a Field attribute) may name one.
+    label = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["deduced", "forced_guess", "avoidable_guess"]
+    )
+    p_mine = serializers.FloatField(help_text="The chance the move opened a mine (a chord: any).")
+    safest_p_mine = serializers.FloatField(help_text="The least likely closed cell's chance then.")
+    safest = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="[x, y] of that safest cell (null: the move was it, or it opened nothing).",
+    )
+
+
+class AnalysisOut(serializers.Serializer[Any]):
+    """API.md, No-guess games and analysis (docs/ANALYSIS.md)."""
+
+    moves = AnalysedMoveOut(many=True)
+    forced_guesses = serializers.IntegerField()
+    avoidable_guesses = serializers.IntegerField()
+    unlucky_loss = serializers.BooleanField()
+    exact = serializers.BooleanField(help_text="False: a position was too big to enumerate.")
+
+
+class GameOut(BoardOut):
+    player = serializers.CharField()
+    no_guess = serializers.BooleanField()
+    state = serializers.ChoiceField(choices=GameState.values)
+    mines_left = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    ranked = serializers.BooleanField()
+    unranked_reason = serializers.ChoiceField(choices=UNRANKED_REASONS, allow_null=True)
+    race = serializers.UUIDField(allow_null=True)
+    daily = serializers.DateField(
+        allow_null=True, help_text="The day of a daily game (practice included), else null."
+    )
+    end_reason = serializers.ChoiceField(choices=END_REASONS, allow_null=True)
+    result_stats = ResultStatsOut(allow_null=True)
+    seq = serializers.IntegerField()
+    board = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    analysis = AnalysisOut(
+        allow_null=True,
+        help_text="Null until the game has ended and been analysed (a race game: its race).",
+    )
+
+
+class ChangeOut(CellOut):
+    v = serializers.CharField()
+
+
+class MoveResultOut(serializers.Serializer[Any]):
+    game = GameOut()
+    changes = ChangeOut(many=True)
+    seq = serializers.IntegerField()
+
+
+class MoveOut(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    action = serializers.CharField()
+    x = serializers.IntegerField(allow_null=True)
+    y = serializers.IntegerField(allow_null=True)
+    at_ms = serializers.IntegerField()
+    flagged = serializers.BooleanField(allow_null=True)
+
+
+class GamePageOut(_PageOut):
+    results = GameOut(many=True)
+
+
+class MovePageOut(_PageOut):
+    results = MoveOut(many=True)
+
+
+class BestTimeOut(serializers.Serializer[Any]):
+    time_ms = serializers.IntegerField()
+    game_id = serializers.UUIDField()
+    achieved_at = serializers.DateTimeField()
+
+
+class LevelStatsOut(serializers.Serializer[Any]):
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField(help_text="A fraction from 0 to 1; 0 at 0 games.")
+    current_streak = serializers.IntegerField()
+    best_streak = serializers.IntegerField()
+    skill_streak = serializers.IntegerField(
+        help_text="The run of wins that a loss on a forced guess neither counts nor breaks."
+    )
+    best_skill_streak = serializers.IntegerField()
+    unlucky_losses = serializers.IntegerField(help_text="Losses on a forced guess.")
+    guesses_survived = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
+    best_time_ms = serializers.IntegerField(allow_null=True)
+    best_time_game_id = serializers.UUIDField(allow_null=True)
+    best_bbbv_per_s = serializers.FloatField(allow_null=True)
+    best_bbbv_per_s_game_id = serializers.UUIDField(allow_null=True)
+    average_win_ms = serializers.IntegerField(allow_null=True)
+    best_times = BestTimeOut(many=True)
+
+
+class ProfileStatsOut(serializers.Serializer[Any]):
+    beginner = LevelStatsOut()
+    intermediate = LevelStatsOut()
+    hard = LevelStatsOut()
+    expert = LevelStatsOut()
+    extreme = LevelStatsOut()
+    marathon = LevelStatsOut()
+    custom = LevelStatsOut()
+
+
+class RecentGameOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    level = serializers.CharField()
+    no_guess = serializers.BooleanField()
+    state = serializers.ChoiceField(choices=["won", "lost"])
+    end_reason = serializers.ChoiceField(choices=END_REASONS)
+    elapsed_ms = serializers.IntegerField()
+    result_stats = ResultStatsOut()
+    ended_at = serializers.DateTimeField()
+
+
+class DailyStatsOut(serializers.Serializer[Any]):
+    current_streak = serializers.IntegerField(help_text="Days in a row with a daily won.")
+    best_streak = serializers.IntegerField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    best_rank = serializers.IntegerField(allow_null=True)
+
+
+class ProfileDailyOut(DailyStatsOut):
+    """API.md's profile `daily`, across the six levels, with the same per level played."""
+
+    levels = serializers.DictField(child=DailyStatsOut())
+
+
+class ProfileOut(serializers.Serializer[Any]):
+    username = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
+    date_joined = serializers.DateTimeField()
+    stats = ProfileStatsOut()
+    stats_no_guess = ProfileStatsOut()  # the same seven buckets, for no-guess games
+    recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
+    daily = ProfileDailyOut()
+
+
+class AccountPatchIn(serializers.Serializer[Any]):
+    """PATCH /api/me: only `kind`, `human` or `bot` (a guest becomes a player by signing up)."""
+
+    kind = serializers.ChoiceField(choices=["human", "bot"], required=False)
+
+
+class OwnProfileSerializer(ProfileOut):
+    """GET /api/me: the public profile, and what only its owner sees."""
+
+    email = serializers.CharField(help_text="The account's address ('' for none); owner only.")
+    email_verified = serializers.BooleanField()
+    two_factor = serializers.BooleanField(help_text="Two-factor sign-in is on.")
+    closed = serializers.BooleanField(help_text="The account is closed (reopened by signing in).")
