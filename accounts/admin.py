@@ -1,8 +1,8 @@
 """Staff view of accounts: kind and fair-play standing. Flagging goes through
 games.play.fairplay.account_flag so that the account's rows leave every board at once.
 
-`admin_login` is the admin's sign-in form behind the API's sign-in throttles (issue 20, item
-3): demineur_site/urls.py serves it at the admin's own login path, ahead of the admin."""
+`admin_login` is the admin's sign-in form behind the API's sign-in throttles (it had
+none of its own): demineur_site/urls.py serves it at the admin's own login path, ahead of the admin."""
 
 from __future__ import annotations
 

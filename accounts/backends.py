@@ -1,4 +1,4 @@
-"""Sign-in by name as players type it (issue 20, item 4): Django's ModelBackend, except that
+"""Sign-in by name as players type it (docs/SECURITY.md, names): Django's ModelBackend, except that
 the name is looked up with accounts.services.user_by_name (exact, else the same name key), so
 `ALICE` or a fullwidth `alice` signs in as `alice`, over the API and in the admin alike.
 An unknown name still runs the password hasher once (ModelBackend's own timing guard).

@@ -1,4 +1,4 @@
-"""What a username is, once look-alikes are taken into account (issue 20, item 4).
+"""What a username is, once look-alikes are taken into account (docs/SECURITY.md, names).
 
 A name is public: it stands for its player on boards, in races and in URLs. Three spellings
 must never stand for two players, so every check works on what a name *looks like*:
@@ -155,7 +155,7 @@ def mixed_scripts(name: str) -> bool:
 
 def is_encodable(text: str) -> bool:
     """False for text holding a lone surrogate (JSON's `"\\ud800"`): no UTF-8 form, so it can
-    reach neither the database nor a hash (issue 20, item 5)."""
+    reach neither the database nor a hash (a NUL would fail in PostgreSQL)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

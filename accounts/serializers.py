@@ -27,7 +27,7 @@ class UsernameField(StrictCharField):
 
 class StrictChoiceField(serializers.ChoiceField):
     """A ChoiceField whose refusal of text without a UTF-8 form (a lone surrogate) does not
-    quote it back: the error body could not be written (issue 20, item 5)."""
+    quote it back: the error body could not be written (a NUL character in a name broke it)."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, str) and not is_encodable(data):

@@ -84,7 +84,7 @@ def still_signed_in_condition(credential: SocketCredential | None) -> tuple[str,
     """The token re-check as a condition of the move's own row lock (games.play.move_store
     `lock_only_if`): `EXISTS (...)` and its parameters, the same question as
     `credential_is_valid` asks, answered by the statement that locks the game, so a socket
-    move costs no round trip for it (issue 27). None for a session (or no credential): its
+    move costs no round trip for it (the socket is the fast door). None for a session (or no credential): its
     check stays the separate `credential_is_valid`. When the lock then finds no row, the
     caller asks `credential_is_valid` to tell a revoked token from an unknown game."""
     if credential is None or credential.token_id is None:

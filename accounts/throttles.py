@@ -15,7 +15,7 @@ many accounts gets unlimited guesses:
 
 `admin_sign_in_wait` applies both, with the same keys, to the Django admin's sign-in form.
 
-Account creation has limits of its own (issue 20, item 7), counted only when an account is
+Account creation has limits of its own (docs/SECURITY.md, sign-ups), counted only when an account is
 about to be made (after its input passed), so a refused sign-up costs nothing:
 
 * per address: new guests per rolling day, `GuestsPerDayThrottle` (scope `guest_day`,

@@ -67,6 +67,7 @@ from accounts.throttles import (
 )
 from demineur_site.api_errors import ApiError
 from demineur_site.errors import DomainError
+from demineur_site.formats import iso
 from demineur_site.parsers import valid_body as _valid
 from games.arenas.services import leave_every_room
 from games.play.selectors import has_played
@@ -550,8 +551,8 @@ class PasswordResetConfirmView(APIView):
 def _session_row(row: Any, current_key: str | None) -> dict[str, Any]:
     return {
         "id": row.pk,
-        "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
-        "last_seen_at": row.last_seen_at.isoformat().replace("+00:00", "Z"),
+        "created_at": iso(row.created_at),
+        "last_seen_at": iso(row.last_seen_at),
         "user_agent": row.user_agent,
         "address": row.address,
         "current": bool(current_key) and row.session_key == current_key,
@@ -712,8 +713,8 @@ class ExportView(APIView):
                 "id": user.pk,
                 "username": user.username,
                 "kind": user.kind,
-                "date_joined": user.date_joined.isoformat(),
-                "last_login": user.last_login.isoformat() if user.last_login else None,
+                "date_joined": iso(user.date_joined),
+                "last_login": iso(user.last_login),
                 **services.own_account(user),
             },
             "settings": services.settings_of(user),

@@ -16,12 +16,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-
-from demineur_site.env import env_float
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +28,6 @@ REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 # After a failure, the local cache answers for this long before Redis is tried again, so a
 # request does not pay a failed connection each time.
 RETRY_SECONDS = 1.0
-# How long one cache call may wait on Redis (connect, then each reply). redis-py's default is
-# 5 s: a Redis that hangs instead of refusing (a partition, `docker pause`) made each request
-# that retried it wait 5 s, about one a second per process (found by make compose-test). A
-# throttle call answers in well under a millisecond; CACHES' OPTIONS may set other values.
-SOCKET_TIMEOUT_SECONDS = env_float("REDIS_SOCKET_TIMEOUT", 0.25)
 
 # One request counted in a sliding window, atomically (demineur_site.throttling): drop what
 # left the window, refuse if `limit` are in it, else add this one. Returns {counted (0/1),
@@ -84,8 +78,10 @@ class RedisCacheWithFallback(RedisCache):
         super().__init__(server, params)
         self._class = _OneClientPerPool
         options: dict[str, Any] = dict(params.get("OPTIONS", {}))
-        options.setdefault("socket_timeout", SOCKET_TIMEOUT_SECONDS)
-        options.setdefault("socket_connect_timeout", SOCKET_TIMEOUT_SECONDS)
+        # How long one cache call may wait on Redis (settings.REDIS_SOCKET_TIMEOUT); CACHES'
+        # OPTIONS may set other values.
+        options.setdefault("socket_timeout", settings.REDIS_SOCKET_TIMEOUT)
+        options.setdefault("socket_connect_timeout", settings.REDIS_SOCKET_TIMEOUT)
         self._options = options
         self._local = LocMemCache(f"fallback-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
         self._local_lock = threading.Lock()

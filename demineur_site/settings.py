@@ -232,7 +232,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/signin"
 
-# --- Accounts: names, sign-in and how many are made (issue 20; docs/SECURITY.md) -----------
+# --- Accounts: names, sign-in and how many are made (docs/SECURITY.md) -----------
 # Sign-in finds a name as players type it (accounts.names: NFKC, case, look-alikes).
 AUTHENTICATION_BACKENDS = ["accounts.backends.NameBackend"]
 # Where the Django admin lives (staff only); its sign-in has the API's sign-in throttles.
@@ -403,10 +403,17 @@ SPECTACULAR_SETTINGS = {
         "demineur_site.schema_views.paths_as_written",
         # The NDJSON streams, served by the ASGI application before Django's URLs.
         "games.live.streams.schema_paths",
-        # Every operation's error answers, with the API.md error body (issue 13, item 6).
+        # Every operation's error answers, with the API.md error body: a client generated
+        # from the schema handles them.
         "demineur_site.schema_views.document_errors",
     ],
 }
+
+# How long one call of the throttles' cache may wait on Redis (connect, then each reply).
+# redis-py's default is 5 s: a Redis that hangs instead of refusing (a partition, `docker
+# pause`) made each request that retried it wait 5 s, about one a second per process (found by
+# make compose-test). A throttle call answers in well under a millisecond.
+REDIS_SOCKET_TIMEOUT = env_float("REDIS_SOCKET_TIMEOUT", 0.25)
 
 if REDIS_URL:
     # Throttle counts are shared by every worker process (a per-process cache multiplies

@@ -210,7 +210,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
         }
         return render(request, "404.html", context, status=404)
-    # "My profile" is the current page only on the visitor's own profile (issue 11's walk).
+    # "My profile" is the current page only on the visitor's own profile (a walk through the site found it lit everywhere).
     own = request.user.is_authenticated and request.user.get_username() == username
     return _page(request, "profile.html", page="profile" if own else "player", username=username)
 

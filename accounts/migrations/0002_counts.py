@@ -4,8 +4,7 @@ triggers are theirs, statement for statement.
 
 Board counts: a bucketed histogram of every leaderboard, kept by triggers in the
 transaction that changes a board row, so a board's size, a player's rank and the start of
-page N cost O(buckets + one bucket), not O(rows) (docs/STATS.md, "How the boards stay fast";
-issue 14).
+page N cost O(buckets + one bucket), not O(rows) (docs/STATS.md, "How the boards stay fast").
 
 * `accounts_board_count(level, pool, board, bucket, n)`: append-only deltas (+1 / -1, or
   sums once compacted); a board's rows per bucket are `sum(n) GROUP BY bucket`. Inserts only,

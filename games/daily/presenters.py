@@ -14,6 +14,7 @@ from accounts.models import User
 from accounts.standings import daily as daily_standings
 from accounts.standings.leaderboards import BoardPage, PageAsk
 from accounts.standings.models import DailyEntry
+from demineur_site.formats import iso
 from games.daily import rules
 from games.daily.models import DailyChallenge
 from games.daily.services import LEVELS
@@ -71,7 +72,7 @@ def day_dict(day: date, *, viewer: User | None, now: datetime | None = None) -> 
         levels.append(item)
     return {
         "date": day.isoformat(),
-        "ends_at": rules.day_end(day).isoformat().replace("+00:00", "Z"),
+        "ends_at": iso(rules.day_end(day)),
         "over": over,
         "levels": levels,
     }

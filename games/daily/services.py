@@ -22,6 +22,7 @@ from accounts.models import User
 from accounts.standings import daily as daily_standings
 from accounts.standings.models import DailyEntry
 from demineur_site import rawsql
+from demineur_site.formats import iso
 from games import engine
 from games.daily import rules
 from games.daily.models import DailyChallenge
@@ -163,7 +164,7 @@ def daily_practice(*, player: User, day: date, level: Any, now: datetime | None 
         raise GameError(
             "daily_not_over",
             "This day's daily can be practised once the day has ended.",
-            {"ends_at": rules.day_end(day).isoformat()},
+            {"ends_at": iso(rules.day_end(day))},
         )
     challenge = DailyChallenge.objects.filter(day=day, level=level).first()
     if challenge is None:

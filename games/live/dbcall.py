@@ -1,5 +1,5 @@
 """The sockets' calls into the database: channels' `database_sync_to_async`, but the one
-database thread keeps its pooled connection from one call to the next (issue 27).
+database thread keeps its pooled connection from one call to the next (a fresh connection per call cost the socket move a connect).
 
 Every socket of a process runs its sync code in one thread (channels' calls are
 thread-sensitive). channels closes the thread's connections before and after every call
@@ -7,7 +7,7 @@ thread-sensitive). channels closes the thread's connections before and after eve
 runs) that gives the connection back and takes one again at the next call: the pool's check of
 the lent connection (a round trip), Django's connection set-up, and psycopg's prepared
 statements met on another connection. A socket move paid that on every frame
-(docs/PERFORMANCE.md, Issue 27).
+(docs/PERFORMANCE.md, The move over the socket).
 
 Here a pooled connection stays with the thread while it is in use, with the same safety as
 demineur_site.db_health gives the WSGI workers' persistent connections:

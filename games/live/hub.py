@@ -5,8 +5,8 @@ A game, race or arena socket follows one group of events. Channels' way gives ev
 channel of its own in the layer and adds that channel to the group: per socket, the layer's
 queue (four deques: about 3 KB), a task reading it, and the group's bookkeeping; per event and
 socket, a put on that queue and a wake-up of that task. Ten thousand watchers of a hundred
-games cost 30 MB and ten thousand task wake-ups an event that way (docs/PERFORMANCE.md, Issue
-27, goal 3).
+games cost 30 MB and ten thousand task wake-ups an event that way (docs/PERFORMANCE.md,
+Many watchers on one live process).
 
 Here the process joins each group once, with a channel of the hub's own, and one reader task
 per group hands every event to each member socket in turn (`Member.deliver`, synchronous). A

@@ -1,5 +1,5 @@
-"""The one check of a level a client names for a race, an arena or a daily (issue 19: level
-validation written once): one of the six levels of games.engine.LEVELS, else a refusal that
+"""The one check of a level a client names for a race, an arena or a daily (written once,
+not per room): one of the six levels of games.engine.LEVELS, else a refusal that
 lists them, 400 `invalid` for a field of a body and 404 `not_found` for a segment of a path."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The three statements of a move, written by hand: lock and read the game, write it back,
-insert the Move (issue 14; docs/PERFORMANCE.md).
+insert the Move (docs/PERFORMANCE.md, Each statement of the move path).
 
 games.play.services decides everything and calls these inside its transaction; this module only
 turns rows into a `Game` and a `Game` or `Move` into rows, with the ORM's own conversions

@@ -414,7 +414,7 @@ def game_move(
         )
         # The game's events first, the race's after (both sent after the commit, in this
         # order): the mover's own `move` frame is then not queued behind the fan-out of the
-        # race's `progress` to every spectator on the same process (issue 27). A race move
+        # race's `progress` to every spectator on the same process (no Redis round trip on the move's path). A race move
         # refused below rolls the transaction back, and these events with it.
         _publish_move(game, board, ask, player_name=player.username, changes=changes, at_ms=at_ms)
         if game.race_id is not None:

@@ -10,8 +10,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from django.conf import settings
 
-from demineur_site.cache import SOCKET_TIMEOUT_SECONDS, RedisCacheWithFallback
+from demineur_site.cache import RedisCacheWithFallback
 
 
 class HungRedis:
@@ -61,14 +62,14 @@ def hung_redis() -> Iterator[HungRedis]:
 
 
 def test_the_cache_gives_up_on_a_hung_redis_within_its_socket_timeout(hung_redis: HungRedis):
-    assert SOCKET_TIMEOUT_SECONDS < 1, "REDIS_SOCKET_TIMEOUT is set high in this environment"
+    assert settings.REDIS_SOCKET_TIMEOUT < 1, "REDIS_SOCKET_TIMEOUT is set high in this environment"
     cache = RedisCacheWithFallback(f"redis://127.0.0.1:{hung_redis.port}/0", {})
     counted, count, _ = cache.window_hit("k", now=time.time(), duration=60, limit=5)
     # It asked the hung Redis, waited at most its socket timeout (not redis-py's default 5 s),
     # and the answer came from the process's own count.
     assert hung_redis.sent() > 0
     pool = cache._cache._get_connection_pool(True)
-    assert pool.connection_kwargs["socket_timeout"] == SOCKET_TIMEOUT_SECONDS
+    assert pool.connection_kwargs["socket_timeout"] == settings.REDIS_SOCKET_TIMEOUT
     assert counted and count == 1
     # Until RETRY_SECONDS have passed, the count goes on locally without asking Redis again:
     # not one more byte reaches it.

@@ -94,7 +94,7 @@ export function createFeed(s, view) {
   function refused(err, answer = true) {
     if (!(err instanceof ApiError)) throw err;
     if (err.status === 401 && answer) return (location.href = signInUrl());
-    // No answer at all: said until the server answers again (issue 28: it stayed for good).
+    // No answer at all: said until the server answers again (it once stayed for good).
     if (err.code === "network") return view.say(messageOf(err), "until-online");
     if (REREAD.has(err.code)) refetch();
     view.say(messageOf(err));
