@@ -13,14 +13,15 @@ CPU time, which the load of a shared machine does not inflate.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
-import sys
 import time
 
 import ms_toollib
 
+from bench import cli
+from bench.harness.report import Progress, say, show, table
+from bench.harness.timing import percentile
 from games.engine import LEVELS, Board
 from games.play.analysis import MoveIn, analyse
 
@@ -53,21 +54,13 @@ def play(level: str, seed: int) -> tuple[list[str], list[MoveIn]]:
     return board.to_ascii(), moves
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=50)
-    ap.add_argument("--levels", default="beginner,hard,expert,marathon")
-    ap.add_argument("--seed", type=int, default=21)
-    args = ap.parse_args(argv)
-    print(
-        "level        games  won  moves/game  guesses  p50 ms   p99 ms   max ms"
-        "  cpu p50  cpu p99  exact"
-    )
+    parser = cli.parser(__doc__)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--levels", default="beginner,hard,expert,marathon")
+    parser.add_argument("--seed", type=int, default=21)
+    args = parser.parse_args(argv)
+    rows: list[list[object]] = []
     for level in args.levels.split(","):
         spec = LEVELS[level]
         times: list[float] = []
@@ -76,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         guesses = 0
         exact = 0
         won = 0
+        progress = Progress(args.games, f"{level} games analysed", every=10)
         for g in range(args.games):
             layout, moves = play(level, args.seed * 1000 + g)
             started, cpu_started = time.perf_counter(), time.process_time()
@@ -86,12 +80,15 @@ def main(argv: list[str] | None = None) -> int:
             guesses += result.forced_guesses + result.avoidable_guesses
             exact += result.exact
             won += not any(m.lost for m in result.moves)
-            print(f"  {level} game {g + 1}/{args.games}: {times[-1]:.0f} ms", file=sys.stderr)
-        print(
-            f"{level:<12} {args.games:>5}  {won:>3}  {statistics.mean(moves_n):>10.0f}  {guesses:>7}"
-            f"  {pct(times, 0.5):>6.1f}  {pct(times, 0.99):>7.1f}  {max(times):>7.1f}"
-            f"  {pct(cpu, 0.5):>7.1f}  {pct(cpu, 0.99):>7.1f}  {exact}/{args.games}"
-        )
+            progress.step(f"(the last {times[-1]:.0f} ms)")
+        rows.append([level, args.games, won, f"{statistics.mean(moves_n):.0f}", guesses,
+                     f"{percentile(times, 50):.1f}", f"{percentile(times, 99):.1f}",
+                     f"{max(times):.1f}", f"{percentile(cpu, 50):.1f}",
+                     f"{percentile(cpu, 99):.1f}", f"{exact}/{args.games}"])  # fmt: skip
+    head = ["level", "games", "won", "moves/game", "guesses", "p50 ms", "p99 ms", "max ms",
+            "cpu p50 ms", "cpu p99 ms", "exact"]  # fmt: skip
+    say("")
+    show(table(head, rows))
     return 0
 
 

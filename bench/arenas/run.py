@@ -6,10 +6,11 @@ solo Beginner no-guess games for as long, in one run on this machine.
     ... -m bench.arenas.run --quick                          # 40 bots, 40 s a phase
     ... -m bench.arenas.run --think-ms 1000 --seconds 180    # past what 2 cores serve
 
-The production layout of bench/races (whose servers it uses): gunicorn sync workers for the
-REST API, uvicorn workers for /ws/ with their lifespan on, so the race clock thread runs in
-each and drives the arena (its start, pairing, scoring, the end) without any request; DEBUG
-off, PostgreSQL and Redis, the database DATABASE_URL's name + "_bench" (flushed here).
+The production layout of bench/races (bench/harness/servers.py's Stack): gunicorn sync workers
+for the REST API, uvicorn workers for /ws/ with their lifespan on, so the race clock thread runs
+in each and drives the arena (its start, pairing, scoring, the end) without any request; DEBUG
+off, PostgreSQL and Redis, the database DATABASE_URL's name + "_bench" (emptied here), ports
+18900-18949.
 
 The bots are bot accounts with API tokens, made in this process (200 password hashes through
 the API would take minutes and measure nothing of arenas). Bot 0 creates the arena through
@@ -31,6 +32,8 @@ Measured:
 - standings update: a race's end (Race.ended_at) to the spectator's receipt of the `standings`
   frame that follows that race (the frame's `race`).
 - moves: send -> the move's own `move` frame, in arena races and in the solo phase.
+
+The table is printed, the results written to results.json in the run's logs folder.
 """
 
 from __future__ import annotations
@@ -46,42 +49,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench import cli
-from bench.http.run import fmt_load
-from bench.live import run as live
-from bench.races.bots import HOST, Account, Tally, api_json, play
-from bench.races.run import Env as RacesEnv
-from bench.races.run import race_servers
+from bench.harness.clients import HOST, Account, api_json
+from bench.harness.report import Progress, Run, say, show, table
+from bench.harness.servers import Stack
+from bench.harness.timing import figures
+from bench.races.bots import Tally, play
+from bench.seeding import bot_accounts
 
 PORTS = range(18900, 18950)
 LEVEL = "beginner"
 FIRST_TAP = (4, 4)  # a solo game's first reveal: the middle of the Beginner board
-say = live.say
-pct = live.pct
-figures = live.figures
-
-
-class Env(RacesEnv):
-    ports = PORTS
 
 
 # --- the bots ---------------------------------------------------------------------------------
-
-
-def make_bots(count: int, prefix: str) -> list[Account]:
-    """`count` bot accounts with a token each, made in this process."""
-    from accounts.models import AccountKind, User
-    from accounts.services import token_issue
-
-    accounts = []
-    for i in range(count):
-        user = User(username=f"{prefix}{i}", kind=AccountKind.BOT)
-        user.set_unusable_password()
-        user.save()
-        _, key = token_issue(user=user)
-        accounts.append(Account(user.username, key))
-        if (i + 1) % 50 == 0 or i + 1 == count:
-            say(f"  {i + 1}/{count} bot accounts made")
-    return accounts
 
 
 async def call(port: int, method: str, path: str, account: Account, body: Any = None) -> Any:
@@ -198,16 +178,17 @@ class Phases:
     arena: Arena
     arena_tally: Tally
     solo_tally: Tally
+    record: Run
     arena_games: int = 0
     solo_games: int = 0
     end_wait_s: float = 0.0
-    meta: dict[str, Any] = field(default_factory=dict)
+    timed_s: float = 0.0
 
 
-async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
-    with race_servers(env) as (http, ws):
+async def run_phases(args: argparse.Namespace, stack: Stack) -> Phases:
+    with stack.pair(lifespan=True) as (http, ws):
         ports = (http.port, ws.port)
-        bots = await asyncio.to_thread(make_bots, args.bots, "abot")
+        bots = await asyncio.to_thread(bot_accounts, args.bots, "abot", every=50)
         starts = datetime.now(UTC) + timedelta(hours=1)
         body = {
             "level": LEVEL,
@@ -222,13 +203,12 @@ async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
         ready = asyncio.Event()
         spectator = asyncio.create_task(spectate(ws.port, arena, ready))
         await asyncio.wait_for(ready.wait(), 10)
-        for i, bot in enumerate(bots):
+        joined = Progress(len(bots), f"bots joined arena {made['code']}:", every=50)
+        for bot in bots:
             await call(http.port, "POST", f"/api/arenas/{arena.id}/join", bot)
-            if (i + 1) % 50 == 0 or i + 1 == len(bots):
-                say(f"  {i + 1}/{len(bots)} bots joined arena {made['code']}")
+            joined.step()
         await asyncio.to_thread(_start_now, arena.id)  # everyone in the pool at its start
-        phases = Phases(arena=arena, arena_tally=Tally(), solo_tally=Tally())
-        phases.meta["load_before"] = fmt_load()
+        phases = Phases(arena=arena, arena_tally=Tally(), solo_tally=Tally(), record=Run("arenas"))
         t0 = time.perf_counter()
 
         say(f"\n  arena phase: {args.bots} bots for {args.seconds} s")
@@ -268,8 +248,7 @@ async def run_phases(args: argparse.Namespace, env: Env) -> Phases:
         ]
         await _progress("solo", phases.solo_tally, until)
         phases.solo_games = sum(await asyncio.gather(*tasks))
-        phases.meta["timed_s"] = round(time.perf_counter() - t0, 1)
-        phases.meta["load_after"] = fmt_load()
+        phases.timed_s = round(time.perf_counter() - t0, 1)
         return phases
 
 
@@ -358,7 +337,6 @@ def summarize(phases: Phases, args: argparse.Namespace) -> dict[str, Any]:
         for kind, n in tally.errors.items():
             errors[kind] = errors.get(kind, 0) + n
     return {
-        "bench": "arenas",
         "config": {
             "bots": args.bots,
             "seconds_per_phase": args.seconds,
@@ -373,8 +351,8 @@ def summarize(phases: Phases, args: argparse.Namespace) -> dict[str, Any]:
         "standings_update": figures(standings) | {"races_ended": races_ended, "missing": missing},
         "arena_moves": a,
         "solo_moves": s,
-        "move_p50_ratio": round(a["p50_ms"] / s["p50_ms"], 2) if s["samples"] else None,
-        "move_p99_ratio": round(a["p99_ms"] / s["p99_ms"], 2) if s["samples"] else None,
+        "move_p50_ratio": round(a["p50_ms"] / s["p50_ms"], 2) if s["n"] else None,
+        "move_p99_ratio": round(a["p99_ms"] / s["p99_ms"], 2) if s["n"] else None,
         "race_sizes": race_sizes(phases.arena.id),
         "games": {
             "arena": phases.arena_games,
@@ -384,28 +362,25 @@ def summarize(phases: Phases, args: argparse.Namespace) -> dict[str, Any]:
         },
         "end_wait_s": round(phases.end_wait_s, 1),
         "errors": errors,
-        **phases.meta,
+        "timed_s": phases.timed_s,
     }
 
 
 def report(result: dict[str, Any]) -> None:
     say("\n## Results (docs/PERFORMANCE.md, section Arenas)\n")
-    say("| measure | samples | p50 ms | **p99 ms** | max ms |")
-    say("| --- | ---: | ---: | ---: | ---: |")
-    rows = (
+    measures = (
         ("back in the pool -> next race formed", "pairing_to_formed"),
         ("back in the pool -> next race started (3 s countdown)", "pairing_to_start"),
         ("race end -> its standings frame", "standings_update"),
         ("arena race moves (send -> own `move`)", "arena_moves"),
         ("solo moves, the same bots", "solo_moves"),
     )
-    for label, key in rows:
-        f = result[key]
-        say(
-            f"| {label} | {f['samples']:,} | {f['p50_ms']:.1f} | **{f['p99_ms']:.1f}** "
-            f"| {f['max_ms']:.1f} |"
-        )
-    g = result["games"]
+    rows = [
+        [label, f"{f['n']:,}", f"{f['p50_ms']:.1f}", f"**{f['p99_ms']:.1f}**", f"{f['max_ms']:.1f}"]
+        for label, f in ((label, result[key]) for label, key in measures)
+    ]
+    show(table(["measure", "samples", "p50 ms", "**p99 ms**", "max ms"], rows))
+    g, run = result["games"], result["run"]
     say(
         f"\nArena moves against solo: p50 x{result['move_p50_ratio']}, p99 "
         f"x{result['move_p99_ratio']}. Games: {g['arena']:,} in the arena "
@@ -415,11 +390,9 @@ def report(result: dict[str, Any]) -> None:
         f"Errors: {result['errors'] or 'none'}."
     )
     say(
-        f"Load average (1/5/15 min) before {result['load_before']}, after {result['load_after']}; "
+        f"Load average (1/5/15 min) before {run['load_before']}, after {run['load_after']}; "
         f"timed part {result['timed_s']:.0f} s."
     )
-    say("\nJSON:")
-    say(json.dumps(result, indent=1))
 
 
 def main() -> None:
@@ -433,10 +406,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.bots, args.seconds = 40, 40
-    env = Env.on_shared_stack("arenas", prefix="abench")
-    if env is None:
+    stack = Stack.shared("arenas", ports=PORTS, prefix="abench")
+    if stack is None:
         return
-    report(summarize(asyncio.run(run_phases(args, env)), args))
+    phases = asyncio.run(run_phases(args, stack))
+    report(phases.record.write(summarize(phases, args), stack.logs / "results.json"))
 
 
 if __name__ == "__main__":

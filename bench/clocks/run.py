@@ -1,4 +1,4 @@
-"""What the clocks cost a live process (issue 27: "make the clocks' ticks cheap").
+"""What the clocks cost a live process.
 
     .venv/bin/python -m bench.clocks.run                  # `make bench-clocks`
     .venv/bin/python -m bench.clocks.run --ticks 100      # a smoke run
@@ -7,10 +7,10 @@ Every ASGI process runs three background threads beside the sockets (games/races
 the race clock (10 ticks a second: races, the quick-match queue and, through its listener,
 arenas), the daily clock (once a second) and the analysis worker's poll (once a second when
 idle). Their cost is paid whatever the players do, and it shares the process's GIL with every
-socket move (docs/PERFORMANCE.md, Issue 27).
+socket move (docs/PERFORMANCE.md).
 
 A PostgreSQL database of its own (BENCH_CLOCKS_DATABASE_URL, default
-postgres://postgres@127.0.0.1:5432/demineur_bench_clocks) is created, migrated and flushed;
+postgres://postgres@127.0.0.1:5432/demineur_bench_clocks) is created, migrated and emptied;
 production settings (DEBUG off), in process. Two states of the server:
 
 * idle: the server's own arena schedule (ARENA_SCHEDULE's default: an hourly Beginner arena
@@ -27,41 +27,23 @@ thousandths). Prints a table and writes bench/clocks/results.json.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from bench.daily.run import create_database
+from bench import cli
+from bench.harness.database import create_database, setup_django
+from bench.harness.report import Run, say, show, table
+from bench.harness.servers import ROOT
+from bench.harness.timing import interleaved, median, percentile
 
-ROOT = Path(__file__).resolve().parents[2]
-RESULTS = Path(__file__).resolve().parent / "results.json"
+RESULTS = ROOT / "bench" / "clocks" / "results.json"
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/demineur_bench_clocks"
 BOTS = 40
 RATES = {"race clock": 10.0, "daily clock": 1.0, "analysis poll": 1.0}  # ticks a second
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def _setup(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("SECRET_KEY", "bench-clocks-only-not-a-secret")
-    os.environ["DEBUG"] = "0"
-    os.environ["RACE_CLOCK"] = "off"  # this process calls the ticks itself
-    os.environ.pop("REDIS_URL", None)  # events go to the in-memory layer: not measured here
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
-    import django
-
-    django.setup()
 
 
 def _prepare_idle() -> None:
@@ -73,7 +55,6 @@ def _prepare_idle() -> None:
     from games.arenas.models import Arena
     from games.daily import services as daily
 
-    call_command("migrate", verbosity=0)
     call_command("flush", interactive=False, verbosity=0)
     now = timezone.now()
     arenas.schedule_arenas(now=now)
@@ -131,66 +112,54 @@ def _clocks() -> dict[str, Callable[[], Any]]:
 def _measure(ticks: int, state: str) -> dict[str, dict[str, float]]:
     from django.db import connection
 
-    clocks = _clocks()
-    cpu: dict[str, list[float]] = {name: [] for name in clocks}
-    wall: dict[str, list[float]] = {name: [] for name in clocks}
-    for tick in clocks.values():  # warm: connections, caches, prepared plans
-        tick()
-    for k in range(ticks):
-        for name, tick in clocks.items():
-            c0, w0 = time.thread_time(), time.perf_counter()
-            tick()
-            cpu[name].append((time.thread_time() - c0) * 1e6)
-            wall[name].append((time.perf_counter() - w0) * 1e6)
-        if (k + 1) % max(1, ticks // 5) == 0:
-            say(f"  {state}: {k + 1}/{ticks} rounds")
+    def said(done: int, _: object) -> None:
+        if done % max(1, ticks // 5) == 0:
+            say(f"  {state}: {done}/{ticks} rounds")
+
+    clocks = {"cpu": time.thread_time, "wall": time.perf_counter}
+    timed = interleaved(_clocks(), ticks, clocks=clocks, on_round=said)
     connection.close()
     out: dict[str, dict[str, float]] = {}
-    for name in clocks:
-        c, w = sorted(cpu[name]), sorted(wall[name])
-        p99 = min(len(c) - 1, int(len(c) * 0.99))
+    for name in RATES:
+        cpu = [v * 1e6 for v in timed["cpu"][name]]
+        wall = [v * 1e6 for v in timed["wall"][name]]
         out[name] = {
-            "cpu_p50_us": round(statistics.median(c), 1),
-            "cpu_p99_us": round(c[p99], 1),
-            "wall_p50_us": round(statistics.median(w), 1),
-            "wall_p99_us": round(w[p99], 1),
-            "cpu_ms_per_s": round(statistics.mean(c) * RATES[name] / 1000, 2),
+            "cpu_p50_us": round(median(cpu), 1),
+            "cpu_p99_us": round(percentile(cpu, 99), 1),
+            "wall_p50_us": round(median(wall), 1),
+            "wall_p99_us": round(percentile(wall, 99), 1),
+            "cpu_ms_per_s": round(statistics.mean(cpu) * RATES[name] / 1000, 2),
         }
     out["all three"] = {"cpu_ms_per_s": round(sum(v["cpu_ms_per_s"] for v in out.values()), 2)}
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("--ticks", type=int, default=500, help="calls of each tick per state")
     args = parser.parse_args()
     url = os.environ.get("BENCH_CLOCKS_DATABASE_URL", DEFAULT_URL)
     create_database(url)
-    _setup(url)
+    # This process calls the ticks itself; events go to the in-memory layer: not measured here.
+    setup_django({"DATABASE_URL": url, "RACE_CLOCK": "off"}, drop=("REDIS_URL",))
+    record = Run("clocks")
     results: dict[str, Any] = {}
     _prepare_idle()
     results["idle"] = _measure(args.ticks, "idle")
     _prepare_busy()
     results["busy"] = _measure(args.ticks, "busy")
-    results["_run"] = {
-        "at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join(["python -m bench.clocks.run", *sys.argv[1:]]),
-        "cpus": os.cpu_count(),
-        "load": round(os.getloadavg()[0], 2),
-    }
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    say(
-        f"\n{'state':<6} {'clock':<14} {'CPU p50/p99 µs':>18} {'wall p50/p99 µs':>18} {'CPU ms/s':>9}"
-    )
+    record.write(results, RESULTS)
+    rows: list[list[object]] = []
     for state in ("idle", "busy"):
         for name, r in results[state].items():
             if name == "all three":
-                say(f"{state:<6} {name:<14} {'':>18} {'':>18} {r['cpu_ms_per_s']:>9}")
+                rows.append([state, name, "", "", r["cpu_ms_per_s"]])
                 continue
             cpu = f"{r['cpu_p50_us']:.0f} / {r['cpu_p99_us']:.0f}"
             wall = f"{r['wall_p50_us']:.0f} / {r['wall_p99_us']:.0f}"
-            say(f"{state:<6} {name:<14} {cpu:>18} {wall:>18} {r['cpu_ms_per_s']:>9}")
-    say(f"load {results['_run']['load']}; written to {RESULTS.relative_to(ROOT)}")
+            rows.append([state, name, cpu, wall, r["cpu_ms_per_s"]])
+    say("")
+    show(table(["state", "clock", "CPU p50/p99 µs", "wall p50/p99 µs", "CPU ms/s"], rows, "llrrr"))
 
 
 if __name__ == "__main__":

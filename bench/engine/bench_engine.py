@@ -28,20 +28,20 @@ plus the ``Change`` objects (``Outcome.changes``).
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import gc
 import importlib.util
 import os
-import platform
 import random
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
+from bench import cli
+from bench.harness import timing
+from bench.harness.report import machine, say, show, table
 from games.engine import LEVELS, WON, Board
 
 MARATHON = LEVELS["marathon"]
@@ -64,10 +64,6 @@ COMMAND = ".venv/bin/python -m bench.engine.bench_engine"
 T = TypeVar("T")
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
 def new_marathon() -> Board:
     return Board.new(MARATHON.width, MARATHON.height, MARATHON.mines)
 
@@ -82,24 +78,17 @@ def time_ms(
     prepare: Callable[[], T], run: Callable[[T], object], repeats: int, *, gc_off: bool = False
 ) -> list[float]:
     """Wall time of ``run(prepare())`` in ms, ``prepare`` untimed, ``repeats`` times."""
-    samples: list[float] = []
     if gc_off:
         gc.disable()
     try:
-        for _ in range(repeats):
-            state = prepare()
-            start = time.perf_counter_ns()
-            run(state)
-            samples.append((time.perf_counter_ns() - start) / 1e6)
+        return interleaved({"case": (prepare, run)}, repeats)["case"]
     finally:
         gc.enable()
-    return samples
 
 
 def summary(samples: list[float]) -> tuple[float, float, float]:
-    ordered = sorted(samples)
-    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return statistics.median(ordered), p90, ordered[-1]
+    """Median, p90 and max."""
+    return timing.median(samples), timing.percentile(samples, 90), max(samples)
 
 
 def safe_cells(board: Board) -> list[tuple[int, int]]:
@@ -144,15 +133,10 @@ def interleaved(
     cases: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]], repeats: int
 ) -> dict[str, list[float]]:
     """Wall time in ms of each case's ``run(prepare())``, one call of every case per round
-    (so that a load spike from the other processes hits all cases alike)."""
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(repeats):
-        for name, (prepare, run) in cases.items():
-            state = prepare()
-            start = time.perf_counter_ns()
-            run(state)
-            samples[name].append((time.perf_counter_ns() - start) / 1e6)
-    return samples
+    (so that a load spike from the other processes hits all cases alike); no warm-up: the
+    first call of a move is one a server makes too."""
+    timed = timing.interleaved(cases, repeats, warmup=0)["wall"]
+    return {name: [v * 1000 for v in values] for name, values in timed.items()}
 
 
 def anchor_cases(
@@ -213,21 +197,6 @@ def boards_of_a_game(seed: int) -> Iterator[tuple[str, Board]]:
     yield "won", board
 
 
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} cores ({model}), {platform.system()} {platform.release()},"
-        f" {platform.python_implementation()} {platform.python_version()}"
-    )
-
-
 def write_docs(section: str) -> None:
     text = DOCS.read_text() if DOCS.exists() else "# Performance\n"
     start = text.find(SECTION)
@@ -242,7 +211,7 @@ def write_docs(section: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("--repeats", type=int, default=200, help="repeats of single moves")
     parser.add_argument("--games", type=int, default=20, help="repeats of the whole game")
     parser.add_argument("--no-docs", action="store_true", help="do not update PERFORMANCE.md")
@@ -305,9 +274,9 @@ def main() -> None:
         say(f"timing the worst reveal against the anchor {anchor_path} ({args.repeats} rounds) ...")
         anchor = load_anchor(anchor_path)
         timed = interleaved(anchor_cases(anchor, placed), args.repeats)
-        theirs = statistics.median(timed["anchor py_flat"])
+        theirs = timing.median(timed["anchor py_flat"])
         for name, samples in timed.items():
-            ratio = statistics.median(samples) / theirs
+            ratio = timing.median(samples) / theirs
             bench(name, samples, f"{ratio:.2f} x the anchor, same run")
             if name != "anchor py_flat":
                 ratios.append((name, ratio))
@@ -364,21 +333,16 @@ def main() -> None:
             say(f"  {seed + 1} games")
 
     say("")
-    table = [
-        "| case | median ms | p90 ms | max ms | note |",
-        "| --- | ---: | ---: | ---: | --- |",
-    ]
-    for name, samples, note in rows:
-        median, p90, top = summary(samples)
-        table.append(f"| {name} | {median:.3f} | {p90:.3f} | {top:.3f} | {note} |")
-    size_table = [
-        "| Marathon board | max bytes | median bytes |",
-        "| --- | ---: | ---: |",
-    ]
-    for stage, values in sizes.items():
-        size_table.append(f"| {stage} | {max(values)} | {int(statistics.median(values))} |")
-    for line in [*table, "", *size_table]:
-        say(line)
+    cases = table(
+        ["case", "median ms", "p90 ms", "max ms", "note"],
+        ([name, *(f"{v:.3f}" for v in summary(samples)), note] for name, samples, note in rows),
+        "lrrrl",
+    )
+    size_table = table(
+        ["Marathon board", "max bytes", "median bytes"],
+        ([stage, max(values), int(timing.median(values))] for stage, values in sizes.items()),
+    )
+    show([*cases, "", *size_table])
 
     worst_move = summary(rows[0][1])[0]
     largest = max(max(v) for v in sizes.values())
@@ -414,7 +378,7 @@ def main() -> None:
             " opened cell is built only when `Outcome.changes` is read, and the service row"
             " builds API.md's dicts with `Outcome.change_dicts()`.",
             "",
-            *table,
+            *cases,
             "",
             "The max column of the big reveals is mostly CPython's cyclic garbage collector"
             " (set off by the objects a move allocates); compare the GC-off row. A reveal that opens one cell costs microseconds. 3BV is"

@@ -19,18 +19,19 @@ has it, from ``Outcome.change_dicts()``).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib.util
 import random
-import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from bench import cli
 from bench.engine import bench_engine
+from bench.harness.report import machine, say
+from bench.harness.timing import median
 from games import engine as current
 
 Case = tuple[Callable[[], Any], Callable[[Any], object]]
@@ -88,14 +89,14 @@ def engine_cases(label: str, engine: ModuleType, seed: int) -> tuple[dict[str, C
 
 
 def report(samples: dict[str, list[float]], anchor_name: str) -> None:
-    theirs = statistics.median(samples[anchor_name])
+    theirs = median(samples[anchor_name])
     for name, values in samples.items():
-        median = statistics.median(values)
-        print(f"  {name:48s} median {median:7.3f} ms  {median / theirs:5.2f} x anchor", flush=True)
+        middle = median(values)
+        say(f"  {name:48s} median {middle:7.3f} ms  {middle / theirs:5.2f} x anchor")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("other", type=Path, help="another engine.py (e.g. from git show)")
     parser.add_argument("--repeats", type=int, default=300, help="rounds")
     parser.add_argument("--seed", type=int, default=216, help="bench_engine's worst seed")
@@ -127,11 +128,10 @@ def main() -> None:
         raise SystemExit("the two engines do not lay out and encode the same board")
     cases.update(before)
     cases.update(now)
-    print(f"machine: {bench_engine.machine()}", flush=True)
-    print(
+    say(f"machine: {machine()}")
+    say(
         f"{len(cases)} cases, {args.repeats} rounds, seed {args.seed},"
-        f" {'hot' if args.hot else 'gc.collect() before each call'}",
-        flush=True,
+        f" {'hot' if args.hot else 'gc.collect() before each call'}"
     )
     samples: dict[str, list[float]] = {name: [] for name in cases}
     done = 0
@@ -140,7 +140,7 @@ def main() -> None:
         for name, values in bench_engine.interleaved(cases, batch).items():
             samples[name] += values
         done += batch
-        print(f"after {done} rounds:", flush=True)
+        say(f"after {done} rounds:")
         report(samples, "anchor py_flat")
 
 

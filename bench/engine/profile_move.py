@@ -11,7 +11,6 @@ Prints the functions with the most time of their own (cProfile inflates small ca
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import pstats
 import random
@@ -19,13 +18,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from bench import cli
 from bench.engine import bench_engine
 from bench.engine.compare import load_engine
+from bench.harness.report import say
 from games import engine as current
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("other", type=Path, nargs="?", help="an engine.py file (default: now)")
     parser.add_argument("--moves", type=int, default=300)
     parser.add_argument("--seed", type=int, default=216, help="bench_engine's worst seed")
@@ -47,7 +48,7 @@ def main() -> None:
         played.encode()
         return changes
 
-    print(f"{args.moves} worst moves with {args.other or 'games.engine'}", flush=True)
+    say(f"{args.moves} worst moves with {args.other or 'games.engine'}")
     profile = cProfile.Profile()
     profile.enable()
     for _ in range(args.moves):

@@ -1,141 +1,126 @@
-"""Three pieces of the move path measured alone, before and after this round's change to each
-(issue 14; docs/PERFORMANCE.md):
+"""Pieces of the move path measured alone, each against what it replaced or could be:
 
-* the throttle check: DRF's get + set of the list of request times through Django's Redis
-  cache (as it was), and one `window_hit` (demineur_site.cache, one Lua call);
-* the row lock and the store of a move: bound on the client by Django's cursor (as before),
-  and bound on the server and prepared (demineur_site.rawsql.run);
-* the board's encoding: zlib at its default level (as it was) and at level 1 (Board.encode).
+* `throttle`: the throttle check: DRF's get + set of the list of request times through
+  Django's Redis cache, and one `window_hit` (demineur_site.cache, one Lua call);
+* `store`: the row lock and the store of a move: bound on the client by Django's cursor, and
+  bound on the server and prepared (demineur_site.rawsql.run);
+* `zlib`: the board's encoding: zlib at its default level and at level 1 (Board.encode);
+* `statements`: one statement of the move path through the ORM and by hand: the token lookup,
+  the game's row lock and the game's save.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/demineur_prof REDIS_URL=redis://127.0.0.1:6379/9 \\
-        .venv/bin/python -m bench.http.micro [--n 1000]
+        .venv/bin/python -m bench.http.micro [--n 1000] [--parts throttle,store,zlib,statements]
 
-It migrates the database and plays on one Marathon game of its own. Prints, per case, the
-median over 5 rounds of the client's CPU (`time.process_time`) per call and, for the database
-case, the PostgreSQL backend's CPU per call (/proc of the backend, 10 ms ticks over a round).
+It migrates the database and plays on Marathon games of its own (`throttle` needs REDIS_URL,
+`store` and `statements` PostgreSQL; a part without what it needs says so). Prints, per case,
+the median over 5 rounds of --n calls, after a warm-up, of the client's CPU
+(`time.process_time`), the wall time and, on PostgreSQL, the backend's CPU (/proc of the
+backend, 10 ms ticks over a round) per call.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import random
-import statistics
-import sys
 import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import cli
+from bench.harness.database import setup_django
+from bench.harness.report import load_average, say
+from bench.harness.timing import interleaved, median, proc_cpu
 from bench.seeding import kept_player_with_a_game
 
-ROOT = Path(__file__).resolve().parents[2]
+PARTS = ("throttle", "store", "zlib", "statements")
+ROUNDS = 5
 
 
-def _setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
-    os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
-    os.environ["DEBUG"] = "0"
-    os.environ["LIVE_EVENTS"] = "0"
-    sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
+def no_backend() -> float:
+    return 0.0
 
 
-def _rounds(name: str, fn: Callable[[], object], n: int, backend: Callable[[], float]) -> None:
-    for _ in range(min(100, n)):
-        fn()
-    cpu, pg = [], []
-    for _ in range(5):
-        c0, p0 = time.process_time(), backend()
-        for _ in range(n):
-            fn()
-        cpu.append((time.process_time() - c0) / n * 1e6)
-        pg.append((backend() - p0) / n * 1e6)
-    line = f"  {name:<58} client {statistics.median(cpu):7.0f} µs"
-    if any(pg):
-        line += f"   PostgreSQL backend {statistics.median(pg):5.0f} µs"
-    print(line, flush=True)
+def rounds(name: str, fn: Callable[[], object], n: int, backend: Callable[[], float]) -> None:
+    clocks = {"cpu": time.process_time, "wall": time.perf_counter, "backend": backend}
+    timed = interleaved({name: fn}, ROUNDS, calls=n, warmup=min(100, n), clocks=clocks)
+    cpu, wall, pg = (median(timed[clock][name]) * 1e6 for clock in ("cpu", "wall", "backend"))
+    line = f"  {name:<58} client {cpu:7.0f} µs   wall {wall:7.0f} µs"
+    if pg:
+        line += f"   PostgreSQL backend {pg:5.0f} µs"
+    say(line)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=1000, help="calls per round (1000)")
-    args = parser.parse_args()
-    _setup()
-    from django.conf import settings
+def backend_clock() -> Callable[[], float]:
+    """The CPU seconds of this connection's PostgreSQL backend (none when it runs elsewhere)."""
+    from django.db import connection
+
+    connection.ensure_connection()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    if not Path(f"/proc/{pid}/stat").exists():
+        return no_backend
+    return lambda: proc_cpu(pid)
+
+
+def throttle(n: int) -> None:
     from django.core.cache import cache
+
+    say("The throttle check (Redis)")
+    if not hasattr(cache, "window_hit"):
+        say("  REDIS_URL is not set: skipped")
+        return
+    history = [time.time() - i * 0.01 for i in range(100)]
+
+    def drf_list() -> None:
+        cache.get("micro-drf", [])
+        cache.set("micro-drf", history, 60)
+
+    def window() -> None:
+        cache.window_hit("micro-window", now=time.time(), duration=60, limit=10**9)
+
+    rounds("DRF's list of 100 times: get + set", drf_list, n, no_backend)
+    rounds("window_hit: one Lua call", window, n, no_backend)
+
+
+def store(n: int) -> None:
+    from django.conf import settings
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from demineur_site.rawsql import columns
-    from games.engine import Board
     from games.play import move_store
     from games.play.models import Game, Move
 
-    print(f"bench.http.micro: {args.n} calls a round, 5 rounds (load {os.getloadavg()[0]:.2f})")
-
-    def no_backend() -> float:
-        return 0.0
-
-    print("1. The throttle check (Redis)")
-    if not hasattr(cache, "window_hit"):
-        print("  REDIS_URL is not set: skipped")
-    else:
-        history = [time.time() - i * 0.01 for i in range(100)]
-
-        def drf_list() -> None:
-            cache.get("micro-drf", [])
-            cache.set("micro-drf", history, 60)
-
-        def window() -> None:
-            hit = cache.window_hit
-            hit("micro-window", now=time.time(), duration=60, limit=10**9)
-
-        _rounds("DRF's list of 100 times: get + set", drf_list, args.n, no_backend)
-        _rounds("window_hit: one Lua call", window, args.n, no_backend)
-
-    print("2. Row lock + store of one move, in one transaction (PostgreSQL)")
+    say("Row lock + store of one move, in one transaction (PostgreSQL)")
     if connection.vendor != "postgresql":
-        print("  not PostgreSQL: skipped")
-    else:
-        _user, game = kept_player_with_a_game("micro-bench", "marathon", (40, 20))
-        connection.ensure_connection()
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_backend_pid()")
-            pid = cursor.fetchone()[0]
+        say("  not PostgreSQL: skipped")
+        return
+    _user, game = kept_player_with_a_game("micro-bench", "marathon", (40, 20))
+    backend = backend_clock()
+    seq = [Game.objects.get(pk=game.id).seq]
 
-        def backend() -> float:
-            fields = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    def cycle() -> None:
+        with transaction.atomic():
+            locked = move_store.lock_game(game.id)
+            assert locked is not None
+            seq[0] += 1
+            locked.seq, locked.last_action_at = seq[0], timezone.now()
+            move = Move(
+                game=locked, seq=seq[0], action="flag", x=0, y=0, at_ms=1,
+                created_at=locked.last_action_at,
+            )  # fmt: skip
+            move_store.store(locked, move)
 
-        games, moves = columns(Game), columns(Move)
-        seq = [Game.objects.get(pk=game.id).seq]
+    settings.DB_PREPARED_HOT_PATH = False
+    rounds("bound on the client (Django's cursor)", cycle, n, backend)
+    settings.DB_PREPARED_HOT_PATH = True
+    rounds("bound on the server, prepared (rawsql.run)", cycle, n, backend)
 
-        def cycle() -> None:
-            with transaction.atomic():
-                locked = move_store.lock_game(game.id)
-                assert locked is not None
-                seq[0] += 1
-                locked.seq, locked.last_action_at = seq[0], timezone.now()
-                move = Move(
-                    game=locked, seq=seq[0], action="flag", x=0, y=0, at_ms=1,
-                    created_at=locked.last_action_at,
-                )  # fmt: skip
-                move_store.store(locked, move)
 
-        if not Path(f"/proc/{pid}/stat").exists():
-            backend = no_backend  # PostgreSQL on another host
-        settings.DB_PREPARED_HOT_PATH = False
-        _rounds("bound on the client (Django's cursor)", cycle, args.n, backend)
-        settings.DB_PREPARED_HOT_PATH = True
-        _rounds("bound on the server, prepared (rawsql.run)", cycle, args.n, backend)
-        del games, moves
+def zlib_levels(n: int) -> None:
+    from games.engine import Board
 
-    print("3. Board.encode's zlib, a Marathon board after its first tap")
+    say("Board.encode's zlib, a Marathon board after its first tap")
     board = Board.new(80, 40, 240)
     board.reveal(40, 20, random.Random(216))
     payload = zlib.decompress(board.encode()[10:])
@@ -145,7 +130,69 @@ def main() -> None:
         def compress(level: int = level) -> bytes:
             return zlib.compress(payload, level)
 
-        _rounds(f"zlib level {level} ({size} bytes)", compress, args.n, no_backend)
+        rounds(f"zlib level {level} ({size} bytes)", compress, n, no_backend)
+
+
+def statements(n: int) -> None:
+    from django.db import connection, transaction
+
+    from accounts.authentication import user_for_token_key
+    from accounts.models import ApiToken, hash_token_key
+    from accounts.services import token_issue
+    from games.play.models import Game
+
+    say("One statement of the move path, through the ORM and by hand (PostgreSQL)")
+    if connection.vendor != "postgresql":
+        say("  not PostgreSQL: skipped")
+        return
+    user, game = kept_player_with_a_game("orm-costs", "marathon")
+    _, key = token_issue(user=user)
+    key_hash = hash_token_key(key)
+    table = Game._meta.db_table
+    backend = backend_clock()
+
+    def orm_token() -> object:
+        return ApiToken.objects.select_related("user").get(key_hash=key_hash)
+
+    def lock_orm() -> None:
+        with transaction.atomic():
+            Game.objects.select_for_update().get(pk=game.pk)
+
+    def lock_by_hand() -> None:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(f"SELECT * FROM {table} WHERE id = %s FOR UPDATE", [game.pk])
+            cur.fetchone()
+
+    def save_orm() -> None:
+        with transaction.atomic():
+            game.save()
+
+    rounds("token: ORM select_related join", orm_token, n, backend)
+    rounds(
+        "token: accounts.authentication (one statement)",
+        lambda: user_for_token_key(key),
+        n,
+        backend,
+    )
+    rounds("row lock: ORM select_for_update().get()", lock_orm, n, backend)
+    rounds("row lock: the same SELECT ... FOR UPDATE by hand", lock_by_hand, n, backend)
+    rounds("game save: ORM save() (every column)", save_orm, n, backend)
+
+
+def main() -> None:
+    parser = cli.parser(__doc__)
+    parser.add_argument("--n", type=int, default=1000, help="calls per round (1000)")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"of {', '.join(PARTS)}")
+    args = parser.parse_args()
+    parts = [p for p in args.parts.split(",") if p]
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise SystemExit(f"unknown parts {sorted(unknown)}; known: {', '.join(PARTS)}")
+    setup_django({"LIVE_EVENTS": "0"})
+    say(f"bench.http.micro: {args.n} calls a round, {ROUNDS} rounds (load {load_average()})")
+    runs = {"throttle": throttle, "store": store, "zlib": zlib_levels, "statements": statements}
+    for part in parts:
+        runs[part](args.n)
 
 
 if __name__ == "__main__":

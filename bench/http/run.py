@@ -29,13 +29,10 @@ uses its settings' Redis host/port and never subscribes: its PUBLISHes go nowher
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,22 +40,25 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlparse
 
 from bench import cli
-from bench.ports import free_port
-from bench.seeding import player_with_a_started_game
-from deploy.processes import WSGI_APP, ServerProcess, gunicorn_argv, run_python
+from bench.harness import clients
+from bench.harness.clients import MOVE_LUA, WrkFigures
+from bench.harness.database import create_database, renamed, setup_django
+from bench.harness.report import Run as Record
+from bench.harness.report import load_average, say, table
+from bench.harness.servers import ROOT, AppServer, Ports, Server, app_env, children
+from bench.harness.timing import cpu_of, median, ratios, wait_for_quiet
+from bench.seeding import layout_cells, player_with_a_started_game
+from deploy.processes import gunicorn_argv, run_python
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
 # The perf-limits anchors live in ../shared beside the repository (or BENCH_ANCHOR_DIR).
 ANCHOR = Path(os.environ.get("BENCH_ANCHOR_DIR", ROOT.parent / "shared" / "perf" / "bench-limits"))
 ANCHOR_APP = ANCHOR / "djbench"
 ANCHOR_LUA = ANCHOR / "lua" / "post_move.lua"
 ANCHOR_TOKEN = "0123456789abcdef0123456789abcdef01234567"  # the anchor's `manage.py seed` makes it
-HOST = "127.0.0.1"
 PORTS = range(18400, 18450)
 PG = os.environ.get("BENCH_HTTP_PG", "postgres://postgres@127.0.0.1:5432")
 # BENCH_HTTP_DB / BENCH_HTTP_ANCHOR_DB: other names, for a second bench run on the same server.
@@ -72,88 +72,18 @@ WORKERS = 2
 REVEAL_RATE_CAP = 1500
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-# --- machine ----------------------------------------------------------------------------------
-
-
-def busy_ticks() -> int:
-    """Busy jiffies of the whole machine (everything but idle and iowait)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return sum(fields) - fields[3] - fields[4]
-
-
-def tree_ticks(root: int) -> int:
-    """utime + stime jiffies of a process and its direct children (gunicorn master + workers)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        rest = stat.rsplit(")", 1)[1].split()
-        pid, ppid = int(entry.name), int(rest[1])
-        if pid == root or ppid == root:
-            total += int(rest[11]) + int(rest[12])
-    return total
-
-
-def children(root: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(rest[1]) == root:
-                out.append(int(entry.name))
-    return sorted(out)
-
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def wait_for_quiet(limit: float, max_wait: float) -> float:
-    """Poll the 1-minute load average until it is below `limit` (other engineers run browser
-    tests here); give up after `max_wait` seconds and measure anyway (the report says so)."""
-    deadline = time.monotonic() + max_wait
-    while True:
-        load = os.getloadavg()[0]
-        if load < limit:
-            say(f"  load average {load:.2f} < {limit}: go")
-            return load
-        if time.monotonic() >= deadline:
-            say(f"  load average still {load:.2f} after {max_wait:.0f} s: measuring anyway")
-            return load
-        say(
-            f"  load average {load:.2f} >= {limit}, waiting ({deadline - time.monotonic():.0f} s left)"
-        )
-        time.sleep(15)
-
-
 # --- databases --------------------------------------------------------------------------------
 
 
 def db_url(name: str) -> str:
-    return f"{PG}/{name}"
+    return renamed(f"{PG}/postgres", name)
 
 
 def recreate_database(name: str) -> None:
-    import psycopg
-
+    """Dropped and made again: only this bench's own databases."""
     if not (name.startswith("demineur_http_") or name.endswith("_bench")):
         raise SystemExit(f"refusing to drop {name!r}")
-    with psycopg.connect(db_url("postgres"), autocommit=True) as conn:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,)
-        )
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    create_database(db_url(name), fresh=True)
 
 
 def vacuum_and_checkpoint() -> None:
@@ -192,20 +122,7 @@ def anchor_env(pubsub: bool) -> dict[str, str]:
 
 
 def our_env() -> dict[str, str]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "demineur_site.settings",
-        "DATABASE_URL": db_url(OUR_DB),
-        "REDIS_URL": REDIS_URL,
-        "CHANNELS_PREFIX": PREFIX,
-        "SECRET_KEY": "bench-http-only-secret-key-not-for-production",
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "LIVE_EVENTS": "1",
-        "PYTHONPATH": str(ROOT),
-    }
-    env.pop("DB_POOL", None)
-    return env
+    return app_env(db_url(OUR_DB), REDIS_URL, PREFIX)
 
 
 def seed_anchor(games: int) -> None:
@@ -229,185 +146,96 @@ def seed_ours(games: int, rng: random.Random) -> Seeded:
     """`games` players, each with one marathon game (80x40, 240 mines) started by a reveal in
     the middle, through the real services. Returns the cells the wrk script will play."""
     recreate_database(OUR_DB)
-    os.environ.update(our_env())
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    setup_django(our_env())
+    from django.db import connections
 
     from demineur_site import publish
 
-    call_command("migrate", verbosity=0, interactive=False)
     flags: list[str] = []
     reveals: list[str] = []
     started = time.monotonic()
     for n in range(games):
         _, key, result = player_with_a_started_game(f"http{n}", "marathon", 40, 20)
-        game = result.game
         assert result.board is not None
-        rows = result.board.to_ascii()
-        h, w = len(rows), len(rows[0])
-        for y, row in enumerate(rows):
-            for x, c in enumerate(row):
-                if c == "*":
-                    flags.append(f"{game.id} {key} {x} {y}")
-                elif c == ".":
-                    near = sum(
-                        rows[yy][xx] == "*"
-                        for yy in range(max(0, y - 1), min(h, y + 2))
-                        for xx in range(max(0, x - 1), min(w, x + 2))
-                    )
-                    if near:  # a numbered cell: opening it cascades nowhere
-                        reveals.append(f"{game.id} {key} {x} {y}")
+        game = result.game
+        flags += [f"{game.id} {key} {x} {y}" for x, y in layout_cells(result.board, "mine")]
+        reveals += [f"{game.id} {key} {x} {y}" for x, y in layout_cells(result.board, "number")]
         if (n + 1) % 100 == 0:
-            say(
-                f"  seeded {n + 1}/{games} players with a started marathon game ({time.monotonic() - started:.0f} s)"
-            )
+            took = time.monotonic() - started
+            say(f"  seeded {n + 1}/{games} players with a started marathon game ({took:.0f} s)")
     publish.flush()
-    from django.db import connections
-
     connections.close_all()
     rng.shuffle(flags)
     rng.shuffle(reveals)
     return Seeded(flags=flags, reveals=reveals)
 
 
-# --- servers ----------------------------------------------------------------------------------
+# --- servers and wrk --------------------------------------------------------------------------
 
 
-class Ports:
-    def __init__(self) -> None:
-        self.taken: set[int] = set()
-
-    def take(self) -> int:
-        return free_port(PORTS, self.taken)
-
-
-class Server(ServerProcess):
-    """gunicorn sync, 2 workers, no access log, in its own session; stopped by its PID's group."""
-
-    def __init__(
-        self, name: str, ports: Ports, logs: Path, *, anchor: bool, pubsub: bool = False
-    ) -> None:
-        port = ports.take()
-        self.ready_path = "/hello/" if anchor else "/api/games?page_size=1"
-        super().__init__(
-            name,
-            gunicorn_argv(
-                port,
-                workers=WORKERS,
-                app="djbench.wsgi:application" if anchor else WSGI_APP,
-                extra=["-k", "sync", "--log-level", "warning"],
-            ),
-            port=port,
-            env=anchor_env(pubsub) if anchor else our_env(),
-            log_path=logs / f"{name}-{port}.log",
-            cwd=ANCHOR_APP if anchor else ROOT,
-        )
-        self.start()
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        self.wait_answering(self.ready_path, timeout, error=SystemExit)
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
-        super().stop(sig, timeout)
+def anchor_server(name: str, ports: Ports, logs: Path, *, pubsub: bool = False) -> Server:
+    """The anchor app on gunicorn (sync, 2 workers, no access log), started."""
+    port = ports.take()
+    argv = gunicorn_argv(
+        port, workers=WORKERS, app="djbench.wsgi:application",
+        extra=["-k", "sync", "--log-level", "warning"],
+    )  # fmt: skip
+    server = Server(
+        name,
+        argv,
+        port=port,
+        env=anchor_env(pubsub),
+        logs=logs,
+        cwd=ANCHOR_APP,
+        ready_path="/hello/",
+    )
+    server.start()
+    return server
 
 
-# --- wrk --------------------------------------------------------------------------------------
-
-
-@dataclass
-class WrkFigures:
-    """What wrk prints of a run."""
-
-    rps: float
-    p50: float
-    p99: float
-    requests: int
-    non2xx: int
-    sock_errors: int
+def our_server(ports: Ports, logs: Path) -> AppServer:
+    """Ours on gunicorn (sync, 2 workers, no access log), started."""
+    server = AppServer("gunicorn", ports.take(), our_env(), logs, WORKERS, name="ours")
+    server.start()
+    return server
 
 
 @dataclass
 class Run(WrkFigures):
     """A wrk run and the CPU it cost."""
 
-    server_us: float  # server process tree CPU per request
-    total_us: float  # whole machine busy CPU per request (includes the neighbours' work)
-    busy_cores: float
-
-
-def _ms(value: str, unit: str) -> float:
-    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-
-
-def parse_wrk(out: str) -> WrkFigures:
-    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    if rps is None:
-        raise SystemExit(f"wrk output not understood:\n{out}")
-    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)\b", out)
-    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", out)
-    total = re.search(r"(\d+) requests in", out)
-    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    return WrkFigures(
-        float(rps[1]),
-        _ms(p50[1], p50[2]) if p50 else float("nan"),
-        _ms(p99[1], p99[2]) if p99 else float("nan"),
-        int(total[1]) if total else 0,
-        int(non2xx[1]) if non2xx else 0,
-        sum(int(v) for v in errors.groups()) if errors else 0,
-    )
+    server_us: float = 0.0  # server process tree CPU per request
+    total_us: float = 0.0  # whole machine busy CPU per request (includes the neighbours' work)
+    busy_cores: float = 0.0
 
 
 def wrk(
-    server: Server, script: list[str], seconds: float, threads: int, conns: int, log: Any
+    server: Server,
+    script: tuple[Path, list[str]],
+    seconds: float,
+    threads: int,
+    conns: int,
+    log: IO[str],
 ) -> Run:
-    argv = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--latency", "-s", script[0]]
-    argv += [f"http://{HOST}:{server.port}/", "--", *script[1:]]
-    figures, measured = wrk_measured(server.pid, server.name, argv, seconds, log)
-    return Run(
-        **vars(figures),
-        server_us=per_request_us(measured.server_s, figures.requests),
-        total_us=per_request_us(measured.machine_s, figures.requests),
-        busy_cores=measured.busy_cores,
-    )
-
-
-@dataclass
-class Measured:
-    server_s: float  # CPU seconds of the server's process tree
-    machine_s: float  # busy CPU seconds of the whole machine
-    elapsed_s: float
-
-    @property
-    def busy_cores(self) -> float:
-        return self.machine_s / self.elapsed_s
-
-
-def per_request_us(cpu_s: float, requests: int) -> float:
-    """CPU seconds spent over a wrk run, in µs per request it counted."""
-    return 1e6 * cpu_s / max(requests, 1)
-
-
-def wrk_measured(
-    pid: int, label: str, argv: list[str], seconds: float, log: Any
-) -> tuple[WrkFigures, Measured]:
-    """A wrk run (bench/http's and bench/server's): its figures and the CPU the server `pid`
-    and the machine spent meanwhile, its output added to `log` under `label`."""
-    out, measured = run_measured(pid, argv, seconds)
-    log.write(f"### {label} {' '.join(argv)}\n{out}\n")
+    """A wrk run against `server`, and the CPU its process tree and the machine spent; wrk's
+    output goes to `log`."""
+    with cpu_of(server.pid) as spent:
+        f = clients.wrk(
+            f"{server.url}/",
+            threads=threads,
+            conns=conns,
+            seconds=seconds,
+            script=script[0],
+            script_args=script[1],
+        )
+    log.write(f"### {server.name} {f.log}\n")
     log.flush()
-    return parse_wrk(out), measured
-
-
-def run_measured(pid: int, argv: list[str], seconds: float) -> tuple[str, Measured]:
-    """Run a load generator (its stdout returned) and the CPU the server `pid` and the whole
-    machine spent meanwhile."""
-    s0, m0, t0 = tree_ticks(pid), busy_ticks(), time.monotonic()
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60).stdout
-    s1, m1, t1 = tree_ticks(pid), busy_ticks(), time.monotonic()
-    return out, Measured((s1 - s0) / TICK, (m1 - m0) / TICK, t1 - t0)
+    return Run(
+        **vars(f),
+        server_us=spent.per_request_us(f.requests),
+        total_us=1e6 * spent.machine_s / max(f.requests, 1),
+        busy_cores=spent.busy_cores,
+    )
 
 
 class Scripts:
@@ -422,19 +250,19 @@ class Scripts:
         flags = workdir / "flags.txt"
         flags.write_text("\n".join(seeded.flags[:50_000]) + "\n")
         self.flags = flags
-        self.lua = str(HERE / "move.lua")
 
-    def args(self, config: str, seconds: float, threads: int) -> list[str]:
+    def args(self, config: str, seconds: float, threads: int) -> tuple[Path, list[str]]:
+        """wrk's script and its arguments."""
         if config == "C1":
-            return [str(ANCHOR_LUA), "/move/", self.games]
+            return ANCHOR_LUA, ["/move/", self.games]
         if config == "D12":
-            return [str(ANCHOR_LUA), "/move-pub-bg/", self.games]
+            return ANCHOR_LUA, ["/move-pub-bg/", self.games]
         if config == "D10":
-            return [str(ANCHOR_LUA), "/move-raw-pub-bg/", self.games]
+            return ANCHOR_LUA, ["/move-raw-pub-bg/", self.games]
         if config == "D5":
-            return [str(ANCHOR_LUA), "/api/move/", self.games, ANCHOR_TOKEN]
+            return ANCHOR_LUA, ["/api/move/", self.games, ANCHOR_TOKEN]
         if config == "flag":
-            return [self.lua, "flag", str(self.flags), str(threads)]
+            return MOVE_LUA, ["flag", str(self.flags), str(threads)]
         size = int(REVEAL_RATE_CAP * seconds) + 100
         start, end = self.next_reveal, self.next_reveal + size
         if end > len(self.reveals):
@@ -443,7 +271,7 @@ class Scripts:
         self.next_reveal = end
         path = self.workdir / "reveals.txt"
         path.write_text("\n".join(self.reveals[start:end]) + "\n")
-        return [self.lua, "reveal", str(path), str(threads)]
+        return MOVE_LUA, ["reveal", str(path), str(threads)]
 
 
 # --- profile ----------------------------------------------------------------------------------
@@ -558,65 +386,55 @@ ORDER = ["C1", "flag", "D10", "D5", "reveal", "D12"]
 
 
 def med(runs: list[Run], attr: str) -> float:
-    return float(statistics.median(getattr(r, attr) for r in runs))
-
-
-def _table_head(out: list[str], columns: list[str], align: str) -> None:
-    """A blank line, then a Markdown table's header; `align` has one letter per column, `l`
-    left or `r` right."""
-    out.append("")
-    out.append("| " + " | ".join(columns) + " |")
-    out.append("| " + " | ".join("---:" if a == "r" else "---" for a in align) + " |")
+    return median([getattr(r, attr) for r in runs])
 
 
 def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: str | None) -> str:
-    out = []
-    out.append(
+    out = [
         f"Loaded: `wrk -t2 -c32 -d{args.seconds}s --latency`, {args.runs} rounds of "
-        f"{' / '.join(ORDER)} (interleaved), 2 s warm-up of each first. Medians of the runs."
-    )
-    out.append("")
-    out.append(
-        "| config | req/s (median) | runs | p50 ms | p99 ms | server CPU µs/req | "
-        "machine CPU µs/req | non-2xx / socket errors |"
-    )
-    out.append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+        f"{' / '.join(ORDER)} (interleaved), 2 s warm-up of each first. Medians of the runs.",
+        "",
+    ]
+    head = ["config", "req/s (median)", "runs", "p50 ms", "p99 ms", "server CPU µs/req",
+            "machine CPU µs/req", "non-2xx / socket errors"]  # fmt: skip
+    rows: list[list[object]] = []
     for key in ORDER:
         runs = res.loaded[key]
-        all_runs = " / ".join(f"{r.rps:.0f}" for r in runs)
-        out.append(
-            f"| {LABELS[key]} | **{med(runs, 'rps'):.0f}** | {all_runs} | {med(runs, 'p50'):.1f} "
-            f"| {med(runs, 'p99'):.1f} | {med(runs, 'server_us'):,.0f} | {med(runs, 'total_us'):,.0f} "
-            f"| {sum(r.non2xx for r in runs)} / {sum(r.sock_errors for r in runs)} |"
-        )
-    _table_head(
-        out, ["ratio (of medians)", "flag", "reveal", "per-round ratios flag; reveal"], "lrrl"
-    )
+        rows.append([LABELS[key], f"**{med(runs, 'rps'):.0f}**",
+                     " / ".join(f"{r.rps:.0f}" for r in runs), f"{med(runs, 'p50'):.1f}",
+                     f"{med(runs, 'p99'):.1f}", f"{med(runs, 'server_us'):,.0f}",
+                     f"{med(runs, 'total_us'):,.0f}",
+                     f"{sum(r.non2xx for r in runs)} / {sum(r.sock_errors for r in runs)}"])  # fmt: skip
+    out += table(head, rows, "lrlrrrrr")
+    rows = []
     for anchor in ANCHORS:
         a = res.loaded[anchor]
         cells = []
-        rounds = []
+        each = []
         for ours in ("flag", "reveal"):
             o = res.loaded[ours]
             cells.append(f"**{med(o, 'rps') / med(a, 'rps'):.2f}**")
-            rounds.append(" / ".join(f"{x.rps / y.rps:.2f}" for x, y in zip(o, a, strict=True)))
-        out.append(f"| ours / {anchor} | {cells[0]} | {cells[1]} | {rounds[0]}; {rounds[1]} |")
+            each.append(
+                " / ".join(f"{x:.2f}" for x in ratios([r.rps for r in o], [r.rps for r in a]))
+            )
+        rows.append([f"ours / {anchor}", cells[0], cells[1], f"{each[0]}; {each[1]}"])
+    head = ["ratio (of medians)", "flag", "reveal", "per-round ratios flag; reveal"]
+    out += ["", *table(head, rows, "lrrl")]
     if res.unloaded:
-        out.append("")
-        out.append(
-            f"Unloaded: `wrk -t1 -c1 -d{args.c1_seconds}s --latency`, {args.runs} rounds, interleaved."
-        )
-        _table_head(
-            out, ["config @ c1", "req/s (median)", "p50 ms (runs)", "p99 ms (runs)"], "lrll"
-        )
+        out += [
+            "",
+            f"Unloaded: `wrk -t1 -c1 -d{args.c1_seconds}s --latency`, {args.runs} rounds, interleaved.",
+            "",
+        ]
+        rows = []
         for key in ORDER:
             runs = res.unloaded[key]
             p50s = " / ".join(f"{r.p50:.2f}" for r in runs)
             p99s = " / ".join(f"{r.p99:.2f}" for r in runs)
-            out.append(
-                f"| {LABELS[key]} | {med(runs, 'rps'):.0f} | **{med(runs, 'p50'):.2f}** ({p50s}) "
-                f"| **{med(runs, 'p99'):.2f}** ({p99s}) |"
-            )
+            rows.append([LABELS[key], f"{med(runs, 'rps'):.0f}", f"**{med(runs, 'p50'):.2f}** ({p50s})",
+                         f"**{med(runs, 'p99'):.2f}** ({p99s})"])  # fmt: skip
+        head = ["config @ c1", "req/s (median)", "p50 ms (runs)", "p99 ms (runs)"]
+        out += table(head, rows, "lrll")
     out.append("")
     out.append(
         f"Load average (1/5/15 min): before the timed rounds {meta['load_before']}, after "
@@ -629,8 +447,9 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
     return "\n".join(out)
 
 
-def fmt_load() -> str:
-    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+def figures_of(run: Run) -> dict[str, Any]:
+    """A run as runs.json keeps it (wrk's output is in wrk.log)."""
+    return {k: v for k, v in vars(run).items() if k != "log"}
 
 
 def main() -> None:
@@ -675,13 +494,13 @@ def main() -> None:
     vacuum_and_checkpoint()
     scripts = Scripts(seeded, workdir, args.games)
 
-    ports = Ports()
-    servers = {
-        "C1": Server("C1", ports, workdir, anchor=True),
-        "D12": Server("D12", ports, workdir, anchor=True, pubsub=True),
-        "D10": Server("D10", ports, workdir, anchor=True, pubsub=True),
-        "D5": Server("D5", ports, workdir, anchor=True, pubsub=True),
-        "ours": Server("ours", ports, workdir, anchor=False),
+    ports = Ports(PORTS)
+    servers: dict[str, Server] = {
+        "C1": anchor_server("C1", ports, workdir),
+        "D12": anchor_server("D12", ports, workdir, pubsub=True),
+        "D10": anchor_server("D10", ports, workdir, pubsub=True),
+        "D5": anchor_server("D5", ports, workdir, pubsub=True),
+        "ours": our_server(ports, workdir),
     }
     res = Results()
     meta: dict[str, Any] = {"started": started}
@@ -695,7 +514,8 @@ def main() -> None:
             f"3. Waiting for the 1-min load average < {args.load_max} (up to {args.load_wait:.0f} s)"
         )
         wait_for_quiet(args.load_max, args.load_wait)
-        meta["load_before"] = fmt_load()
+        record = Record("http")
+        meta["load_before"] = record.load_before
         say(f"  load average before: {meta['load_before']}")
         t_timed = time.monotonic()
         say("4. Warm-up, 2 s each")
@@ -730,7 +550,7 @@ def main() -> None:
                         f"p50 {run.p50:.2f} ms  p99 {run.p99:.2f} ms  non-2xx {run.non2xx}"
                     )
         meta["timed_s"] = time.monotonic() - t_timed
-        meta["load_after"] = fmt_load()
+        meta["load_after"] = load_average()
         meta["reveal_wrapped"] = scripts.wrapped
         say(f"  load average after: {meta['load_after']}")
         if args.profile_seconds > 0:
@@ -742,15 +562,13 @@ def main() -> None:
         log.close()
     text = report(res, args, meta, prof)
     (workdir / "report.md").write_text(text + "\n")
-    (workdir / "runs.json").write_text(
-        json.dumps(
-            {
-                "meta": meta,
-                "loaded": {k: [r.__dict__ for r in v] for k, v in res.loaded.items()},
-                "unloaded": {k: [r.__dict__ for r in v] for k, v in res.unloaded.items()},
-            },
-            indent=1,
-        )
+    record.write(
+        {
+            "meta": meta,
+            "loaded": {k: [figures_of(r) for r in v] for k, v in res.loaded.items()},
+            "unloaded": {k: [figures_of(r) for r in v] for k, v in res.unloaded.items()},
+        },
+        workdir / "runs.json",
     )
     if args.out:
         args.out.write_text(text + "\n")

@@ -31,10 +31,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from bench.live.wsclient import http_post
-from bench.races.bots import NUMBERS, Account, Solver, game_socket
+from bench.harness.clients import HOST, Account, game_socket, http_post
+from bench.races.bots import NUMBERS, Solver
 
-HOST = "127.0.0.1"
 TIMEOUT = 10.0  # seconds without an answer: the move is an error and the game is left
 MOVE_ACTIONS = ("first reveal", "reveal", "flag", "chord")
 ACTIONS = ("create", "connect", *MOVE_ACTIONS)

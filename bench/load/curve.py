@@ -1,4 +1,4 @@
-"""The scaling curve (issue 14, item 5): bench/load's run at every worker count x player count,
+"""The scaling curve: bench/load's run at every worker count x player count,
 for both transports; a Markdown table and a PNG (throughput and p99 against players, one line
 per worker count; HTTP solid, socket dashed).
 
@@ -15,43 +15,39 @@ docs/perf/scaling.png (--png), the table to stdout and, with the JSON, to the lo
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from bench import cli
-from bench.http.run import fmt_load, wait_for_quiet
+from bench.harness.database import name_of
+from bench.harness.report import Run, load_average, say, show, table
+from bench.harness.servers import ROOT
+from bench.harness.timing import wait_for_quiet
 
 from . import run
 
-ROOT = Path(__file__).resolve().parents[2]
 PNG = ROOT / "docs" / "perf" / "scaling.png"
-say = run.say
 
 
 def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
-def table(results: list[dict[str, Any]]) -> list[str]:
-    out = [
-        "| transport | workers | players | moves/s | games/s | move p50 ms | move p99 ms "
-        "| errors | server CPU µs/move | PostgreSQL µs/move | generator cores | machine cores |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+def curve_table(results: list[dict[str, Any]]) -> list[str]:
+    head = ["transport", "workers", "players", "moves/s", "games/s", "move p50 ms", "move p99 ms",
+            "errors", "server CPU µs/move", "PostgreSQL µs/move", "generator cores",
+            "machine cores"]  # fmt: skip
+    rows = []
     for r in results:
         m, cpu, cores = r["moves_all"], r["cpu_us_per_move"], r["cpu_cores"]
         server = (cpu["rest"] or 0) + (cpu["ws"] or 0) if r["moves"] else None
-        out.append(
-            f"| {r['transport']} | {r['workers']} | {r['players']} | **{r['moves_per_s']:.0f}** "
-            f"| {r['games_per_s']:.2f} | {m['p50_ms']:.1f} | **{m['p99_ms']:.1f}** "
-            f"| {sum(r['errors'].values())} | {server if server is not None else '-'} "
-            f"| {cpu['pg'] if cpu['pg'] is not None else '-'} | {cores['generator']:.2f} "
-            f"| {cores['machine']:.2f} |"
-        )
-    return out
+        rows.append([r["transport"], r["workers"], r["players"], f"**{r['moves_per_s']:.0f}**",
+                     f"{r['games_per_s']:.2f}", f"{m['p50_ms']:.1f}", f"**{m['p99_ms']:.1f}**",
+                     sum(r["errors"].values()), server if server is not None else "-",
+                     cpu["pg"] if cpu["pg"] is not None else "-", f"{cores['generator']:.2f}",
+                     f"{cores['machine']:.2f}"])  # fmt: skip
+    return table(head, rows)
 
 
 def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
@@ -128,22 +124,22 @@ def main(argv: list[str] | None = None) -> None:
         f"bench/load curve: {len(cells)} cells of {args.warmup:g} + {args.seconds:g} s "
         f"(about {len(cells) * per_cell / 60:.1f} min plus server starts)"
     )
-    env = run.prepare(args)
-    if env is None:
+    stack = run.prepare(args)
+    if stack is None:
         return
     if args.load_wait:
         wait_for_quiet(1.0, args.load_wait)
-    database = urlparse(env.database_url).path.lstrip("/")
+    database = name_of(stack.database_url)
+    record = Run("load-curve")
     results: list[dict[str, Any]] = []
     accounts: run.Accounts | None = None
     started = time.perf_counter()
-    load_before = fmt_load()
+    load_before = load_average()
     done = 0
     for w in workers:
-        servers = run.Servers.start(env, w, access_log=not args.no_access_log)
-        try:
+        with stack.pair(w, lifespan=True, access_log=not args.no_access_log) as (rest, ws):
             if accounts is None:
-                accounts = run.make_accounts(servers.rest.port, max(players), args.api_accounts)
+                accounts = run.make_accounts(rest.port, max(players), args.api_accounts)
             for cell_w, transport, n in cells:
                 if cell_w != w:
                     continue
@@ -151,7 +147,8 @@ def main(argv: list[str] | None = None) -> None:
                 say(f"\n[{done}/{len(cells)}] {transport}, {w} workers, {n} players")
                 r = run.run_in_loop(
                     run.measure(
-                        servers,
+                        rest,
+                        ws,
                         accounts.accounts,
                         args,
                         transport=transport,
@@ -162,17 +159,14 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 results.append(r)
                 say(run.one_line(r))
-        finally:
-            servers.stop()
     elapsed = time.perf_counter() - started
-    lines = table(results)
+    lines = curve_table(results)
     say("\n## Scaling curve (docs/perf/LOAD.md)\n")
-    for line in lines:
-        say(line)
+    show(lines)
     say(
         f"\n{len(results)} cells, {args.warmup:g} s warm-up + {args.seconds:g} s each, levels "
         f"{args.levels}; {elapsed:.0f} s in all; load average before {load_before}, after "
-        f"{fmt_load()}."
+        f"{load_average()}."
     )
     title = (
         f"bench/load: solver bots, levels {args.levels}, {args.seconds:g} s a cell "
@@ -182,12 +176,9 @@ def main(argv: list[str] | None = None) -> None:
         title += f"\n{args.note}"
     plot(results, args.png, title)
     say(f"PNG: {args.png}")
-    payload = {"bench": "load-curve", "results": results, "elapsed_s": round(elapsed, 1)}
-    (env.logs / "curve.json").write_text(json.dumps(payload, indent=1))
-    (env.logs / "curve.md").write_text("\n".join(lines) + "\n")
-    if args.json:
-        args.json.write_text(json.dumps(payload, indent=1))
-    say(f"JSON: {env.logs / 'curve.json'}; table: {env.logs / 'curve.md'}")
+    (stack.logs / "curve.md").write_text("\n".join(lines) + "\n")
+    say(f"table: {stack.logs / 'curve.md'}")
+    record.write({"results": results}, stack.logs / "curve.json", args.json)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,22 @@
 """Load benchmark: N solver bots play whole games through the public API for a bounded time,
-over HTTP and over the game socket, against the production layout (issue 14, item 4).
+over HTTP and over the game socket, against the production layout.
 
     .venv/bin/python -m bench.load.run                     # `make bench-load`: both transports,
                                                            # 32 players, 2 workers, 20 s each
     .venv/bin/python -m bench.load.run --seconds 5 --players 8 --transport http
+    .venv/bin/python -m bench.load.run --rounds 3 --idle 6 --seconds 15
+                                                           # `make bench-socketmove`: server CPU
+                                                           # per move, socket against HTTP
     .venv/bin/python -m bench.load.curve ...               # the scaling curve (its own --help)
 
-Layout (bench/live's and bench/races', with W workers): gunicorn with W sync workers for the
+Layout (bench/harness/servers.py's Stack, with W workers): gunicorn with W sync workers for the
 REST API (persistent database connections, its access log to a file as `make serve-prod`
 writes it), uvicorn with W workers for /ws/ (lifespan on, so the race clock thread runs in
 each, DB_POOL=1), DEBUG off, PostgreSQL and Redis; live events published. Differences from a
 deployment, all for a load generator on one address: the throttles are raised (DRF's and the
-socket's messages per second) and the per-address socket cap is off; no Caddy in front.
-Database `demineur_load_bench` (created, migrated and flushed here; BENCH_LOAD_DATABASE_URL
-for another one whose name ends in _bench), Redis db 11 (BENCH_LOAD_REDIS_URL), ports
-18700-18749.
+socket's messages per second) and the socket caps are off; no Caddy in front. Database
+`demineur_load_bench` (created, migrated and emptied here; BENCH_LOAD_DATABASE_URL for another
+one whose name ends in _bench), Redis db 11 (BENCH_LOAD_REDIS_URL), ports 18700-18749.
 
 Accounts: --api-accounts of them sign up and sign in through the API before the timed part
 (their latencies are reported; each costs two PBKDF2 hashes, about 0.3 s of CPU apiece), the
@@ -29,36 +31,39 @@ stime from /proc) of the REST server's and the socket server's process groups, o
 database's PostgreSQL backends and of every PostgreSQL process, of redis-server, of the load
 generator itself and of the whole machine. PostgreSQL's background processes and Redis are
 shared with whatever else runs on the machine.
+
+Server CPU per move, socket against HTTP (--idle, --rounds): before each timed part, --idle
+seconds with no player measure the CPU each server spends anyway (the race and daily clocks and
+the analysis worker run in every uvicorn process, ten ticks a second), which is then taken off,
+so that a slow run (other work on the machine, fewer moves a second) does not spread that fixed
+cost over fewer moves; HTTP and the socket alternate --rounds times on the same servers, and the
+ratio is taken in each round. "Server CPU per move" is the CPU of both server groups (a socket
+game is still created over REST) per move, without their idle CPU; the serving server's alone
+is shown beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
-import resource
-import shutil
-import signal
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from bench import cli
-from bench.http.run import TICK, busy_ticks, fmt_load, wait_for_quiet
-from bench.live import run as live
-from bench.races import run as races
-from bench.races.bots import Account, api_json
-from deploy.processes import ServerProcess, server_argv
+from bench.harness.clients import Account, api_json
+from bench.harness.database import create_database, name_of, on_database_server
+from bench.harness.report import Run, load_average, say, show, table
+from bench.harness.servers import AppServer, Stack
+from bench.harness.timing import CpuMeter, figures, median, ratios, wait_for_quiet
+from bench.seeding import bot_accounts
 
 from .bots import ACTIONS, MOVE_ACTIONS, Load, Stats, bot
 
-HOST = "127.0.0.1"
 PORTS = range(18700, 18750)
 DATABASE = "demineur_load_bench"
 REDIS_URL = "redis://127.0.0.1:6379/11"
@@ -73,128 +78,36 @@ CPU_LABELS = {
     "generator": "load generator (this process)",
     "machine": "whole machine",
 }
-say = live.say
-pct = live.pct
+# One bot plays far faster than a person: the socket's message throttle is raised too.
+SOCKET_THROTTLE = {"WS_MESSAGES_PER_SECOND": "100000", "WS_MESSAGES_BURST": "100000"}
 
 
-# --- configuration ------------------------------------------------------------------------------
-
-
-def database_url() -> str:
-    explicit = os.environ.get("BENCH_LOAD_DATABASE_URL")
-    if explicit:
-        return explicit
-    base = os.environ.get("DATABASE_URL", "")
-    if not base.startswith("postgres"):
-        base = "postgres://postgres@127.0.0.1:5432/postgres"
-    return urlparse(base)._replace(path=f"/{DATABASE}").geturl()
-
-
-class Env(races.Env):
-    """bench/races' environment (bench/live's with the race clock on and the throttles raised)
-    with the socket's message throttle raised too: one bot plays far faster than a person."""
-
-    ports = PORTS
-    # --metrics-dir: each server keeps its workers' Prometheus counts in a directory of its own
-    # there, and targets.json names the servers for Prometheus (bench/monitoring/run.py).
-    metrics_dir: Path | None = None
-
-    def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
-        env = super().server_env(pool=pool, publish=publish)
-        env["WS_MESSAGES_PER_SECOND"] = "100000"
-        env["WS_MESSAGES_BURST"] = "100000"
-        return env
-
-
-class Server(ServerProcess):
-    """gunicorn (REST) or uvicorn (/ws/) with `workers` workers, in its own process group."""
-
-    def __init__(self, env: Env, kind: str, workers: int, *, access_log: bool = True) -> None:
-        port = env.port()
-        gunicorn = ["--log-level", "warning"]
-        if access_log:
-            gunicorn += ["--access-logfile", str(env.logs / f"gunicorn-access-{port}.log")]
-        argv = server_argv(
-            kind,
-            port,
-            workers=workers,
-            gunicorn=gunicorn,
-            uvicorn=["--no-access-log", "--ws-max-size", "4096", "--no-proxy-headers",
-                     "--log-level", "warning"],
-        )  # fmt: skip
-        server_env = env.server_env(pool=kind == "uvicorn")
-        if env.metrics_dir is not None:
-            counts = env.metrics_dir / f"{kind}-{port}"
-            shutil.rmtree(counts, ignore_errors=True)
-            counts.mkdir(parents=True)
-            server_env["PROMETHEUS_MULTIPROC_DIR"] = str(counts)
-        super().__init__(
-            f"{kind} {workers}w",
-            argv,
-            port=port,
-            env=server_env,
-            log_path=env.logs / f"{kind}-{port}.log",
-        )
-        self._env = env
-        self.start()
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> None:
-        super().stop(sig, timeout)
-        self._env.taken_ports.discard(self.port)
-
-
-@dataclass
-class Servers:
-    rest: Server
-    ws: Server
-    workers: int  # each of them has
-
-    @classmethod
-    def start(cls, env: Env, workers: int, *, access_log: bool = True) -> Servers:
-        rest = Server(env, "gunicorn", workers, access_log=access_log)
-        ws: Server | None = None
-        try:
-            ws = Server(env, "uvicorn", workers)
-            rest.wait_answering("/readyz", 60, error=SystemExit)
-            ws.wait_answering("/readyz", 60, error=SystemExit)
-        except BaseException:
-            rest.stop()
-            if ws is not None:
-                ws.stop()
-            raise
-        say(f"  gunicorn {workers} workers :{rest.port}, uvicorn {workers} workers :{ws.port}")
-        if env.metrics_dir is not None:
-            targets = [
-                {"targets": [f"{HOST}:{rest.port}"], "labels": {"job": "web"}},
-                {"targets": [f"{HOST}:{ws.port}"], "labels": {"job": "live"}},
-            ]
-            (env.metrics_dir / "targets.json").write_text(json.dumps(targets))
-        return cls(rest, ws, workers)
-
-    def stop(self) -> None:
-        self.rest.stop()
-        self.ws.stop()
-
-
-def prepare(args: argparse.Namespace) -> Env | None:
-    """The database (created, migrated, flushed) and Django set up in this process; None when
-    PostgreSQL or Redis cannot be reached (the bench is skipped)."""
+def prepare(args: argparse.Namespace) -> Stack | None:
+    """The run's Stack (its database made, migrated and emptied, Django set up on it here);
+    None when PostgreSQL or Redis cannot be reached (the bench is skipped)."""
     import psycopg
     import redis
 
-    url = args.database_url or database_url()
+    url = args.database_url or on_database_server(DATABASE, env="BENCH_LOAD_DATABASE_URL")
     redis_url = args.redis_url or os.environ.get("BENCH_LOAD_REDIS_URL", REDIS_URL)
+    suffixes = ("_bench", "_test")  # _test: tests/bench's database
     try:
-        live.prepare_database(url, ("_bench", "_test"))  # _test: tests/bench's database
+        create_database(url, suffixes=suffixes)
         redis.Redis.from_url(redis_url).ping()
     except (psycopg.OperationalError, redis.RedisError) as exc:
         say(f"bench/load: skipped, PostgreSQL or Redis unreachable ({exc}).")
         return None
-    env = Env.for_run("load", url, redis_url, prefix="lbench")
-    say(f"bench/load: database {urlparse(url).path.lstrip('/')}, Redis {redis_url}")
-    say(f"  logs in {env.logs}")
-    live.setup_django(env)
-    return env
+    stack = Stack.prepare(
+        "load",
+        url,
+        redis_url,
+        ports=PORTS,
+        prefix="lbench",
+        extra=SOCKET_THROTTLE,
+        suffixes=suffixes,
+    )
+    stack.metrics_dir = getattr(args, "metrics_dir", None)
+    return stack
 
 
 # --- accounts -------------------------------------------------------------------------------------
@@ -211,9 +124,6 @@ def make_accounts(http_port: int, count: int, through_api: int) -> Accounts:
     """`count` bot accounts: the first `through_api` signed up and in through the API (timed),
     the others made in the database with a token each."""
     from django.db import connections
-
-    from accounts.models import AccountKind, User
-    from accounts.services import token_issue
 
     out = Accounts([])
     through_api = min(through_api, count)
@@ -237,102 +147,26 @@ def make_accounts(http_port: int, count: int, through_api: int) -> Accounts:
         if status != 200:
             raise SystemExit(f"sign-in of {name}: {status} {body}")
         out.accounts.append(Account(name, body["token"]))
-    for i in range(count - through_api):
-        user = User(username=f"lbot{i}", kind=AccountKind.BOT)
-        user.set_unusable_password()
-        user.save()
-        _, key = token_issue(user=user)
-        out.accounts.append(Account(user.username, key))
+    out.accounts += bot_accounts(count - through_api, "lbot")
     connections.close_all()
+    signup, signin = figures(out.signup_ms)["p50_ms"], figures(out.signin_ms)["p50_ms"]
     say(
-        f"  {count} bot accounts: {through_api} through the API (sign-up p50 "
-        f"{pct(out.signup_ms, 50):.0f} ms, sign-in p50 {pct(out.signin_ms, 50):.0f} ms), "
-        f"{count - through_api} made in the database"
+        f"  {count} bot accounts: {through_api} through the API (sign-up p50 {signup:.0f} ms, "
+        f"sign-in p50 {signin:.0f} ms), {count - through_api} made in the database"
     )
     return out
-
-
-# --- CPU ------------------------------------------------------------------------------------------
-
-
-class CpuMeter:
-    """utime + stime jiffies from /proc, by label: the servers' process groups, PostgreSQL (this
-    database's backends; every `postgres:` process) and redis-server. Sampled every second,
-    so a process that exits keeps the ticks it had at its last sample."""
-
-    def __init__(self, groups: dict[str, int], database: str) -> None:
-        self.groups = groups  # label -> process group id
-        self.database = f" {database} "
-        self.first: dict[int, tuple[tuple[str, ...], int]] = {}
-        self.last: dict[int, tuple[tuple[str, ...], int]] = {}
-        self.busy = 0
-        self.rusage = 0.0
-
-    def _read(self) -> dict[int, tuple[tuple[str, ...], int]]:
-        out = {}
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat") as f:
-                    stat = f.read()
-                comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-                rest = stat[stat.rindex(")") + 2 :].split()
-                labels = [label for label, group in self.groups.items() if int(rest[2]) == group]
-                if comm == "redis-server":
-                    labels.append("redis")
-                elif comm == "postgres":
-                    with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                        cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-                    if cmdline.startswith("postgres:"):
-                        labels.append("pg_all")
-                        if self.database in cmdline:
-                            labels.append("pg")
-            except (OSError, ValueError, IndexError):
-                continue
-            if labels:
-                out[int(entry.name)] = (tuple(labels), int(rest[11]) + int(rest[12]))
-        return out
-
-    @staticmethod
-    def _own() -> float:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
-
-    def start(self) -> None:
-        self.first = self._read()
-        self.last = dict(self.first)
-        self.busy = busy_ticks()
-        self.rusage = self._own()
-
-    def sample(self) -> None:
-        self.last.update(self._read())
-
-    def stop(self) -> dict[str, float]:
-        """CPU seconds by label since start()."""
-        self.sample()
-        ticks_by: Counter[str] = Counter()
-        for pid, (labels, ticks) in self.last.items():
-            before = self.first.get(pid)
-            base = before[1] if before is not None and before[0] == labels else 0
-            for label in labels:
-                ticks_by[label] += ticks - base
-        out = {label: ticks_by[label] / TICK for label in ("rest", "ws", "pg", "pg_all", "redis")}
-        out["generator"] = self._own() - self.rusage
-        out["machine"] = (busy_ticks() - self.busy) / TICK
-        return out
 
 
 # --- one measurement ------------------------------------------------------------------------------
 
 
-def figures(values: list[float]) -> dict[str, float | int]:
-    """bench/races' figures with the p95 too, and the count as `n`."""
-    return live.figures(values, (50, 95, 99), count="n")
+def move_figures(values: list[float]) -> dict[str, Any]:
+    return figures(values, (50, 95, 99))
 
 
 async def measure(
-    servers: Servers,
+    rest: AppServer,
+    ws: AppServer,
     accounts: list[Account],
     options: argparse.Namespace,
     *,
@@ -348,15 +182,15 @@ async def measure(
     levels = tuple(options.levels.split(","))
     if players > len(accounts):
         raise SystemExit(f"{players} players but only {len(accounts)} accounts")
-    before = fmt_load()
+    before = load_average()
     stats = Stats()
     t0 = time.perf_counter()
     stats.start = t0 + warmup
     stats.end = stats.start + seconds
     load = Load(
         transport=transport,
-        http_port=servers.rest.port,
-        ws_port=servers.ws.port,
+        http_port=rest.port,
+        ws_port=ws.port,
         levels=levels,
         stop_at=stats.end,
         stats=stats,
@@ -366,7 +200,7 @@ async def measure(
         asyncio.create_task(bot(account, load, random.Random(seed * 1000 + i)))
         for i, account in enumerate(accounts[:players])
     ]
-    meter = CpuMeter({"rest": servers.rest.pid, "ws": servers.ws.pid}, database)
+    meter = CpuMeter({"rest": rest.pid, "ws": ws.pid}, database)
     await asyncio.sleep(max(0.0, stats.start - time.perf_counter()))
     meter.start()
     last_print = time.perf_counter()
@@ -391,9 +225,9 @@ async def measure(
     moves = stats.moves
     every_move = [v for a in MOVE_ACTIONS for v in stats.latencies[a]]
     games = stats.won + stats.lost
-    result: dict[str, Any] = {
+    return {
         "transport": transport,
-        "workers": servers.workers,
+        "workers": rest.workers,
         "players": players,
         "seconds": elapsed,
         "warmup_s": warmup,
@@ -406,16 +240,46 @@ async def measure(
         "won": stats.won,
         "lost": stats.lost,
         "guesses": stats.guesses,
-        "actions": {a: figures(stats.latencies[a]) for a in ACTIONS if stats.latencies[a]},
-        "moves_all": figures(every_move),
+        "actions": {a: move_figures(stats.latencies[a]) for a in ACTIONS if stats.latencies[a]},
+        "moves_all": move_figures(every_move),
         "errors": dict(stats.errors.most_common()),
         "cpu_s": {k: round(v, 3) for k, v in cpu.items()},
         "cpu_cores": {k: round(v / elapsed, 3) for k, v in cpu.items()},
         "cpu_us_per_move": {k: round(v / moves * 1e6) if moves else None for k, v in cpu.items()},
         "load_before": before,
-        "load_after": fmt_load(),
+        "load_after": load_average(),
     }
-    return result
+
+
+def idle_cores(rest: AppServer, ws: AppServer, database: str, seconds: float) -> dict[str, float]:
+    """Cores each server spends with no player at all, over `seconds`."""
+    meter = CpuMeter({"rest": rest.pid, "ws": ws.pid}, database)
+    meter.start()
+
+    async def wait() -> None:
+        for _ in range(int(seconds)):
+            await asyncio.sleep(1)
+            meter.sample()
+
+    asyncio.run(wait())
+    cpu = meter.stop()
+    return {k: cpu[k] / seconds for k in ("rest", "ws")}
+
+
+def per_move(result: dict[str, Any], idle: dict[str, float]) -> dict[str, float]:
+    """Server CPU µs a move, without the servers' idle CPU over the counted seconds."""
+    moves, seconds, cpu = result["moves"], result["seconds"], result["cpu_s"]
+    serving = "rest" if result["transport"] == "http" else "ws"
+    both_raw = cpu["rest"] + cpu["ws"]
+    both = both_raw - (idle["rest"] + idle["ws"]) * seconds
+    alone = cpu[serving] - idle[serving] * seconds
+    return {
+        "servers_us": round(both / moves * 1e6),
+        "servers_raw_us": round(both_raw / moves * 1e6),
+        "serving_us": round(alone / moves * 1e6),
+        "idle_rest_cores": round(idle["rest"], 3),
+        "idle_ws_cores": round(idle["ws"], 3),
+    }
 
 
 def one_line(r: dict[str, Any]) -> str:
@@ -443,50 +307,83 @@ def run_in_loop(coro: Any) -> Any:
 # --- report ---------------------------------------------------------------------------------------
 
 
+def label(r: dict[str, Any], results: list[dict[str, Any]]) -> str:
+    """A result's transport, and its round when there are several."""
+    several = len({x["round"] for x in results}) > 1
+    return f"{r['transport']} (round {r['round']})" if several else str(r["transport"])
+
+
 def report(results: list[dict[str, Any]], accounts: Accounts) -> list[str]:
-    out = [
-        "| transport | workers | players | moves/s | games/s (won / lost) | guesses "
-        "| errors | load average before; after |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
+    head = ["transport", "workers", "players", "moves/s", "games/s (won / lost)", "guesses",
+            "errors", "load average before; after"]  # fmt: skip
+    rows: list[list[object]] = []
     for r in results:
-        out.append(
-            f"| {r['transport']} | {r['workers']} | {r['players']} | **{r['moves_per_s']:.0f}** "
-            f"| {r['games_per_s']:.2f} ({r['won']} / {r['lost']}) | {r['guesses']} "
-            f"| {sum(r['errors'].values())} | {r['load_before']}; {r['load_after']} |"
-        )
-    out += ["", "| transport | action | n | p50 ms | p95 ms | p99 ms | max ms |"]
-    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        rows.append([label(r, results), r["workers"], r["players"], f"**{r['moves_per_s']:.0f}**",
+                     f"{r['games_per_s']:.2f} ({r['won']} / {r['lost']})", r["guesses"],
+                     sum(r["errors"].values()), f"{r['load_before']}; {r['load_after']}"])  # fmt: skip
+    out = table(head, rows, "lrrrrrrl")
+    rows = []
     for r in results:
         for action, f in [*r["actions"].items(), ("every move", r["moves_all"])]:
-            out.append(
-                f"| {r['transport']} | {action} | {f['n']:,} | {f['p50_ms']:.1f} "
-                f"| {f['p95_ms']:.1f} | **{f['p99_ms']:.1f}** | {f['max_ms']:.1f} |"
-            )
-    if accounts.signup_ms:
-        for label, values in (("sign-up", accounts.signup_ms), ("sign-in", accounts.signin_ms)):
-            f = figures(values)
-            out.append(
-                f"| (setup, one at a time) | {label} | {f['n']} | {f['p50_ms']:.1f} "
-                f"| {f['p95_ms']:.1f} | {f['p99_ms']:.1f} | {f['max_ms']:.1f} |"
-            )
-    out += [
-        "",
-        "| CPU µs per move (cores busy) | " + " | ".join(r["transport"] for r in results) + " |",
-    ]
-    out.append("| --- |" + " ---: |" * len(results))
-    for key, label in CPU_LABELS.items():
-        cells = [
+            rows.append([label(r, results), action, f"{f['n']:,}", f"{f['p50_ms']:.1f}",
+                         f"{f['p95_ms']:.1f}", f"**{f['p99_ms']:.1f}**", f"{f['max_ms']:.1f}"])  # fmt: skip
+    for what, values in (("sign-up", accounts.signup_ms), ("sign-in", accounts.signin_ms)):
+        if values:
+            f = move_figures(values)
+            rows.append(["(setup, one at a time)", what, f["n"], f"{f['p50_ms']:.1f}",
+                         f"{f['p95_ms']:.1f}", f"{f['p99_ms']:.1f}", f"{f['max_ms']:.1f}"])  # fmt: skip
+    head = ["transport", "action", "n", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+    out += ["", *table(head, rows, "llrrrrr")]
+    cpu_rows = [
+        [name]
+        + [
             f"{r['cpu_us_per_move'][key]:,} ({r['cpu_cores'][key]:.2f})"
             if r["cpu_us_per_move"][key] is not None
             else "-"
             for r in results
         ]
-        out.append(f"| {label} | " + " | ".join(cells) + " |")
+        for key, name in CPU_LABELS.items()
+    ]
+    head = ["CPU µs per move (cores busy)", *(label(r, results) for r in results)]
+    out += ["", *table(head, cpu_rows)]
     for r in results:
         errors = ", ".join(f"{k}: {v}" for k, v in r["errors"].items()) or "none"
-        out.append(f"\nErrors ({r['transport']}): {errors}.")
+        out.append(f"\nErrors ({label(r, results)}): {errors}.")
     return out
+
+
+def report_per_move(rows: list[dict[str, Any]]) -> list[str]:
+    """The server CPU per move without the idle CPU, and the socket / HTTP ratio by round."""
+    head = ["round", "transport", "moves/s", "moves p50 / p99 ms",
+            "server CPU µs/move (both servers, idle off)", "the serving server's",
+            "both, idle kept", "idle cores REST / sockets", "errors", "load before; after"]  # fmt: skip
+    lines: list[list[object]] = []
+    for r in rows:
+        m, p = r["moves_all"], r["per_move"]
+        lines.append([r["round"], r["transport"], f"{r['moves_per_s']:.0f}",
+                      f"{m['p50_ms']:.1f} / {m['p99_ms']:.1f}", f"**{p['servers_us']:,}**",
+                      f"{p['serving_us']:,}", f"{p['servers_raw_us']:,}",
+                      f"{p['idle_rest_cores']} / {p['idle_ws_cores']}",
+                      sum(r["errors"].values()), f"{r['load_before']}; {r['load_after']}"])  # fmt: skip
+    out = table(head, lines, "rlrlrrrlrl")
+    http, ws = by_round(rows, "http"), by_round(rows, "ws")
+    if http and ws:
+        both = ratios([p["servers_us"] for p in ws], [p["servers_us"] for p in http])
+        serving = ratios([p["serving_us"] for p in ws], [p["serving_us"] for p in http])
+        verdict = "met" if median(both) <= 0.5 else "NOT met"
+        out.append(
+            f"\nGoal server CPU per socket move <= 0.5 x the HTTP move's: {verdict}, "
+            f"{median(both):.2f} x (median of the rounds: {' / '.join(f'{x:.2f}' for x in both)};"
+            f" the serving server alone {' / '.join(f'{x:.2f}' for x in serving)})."
+        )
+    return out
+
+
+def by_round(rows: list[dict[str, Any]], transport: str) -> list[dict[str, Any]]:
+    """The per-move figures of `transport`, one a round, of the rounds that ran both."""
+    rounds = sorted({r["round"] for r in rows})
+    pairs = [{r["transport"]: r for r in rows if r["round"] == n} for n in rounds]
+    return [p[transport]["per_move"] for p in pairs if "http" in p and "ws" in p]
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, *, seconds: float) -> None:
@@ -520,62 +417,79 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn and uvicorn workers (2)")
     parser.add_argument("--transport", choices=("http", "ws", "both"), default="both")
     parser.add_argument(
+        "--rounds", type=int, default=1, help="the transports in turn, this often (1)"
+    )
+    parser.add_argument(
+        "--idle", type=float, default=0, help="idle seconds measured before each part (0: none)"
+    )
+    parser.add_argument(
         "--metrics-dir", type=Path, help="Prometheus counts and targets.json there (none)"
     )
     add_common_arguments(parser, seconds=20)
-    argv = sys.argv[1:] if argv is None else argv
-    args = parser.parse_args(argv)
-    env = prepare(args)
-    if env is None:
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    stack = prepare(args)
+    if stack is None:
         return
-    env.metrics_dir = args.metrics_dir
     if args.load_wait:
         wait_for_quiet(1.0, args.load_wait)
     transports = ("http", "ws") if args.transport == "both" else (args.transport,)
-    database = urlparse(env.database_url).path.lstrip("/")
-    servers = Servers.start(env, args.workers, access_log=not args.no_access_log)
+    database = name_of(stack.database_url)
+    record = Run("load")
     results = []
-    try:
-        accounts = make_accounts(servers.rest.port, args.players, args.api_accounts)
-        for i, transport in enumerate(transports):
-            say(
-                f"\n  {transport}: {args.players} players, {args.workers} workers, "
-                f"{args.warmup:.0f} s warm-up + {args.seconds:.0f} s, levels {args.levels}"
-            )
-            r = run_in_loop(
-                measure(
-                    servers,
-                    accounts.accounts,
-                    args,
-                    transport=transport,
-                    players=args.players,
-                    seed=i,
-                    database=database,
+    with stack.pair(args.workers, lifespan=True, access_log=not args.no_access_log) as (rest, ws):
+        accounts = make_accounts(rest.port, args.players, args.api_accounts)
+        for round_ in range(args.rounds):
+            for i, transport in enumerate(transports):
+                say(
+                    f"\n  round {round_ + 1}/{args.rounds}, {transport}: {args.players} players, "
+                    f"{args.workers} workers, {args.warmup:.0f} s warm-up + {args.seconds:.0f} s, "
+                    f"levels {args.levels}"
                 )
-            )
-            results.append(r)
-            say(one_line(r))
-    finally:
-        servers.stop()
+                idle = None
+                if args.idle:
+                    idle = idle_cores(rest, ws, database, args.idle)
+                    say(f"    idle: REST {idle['rest']:.3f} cores, sockets {idle['ws']:.3f} cores")
+                result = run_in_loop(
+                    measure(
+                        rest,
+                        ws,
+                        accounts.accounts,
+                        args,
+                        transport=transport,
+                        players=args.players,
+                        seed=round_ * len(transports) + i,
+                        database=database,
+                    )
+                )
+                row = {"round": round_ + 1, **result}
+                if idle is not None:
+                    row["per_move"] = per_move(result, idle)
+                results.append(row)
+                say(one_line(result))
+                if idle is not None:
+                    say(f"    per move without the idle CPU: {row['per_move']}")
     say("\n## Results (docs/perf/LOAD.md)\n")
-    for line in report(results, accounts):
-        say(line)
-    if len(results) == 2:
-        ratio = results[1]["moves_per_s"] / max(results[0]["moves_per_s"], 1e-9)
-        verdict = "met" if ratio >= 1 else "NOT met"
+    show(report(results, accounts))
+    rates = {t: [r["moves_per_s"] for r in results if r["transport"] == t] for t in transports}
+    if len(transports) == 2:
+        each = ratios(rates["ws"], [max(v, 1e-9) for v in rates["http"]])
+        verdict = "met" if median(each) >= 1 else "NOT met"
         say(
-            f"\nGoal: moves/s over the socket >= over HTTP: {verdict} (socket / HTTP = {ratio:.2f})."
+            f"\nGoal: moves/s over the socket >= over HTTP: {verdict} (socket / HTTP = "
+            f"{' / '.join(f'{x:.2f}' for x in each)})."
         )
-    payload = {
-        "bench": "load",
-        "results": results,
-        "signup_ms": figures(accounts.signup_ms),
-        "signin_ms": figures(accounts.signin_ms),
-    }
-    if args.json:
-        args.json.write_text(json.dumps(payload, indent=1))
-    (env.logs / "results.json").write_text(json.dumps(payload, indent=1))
-    say(f"\nJSON: {env.logs / 'results.json'}")
+    if args.idle:
+        say("\n### Server CPU per move, the servers' idle CPU taken off\n")
+        show(report_per_move(results))
+    record.write(
+        {
+            "results": results,
+            "signup_ms": move_figures(accounts.signup_ms),
+            "signin_ms": move_figures(accounts.signin_ms),
+        },
+        stack.logs / "results.json",
+        args.json,
+    )
 
 
 if __name__ == "__main__":

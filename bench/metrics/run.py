@@ -14,24 +14,27 @@ Medians of the rounds, microseconds per request.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from pathlib import Path
+from collections.abc import Callable
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench import cli
+from bench.harness.database import ROOT, setup_django
+from bench.harness.report import say
+from bench.harness.timing import interleaved, median
+
 ROUNDS, CALLS = 15, 20_000
 
 
 def measure() -> dict[str, float]:
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "demineur_site.settings")
-    django.setup()
+    # make run's settings (DEBUG on), without a database: nothing here reads one.
+    setup_django(
+        {"DEBUG": "1", "LOG_LEVEL": "ERROR"}, drop=("DATABASE_URL", "REDIS_URL"), migrate=False
+    )
     from django.http import HttpRequest, HttpResponse
     from django.test import RequestFactory
     from django.urls import resolve
@@ -46,38 +49,25 @@ def measure() -> dict[str, float]:
         req.resolver_match = match
         return HttpResponse(status=200)
 
-    chains = {
+    chains: dict[str, Callable[[HttpRequest], HttpResponse]] = {
         "view alone": view,
         "with the metrics middleware": metrics.RequestMetricsMiddleware(view),
         "with request id + metrics": logs.RequestIdMiddleware(
             metrics.RequestMetricsMiddleware(view)
         ),
     }
-    rounds: dict[str, list[float]] = {name: [] for name in chains}
-    for _ in range(ROUNDS):
-        for name, chain in chains.items():
-            started = time.perf_counter()
-            for _ in range(CALLS):
-                chain(request)
-            rounds[name].append((time.perf_counter() - started) / CALLS * 1e6)
-    result = {name: statistics.median(times) for name, times in rounds.items()}
+    cases = {name: functools.partial(chain, request) for name, chain in chains.items()}
+    timed = interleaved(cases, ROUNDS, calls=CALLS, warmup=0)["wall"]
+    result = {name: median(times) * 1e6 for name, times in timed.items()}
     metrics.register_in_progress("races", dict)  # no database here: an empty reading
-    scrapes = []
-    for _ in range(200):
-        started = time.perf_counter()
-        metrics.exposition()
-        scrapes.append((time.perf_counter() - started) * 1e3)
-    result["one scrape (ms)"] = statistics.median(scrapes)
+    scrapes = interleaved({"scrape": metrics.exposition}, 200, warmup=0)["wall"]["scrape"]
+    result["one scrape (ms)"] = median(scrapes) * 1e3
     return result
 
 
 def run_mode(multiprocess: bool) -> dict[str, float]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"DATABASE_URL", "REDIS_URL", "PROMETHEUS_MULTIPROC_DIR"}
-    }
-    env.update({"DEBUG": "1", "PYTHONPATH": str(ROOT), "LOG_LEVEL": "ERROR"})
+    """`measure` in a fresh interpreter: prometheus-client chooses its mode at import."""
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     with tempfile.TemporaryDirectory() as counts:
         if multiprocess:
             env["PROMETHEUS_MULTIPROC_DIR"] = counts
@@ -93,20 +83,22 @@ def run_mode(multiprocess: bool) -> dict[str, float]:
 
 
 def main() -> None:
-    if "--child" in sys.argv:
-        print(json.dumps(measure()))
+    parser = cli.parser(__doc__)
+    parser.add_argument("--child", action="store_true", help="one mode, in this process")
+    if parser.parse_args().child:
+        say(json.dumps(measure()))
         return
-    print(f"bench/metrics: {ROUNDS} rounds x {CALLS:,} calls per variant, medians (µs/request)")
+    say(f"bench/metrics: {ROUNDS} rounds x {CALLS:,} calls per variant, medians (µs/request)")
     for multiprocess in (False, True):
         mode = "multiprocess (PROMETHEUS_MULTIPROC_DIR)" if multiprocess else "in-process"
-        print(f"  {mode} ...", flush=True)
+        say(f"  {mode} ...")
         r = run_mode(multiprocess)
         alone = r["view alone"]
         for name, value in r.items():
             if name.endswith("(ms)"):
-                print(f"    {name}: {value:.2f} ms")
+                say(f"    {name}: {value:.2f} ms")
             else:
-                print(f"    {name}: {value:.2f} µs (+{value - alone:.2f})")
+                say(f"    {name}: {value:.2f} µs (+{value - alone:.2f})")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import cli
+from bench.harness.report import say
+from bench.harness.servers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "deploy" / "monitoring" / "grafana" / "dashboards" / "demineur.json"
 UNITS = {"reqps": "requests/s", "ops": "per second", "s": "seconds", "short": ""}
 
@@ -114,7 +115,7 @@ def main() -> None:
     parser.add_argument("--png", type=Path, required=True)
     parser.add_argument("--rate", default="5s", help="what $__rate_interval becomes (5s)")
     args = parser.parse_args()
-    print(json.dumps(render(args.prometheus, args.start, args.end, args.png, rate=args.rate)))
+    say(json.dumps(render(args.prometheus, args.start, args.end, args.png, rate=args.rate)))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ directory, removed at the end.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,15 +29,13 @@ import urllib.request
 from pathlib import Path
 
 from bench import cli
+from bench.harness.report import say
+from bench.harness.servers import ROOT, NotReady, Server
 from deploy.processes import free_port
 
-from .dashboard_png import ROOT, render
+from .dashboard_png import render
 
 PNG = ROOT / "docs" / "screenshots" / "monitoring-dashboard.png"
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 def instant(prometheus: str, expr: str, at: float) -> float:
@@ -68,22 +67,19 @@ def main() -> int:
         "        refresh_interval: 1s\n"
     )
     port = free_port()
-    prometheus_url = f"http://127.0.0.1:{port}"
-    log = (work / "prometheus.log").open("wb")
-    server = subprocess.Popen(
+    prometheus = Server(
+        "prometheus",
         [binary, f"--config.file={config}", f"--storage.tsdb.path={work / 'data'}",
          f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        port=port, env=dict(os.environ), logs=work, ready_path="/-/ready",
     )  # fmt: skip
+    prometheus_url = prometheus.url
+    prometheus.start()
     try:
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"{prometheus_url}/-/ready", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            say(f"bench/monitoring: Prometheus did not start (see {work / 'prometheus.log'})")
+        try:
+            prometheus.wait_ready(20)
+        except NotReady as exc:
+            say(f"bench/monitoring: Prometheus did not start ({exc})")
             return 1
         say(f"bench/monitoring: Prometheus on {prometheus_url}, scraping every 2 s")
         start = time.time()
@@ -127,13 +123,7 @@ def main() -> int:
         say(f"bench/monitoring: {args.png.relative_to(ROOT)}: {json.dumps(drawn)}")
         return 0
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+        prometheus.stop(timeout=15)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -21,7 +21,6 @@ Parts (``--parts``, comma-separated):
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -30,6 +29,9 @@ from importlib.metadata import version
 
 import ms_toollib
 
+from bench import cli
+from bench.harness.report import say
+from bench.harness.timing import median, percentile
 from games.engine import LEVELS, Level
 from games.play import noguess  # free of Django: no settings needed
 from tests.support.deduction import solve
@@ -44,14 +46,9 @@ from tests.support.uniformity import (
 )
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def _row(values_s: list[float]) -> str:
     ms = [v * 1000 for v in values_s]
-    return f"{statistics.median(ms):7.2f} {_pct(ms, 0.99):7.2f} {max(ms):7.2f}"
+    return f"{median(ms):7.2f} {percentile(ms, 99):7.2f} {max(ms):7.2f}"
 
 
 def _own_search(width: int, height: int, mines: int, x: int, y: int, rng: random.Random) -> int:
@@ -64,7 +61,7 @@ def _own_search(width: int, height: int, mines: int, x: int, y: int, rng: random
 
 
 def levels(boards: int) -> None:
-    print("## Generation per level (ms: p50 p99 max)", flush=True)
+    say("## Generation per level (ms: p50 p99 max)")
     noguess.warm()
     trips = []
     for _ in range(200):
@@ -72,12 +69,12 @@ def levels(boards: int) -> None:
         trip = noguess.LayoutAsk(9, 9, 10, 4, 4, "trip")
         noguess._executor().submit(noguess.search, trip, 1).result()
         trips.append(time.perf_counter() - t)
-    print(f"pool round trip (a 1-draw Beginner search): {_row(trips)}", flush=True)
-    print(
+    say(f"pool round trip (a 1-draw Beginner search): {_row(trips)}")
+    say(
         "| level | layout_for (pool) p50 / p99 / max | search inline | laymine_solvable |"
         " own solver as checker | draws mean / max |"
     )
-    print("|---|---|---|---|---|---|")
+    say("|---|---|---|---|---|---|")
     rng = random.Random("bench-noguess")
     at_bounds = [
         Level(f"custom {w}x{h} at its bound", w, h, noguess.max_mines(w, h))
@@ -105,20 +102,19 @@ def levels(boards: int) -> None:
                 t = time.perf_counter()
                 _own_search(spec.width, spec.height, spec.mines, x, y, rng)
                 own.append(time.perf_counter() - t)
-        print(
+        say(
             f"| {spec.name} | {_row(pooled)} | {_row(inline)} | {_row(lib)} |"
             f" {_row(own) + f' (n={own_n})' if own else '-'} |"
-            f" {statistics.mean(draws):.2f} / {max(draws)} |",
-            flush=True,
+            f" {statistics.mean(draws):.2f} / {max(draws)} |"
         )
 
 
 def densities() -> None:
-    print("\n## Share of uniform draws that are no-guess (first tap in the middle)", flush=True)
+    say("\n## Share of uniform draws that are no-guess (first tap in the middle)")
     sizes = ((9, 9), (16, 16), (30, 16), (50, 50), (100, 100))
     rates = (0.10, 0.12, 0.15, 0.16, 0.18, 0.20, 0.22)
-    print("| board | " + " | ".join(f"{d:.2f}" for d in rates) + " |")
-    print("|---|" + "---|" * len(rates))
+    say("| board | " + " | ".join(f"{d:.2f}" for d in rates) + " |")
+    say("|---|" + "---|" * len(rates))
     for width, height in sizes:
         cells = []
         n = 200 if width * height <= 2500 else 40
@@ -134,12 +130,12 @@ def densities() -> None:
                 for _ in range(n)
             )
             cells.append(f"{ok / n:.2f}")
-        print(f"| {width}x{height} (n={n}) | " + " | ".join(cells) + " |", flush=True)
+        say(f"| {width}x{height} (n={n}) | " + " | ".join(cells) + " |")
 
 
 def uniformity(n: int) -> None:
     width, height, mines, at = 9, 9, 10, (4, 4)
-    print(f"\n## Uniformity: Beginner, first tap (4, 4), {n} layouts each", flush=True)
+    say(f"\n## Uniformity: Beginner, first tap (4, 4), {n} layouts each")
     ours = generator_layouts(width, height, mines, at, n, seed="bench-uniformity")
     reference = reference_layouts(width, height, mines, at, n, random.Random("bench-reference"))
     rng = random.Random("bench-classic")
@@ -149,8 +145,8 @@ def uniformity(n: int) -> None:
     free = {c: 0 for c in CLASSES}
     for cell in population:
         free[cell_class(cell, width, height)] += 1
-    print("| sampler | " + " | ".join(f"mines per {c} cell" for c in CLASSES) + " |")
-    print("|---|---|---|---|")
+    say("| sampler | " + " | ".join(f"mines per {c} cell" for c in CLASSES) + " |")
+    say("|---|---|---|---|")
     for name, layouts in (
         ("generator (ms-toollib check)", ours),
         ("reference (own solver check)", reference),
@@ -158,31 +154,31 @@ def uniformity(n: int) -> None:
     ):
         counts = class_counts(layouts, width, height)
         shares = [f"{k / (free[c] * n):.4f}" for k, c in zip(counts, CLASSES, strict=True)]
-        print(f"| {name} | " + " | ".join(shares) + " |")
+        say(f"| {name} | " + " | ".join(shares) + " |")
     a, b = class_counts(ours, width, height), class_counts(reference, width, height)
     stat, df, p = chi_square(a, b)
-    print(f"\nchi-square generator vs reference: {stat:.2f} (df {df}), p = {p:.3f}")
+    say(f"\nchi-square generator vs reference: {stat:.2f} (df {df}), p = {p:.3f}")
     stat, df, p = chi_square(a, class_counts(classic, width, height))
-    print(f"chi-square generator vs uniform classic: {stat:.2f} (df {df}), p = {p:.2g}")
+    say(f"chi-square generator vs uniform classic: {stat:.2f} (df {df}), p = {p:.2g}")
     for name, layouts in (("generator", ours), ("reference", reference), ("classic", classic)):
         freq = cell_frequencies(layouts, width * height)
-        print(f"\n{name}: mine frequency per cell (%), the opening shown as --")
+        say(f"\n{name}: mine frequency per cell (%), the opening shown as --")
         for y in range(height):
             row = []
             for x in range(width):
                 c = y * width + x
                 row.append(" --" if c in protected else f"{100 * freq[c]:3.0f}")
-            print("    " + " ".join(row))
+            say("    " + " ".join(row))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("--boards", type=int, default=300)
     parser.add_argument("--uniform-boards", type=int, default=4000)
     parser.add_argument("--parts", default="levels,densities,uniformity")
     args = parser.parse_args()
     parts = args.parts.split(",")
-    print(f"python {sys.version.split()[0]}, ms-toollib {version('ms_toollib')}", flush=True)
+    say(f"python {sys.version.split()[0]}, ms-toollib {version('ms_toollib')}")
     if "levels" in parts:
         levels(args.boards)
     if "densities" in parts:

@@ -14,16 +14,12 @@ import asyncio
 import json
 import random
 import time
-import urllib.error
-import urllib.request
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.harness.clients import HOST, Account, game_socket, register
 from bench.soak.bots import Board
 
-HOST = "127.0.0.1"
 ANSWER_TIMEOUT = 10.0  # seconds without an answer before a move counts as an error (stall)
 DIGITS = frozenset("012345678")
 NUMBERS = frozenset("12345678")
@@ -31,54 +27,10 @@ NUMBERS = frozenset("12345678")
 RACER_STATE = {"playing": "racing", "won": "won", "lost": "lost"}
 
 
-# --- accounts ---------------------------------------------------------------------------------
-
-
-def api_json(
-    port: int, method: str, path: str, body: dict[str, Any] | None = None, token: str = ""
-) -> tuple[int, Any]:
-    """One JSON request (setup only, not timed), with a token or anonymous."""
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Token {token}"
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(
-        f"http://{HOST}:{port}{path}", data=data, headers=headers, method=method
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"null")
-
-
-@dataclass
-class Account:
-    username: str
-    token: str
-
-
 def register_bots(port: int, count: int, prefix: str) -> list[Account]:
     """`count` accounts of kind bot, registered and signed in through the API."""
-    accounts = []
     password = f"{prefix}-Bench-pass-9k2!"
-    for i in range(count):
-        name = f"{prefix}{i}"
-        status, body = api_json(
-            port,
-            "POST",
-            "/api/auth/register",
-            {"username": name, "password": password, "kind": "bot"},
-        )
-        if status != 201 or body.get("kind") != "bot":
-            raise SystemExit(f"registering {name}: {status} {body}")
-        status, body = api_json(
-            port, "POST", "/api/auth/token", {"username": name, "password": password}
-        )
-        if status != 200:
-            raise SystemExit(f"token for {name}: {status} {body}")
-        accounts.append(Account(name, body["token"]))
-    return accounts
+    return [register(port, f"{prefix}{i}", password) for i in range(count)]
 
 
 # --- what a bot knows of its game ---------------------------------------------------------------
@@ -176,19 +128,6 @@ class Tally:
         if key in self.answered:
             self.ambiguous.add(key)
         self.answered[key] = (sent, at)
-
-
-@asynccontextmanager
-async def game_socket(
-    url: str, *, timeout: float, close_timeout: float
-) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
-    """A game socket (`websockets`) and its first frame, read within `timeout`: API.md's
-    `state` snapshot of the game, which the caller checks (the bots of bench/races and
-    bench/load each count anything else as an error of their own)."""
-    from websockets.asyncio.client import connect
-
-    async with connect(url, open_timeout=timeout, close_timeout=close_timeout) as ws:
-        yield ws, json.loads(await asyncio.wait_for(ws.recv(), timeout))
 
 
 async def _answer(ws: Any) -> dict[str, Any]:

@@ -9,13 +9,14 @@ statuses they got and the race's seq (docs/RACES.md).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import sys
 import time
 from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from bench.races.bots import api_json
+from bench import cli
+from bench.harness.clients import api_json
+from bench.harness.report import say
 
 PASSWORD = "correct horse battery"
 
@@ -41,11 +42,11 @@ def main(port: int) -> None:
         call("POST", f"/api/races/{race['id']}/join", None, token)
     for token in tokens:
         _, race = call("POST", f"/api/races/{race['id']}/ready", {}, token)
-    print(f"all ready: {race['state']}, starts_at {race['starts_at']}; no request for 3.6 s")
+    say(f"all ready: {race['state']}, starts_at {race['starts_at']}; no request for 3.6 s")
     time.sleep(3.6)
     _, race = call("GET", f"/api/races/{race['id']}")
     late_ms = (_at(race["started_at"]) - _at(race["starts_at"])).total_seconds() * 1000
-    print(f"state {race['state']}: started {late_ms:.1f} ms after starts_at")
+    say(f"state {race['state']}: started {late_ms:.1f} ms after starts_at")
     games = [r["game"] for r in race["racers"]]
 
     def flag_everything(i: int) -> list[int]:
@@ -57,14 +58,17 @@ def main(port: int) -> None:
 
     with cf.ThreadPoolExecutor(len(tokens)) as pool:
         statuses = Counter(s for batch in pool.map(flag_everything, range(4)) for s in batch)
-    print("move statuses:", dict(statuses))
+    say(f"move statuses: {dict(statuses)}")
     _, race = call("GET", f"/api/races/{race['id']}")
-    print("race seq", race["seq"], "flags", [r["flags"] for r in race["racers"]])
+    say(f"race seq {race['seq']} flags {[r['flags'] for r in race['racers']]}")
     for token in tokens:
         call("POST", f"/api/races/{race['id']}/leave", None, token)
     time.sleep(0.5)
-    print("after everyone left:", call("GET", f"/api/races/{race['id']}")[1]["state"])
+    left = call("GET", f"/api/races/{race['id']}")[1]
+    say(f"after everyone left: {left['state']}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 8000)
+    parser = cli.parser(__doc__)
+    parser.add_argument("port", type=int, nargs="?", default=8000)
+    main(parser.parse_args().port)

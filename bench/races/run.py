@@ -6,10 +6,10 @@ same eight bots playing solo Expert games the same way, in one run.
     ... -m bench.races.run --quick                     # one race and one solo round
     ... -m bench.races.run --races 8 --think-ms 50     # more rounds, faster bots
 
-The production layout of bench/live (whose helpers it uses): gunicorn sync workers for the
-REST API, uvicorn workers for /ws/ (with their lifespan, so the race clock thread runs in each
-and starts the countdowns and races by itself), DEBUG off, on PostgreSQL and Redis, in the
-database DATABASE_URL's name + "_bench" (created and flushed here), on ports 18600-18649.
+The production layout of bench/live (bench/harness/servers.py's Stack): gunicorn sync workers
+for the REST API, uvicorn workers for /ws/ (with their lifespan, so the race clock thread runs
+in each and starts the countdowns and races by itself), DEBUG off, on PostgreSQL and Redis, in
+the database DATABASE_URL's name + "_bench" (created and emptied here), on ports 18600-18649.
 
 Each round: eight bot accounts (registered through the API, kind bot) create and join one
 Expert race and are all ready; 100 anonymous spectators are on /ws/races/{id}; the race starts
@@ -22,31 +22,38 @@ Measured: move latency (send -> the move's `move` frame on the bot's socket) in 
 solo games (the solo first tap, which lays the mines, is not counted: a race game starts
 opened); delivery latency from the instant the mover got its `move` frame to the instant each
 spectator got the matching `progress` frame (matched by player, opened count and racer state,
-through the race seq read by one more, full-parsing spectator).
+through the race seq read by one more, full-parsing spectator). The tables are printed, the
+results written to results.json in the run's logs folder.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import math
 import random
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench import cli
-from bench.http.run import fmt_load
-from bench.live import run as live
-from bench.live.wsclient import RawSocket, http_post
-from deploy.processes import RAISED_THROTTLES
+from bench.harness.clients import (
+    HOST,
+    Account,
+    Delivered,
+    RawSocket,
+    api_json,
+    http_post,
+    open_watchers,
+)
+from bench.harness.report import Run, say, show, table
+from bench.harness.servers import Stack
+from bench.harness.timing import figures, percentile
 
-from .bots import HOST, Account, Tally, api_json, play, register_bots
+from .bots import Tally, play, register_bots
 
 PORTS = range(18600, 18650)
 BOTS = 8
@@ -54,51 +61,6 @@ SPECTATORS = 100
 LEVEL = "expert"
 FIRST_TAP = (15, 8)  # the solo games' first reveal: the middle of the Expert board
 GOAL_DELIVERY_P99_MS = 50.0
-say = live.say
-pct = live.pct
-figures = live.figures
-
-
-class Env(live.Env):
-    """bench/live's environment, with what a race needs: the race clock on (whatever the caller
-    set), no predictable layouts, and the throttles of test servers (the accounts of several
-    runs register from one address within a minute)."""
-
-    ports = PORTS
-
-    def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
-        env = super().server_env(pool=pool, publish=publish)
-        for name in ("GAME_TEST_SEED", "RACE_CLOCK", "RACE_CLOCK_INTERVAL_MS"):
-            env.pop(name, None)
-        env.update(RAISED_THROTTLES)
-        env["CACHE_PREFIX"] = self.prefix
-        return env
-
-
-class Server(live.Server):
-    """bench/live's server with uvicorn's lifespan left on: the race clock starts with it."""
-
-    def start(self, *, banner: str = "") -> None:
-        if "--lifespan" in self.argv:
-            at = self.argv.index("--lifespan")
-            del self.argv[at : at + 2]
-        super().start(banner=banner)
-
-
-@contextlib.contextmanager
-def race_servers(env: live.Env) -> Iterator[tuple[Server, Server]]:
-    """gunicorn (HTTP) and uvicorn (sockets) on `env`, both answering, each worker with its
-    race clock thread; both stopped on the way out."""
-    http = Server(env, "gunicorn")
-    ws = Server(env, "uvicorn")
-    try:
-        http.wait_ready()
-        ws.wait_ready()
-        say(f"  gunicorn :{http.port}, uvicorn :{ws.port} (race clock thread in each worker)")
-        yield http, ws
-    finally:
-        http.stop()
-        ws.stop()
 
 
 # --- one race, one solo round ---------------------------------------------------------------------
@@ -162,9 +124,7 @@ async def race_round(
     index = asyncio.create_task(_index(ws_port, race_id, messages))
     await _wait_for(messages, "state", 10)
     spectators: list[RawSocket]
-    spectators, connect_s = await live.connect_watchers(
-        ws_port, f"/ws/races/{race_id}", args.spectators
-    )
+    spectators, connect_s = await open_watchers(ws_port, [f"/ws/races/{race_id}"] * args.spectators)
     for bot in others:
         await _post(http_port, f"/api/races/{race_id}/join", bot)
     for bot in bots:
@@ -223,19 +183,15 @@ def _match(result: RaceRound, messages: list[dict[str, Any]], spectators: list[R
         moves[int(message["seq"])] = answered[key]
     result.progress = len(moves)
     fresh: list[float] = []  # when a spectator got a fresh `state`
+    delivered = Delivered()
     for sock in spectators:
-        arrivals = {seq: t for t, kind, seq in sock.frames if kind == "progress"}
         for t, kind, _seq in sock.frames[1:]:
             if kind == "state":
                 result.resyncs += 1
                 fresh.append(t)
-        for seq, (sent, at_mover) in moves.items():
-            arrived = arrivals.get(seq)
-            if arrived is None:
-                result.missing += 1
-            else:
-                result.delivery.append((arrived - at_mover) * 1000)
-                result.from_sent.append((arrived - sent) * 1000)
+        delivered.add(sock.frames, moves, kind="progress")
+    result.delivery, result.from_sent = delivered.from_answer, delivered.from_sent
+    result.missing = delivered.missing
     for t in sorted(fresh):  # one re-read: the spectators' fresh states less than 0.2 s apart
         if result.rereads and t - result.rereads[-1][1] < 0.2:
             result.rereads[-1] = (result.rereads[-1][0], t)
@@ -297,7 +253,7 @@ def _verdict(ok: bool | None, yes: str = "yes", no: str = "no") -> str:
 
 
 def summarize(
-    races: list[RaceRound], solos: list[Tally], args: argparse.Namespace, meta: dict[str, Any]
+    races: list[RaceRound], solos: list[Tally], args: argparse.Namespace, timed_s: float
 ) -> dict[str, Any]:
     race_moves = [v for r in races for v in r.tally.latencies]
     solo_moves = [v for s in solos for v in s.latencies]
@@ -314,7 +270,6 @@ def summarize(
         figures(delivery),
     )
     return {
-        "bench": "races",
         "config": {
             "bots": BOTS,
             "spectators": args.spectators,
@@ -329,8 +284,8 @@ def summarize(
         "solo_moves": solo_fig,
         "delivery": delivery_fig
         | {
-            "from_send_p50_ms": round(pct(from_sent, 50), 2),
-            "from_send_p99_ms": round(pct(from_sent, 99), 2),
+            "from_send_p50_ms": round(percentile(from_sent, 50), 2),
+            "from_send_p99_ms": round(percentile(from_sent, 99), 2),
             "progress_events": sum(r.progress for r in races),
             "unmatched_events": sum(r.unmatched for r in races),
             "missing": sum(r.missing for r in races),
@@ -357,32 +312,31 @@ def summarize(
             "race_p99_not_slower": _below(race_fig["p99_ms"], solo_fig["p99_ms"], equal=True),
         },
         "round_p99s": {
-            "race_moves": [round(pct(r.tally.latencies, 99), 1) for r in races],
-            "race_moves_outside_rereads": [round(pct(calm_moves(r), 99), 1) for r in races],
-            "solo_moves": [round(pct(s.latencies, 99), 1) for s in solos],
-            "delivery": [round(pct(r.delivery, 99), 1) for r in races],
+            "race_moves": [round(percentile(r.tally.latencies, 99), 1) for r in races],
+            "race_moves_outside_rereads": [round(percentile(calm_moves(r), 99), 1) for r in races],
+            "solo_moves": [round(percentile(s.latencies, 99), 1) for s in solos],
+            "delivery": [round(percentile(r.delivery, 99), 1) for r in races],
         },
-        **meta,
+        "timed_s": timed_s,
     }
 
 
 def report(result: dict[str, Any]) -> None:
     say("\n## Results (docs/PERFORMANCE.md, section Races)\n")
-    say("| measure | samples | p50 ms | **p99 ms** | max ms | p99 of each round |")
-    say("| --- | ---: | ---: | ---: | ---: | --- |")
-    rows = (
-        ("race moves (send -> own `move`)", "race_moves", "race_moves"),
-        ("race moves overlapping no re-read", *("race_moves_outside_rereads",) * 2),
-        ("solo moves (send -> own `move`)", "solo_moves", "solo_moves"),
-        (f"progress to {result['config']['spectators']} spectators", "delivery", "delivery"),
+    measures = (
+        ("race moves (send -> own `move`)", "race_moves"),
+        ("race moves overlapping no re-read", "race_moves_outside_rereads"),
+        ("solo moves (send -> own `move`)", "solo_moves"),
+        (f"progress to {result['config']['spectators']} spectators", "delivery"),
     )
-    for label, key, rounds in rows:
+    rows = []
+    for label, key in measures:
         f = result[key]
-        each = " / ".join(f"{v:.1f}" for v in result["round_p99s"][rounds])
-        say(
-            f"| {label} | {f['samples']:,} | {f['p50_ms']:.1f} | **{f['p99_ms']:.1f}** "
-            f"| {f['max_ms']:.1f} | {each} |"
-        )
+        each = " / ".join(f"{v:.1f}" for v in result["round_p99s"][key])
+        rows.append([label, f"{f['n']:,}", f"{f['p50_ms']:.1f}", f"**{f['p99_ms']:.1f}**",
+                     f"{f['max_ms']:.1f}", each])  # fmt: skip
+    head = ["measure", "samples", "p50 ms", "**p99 ms**", "max ms", "p99 of each round"]
+    show(table(head, rows, "lrrrrl"))
     d, m, g = result["delivery"], result["moves"], result["games"]
     say(
         f"\nMoves: {m['total']:,} ({m['race']:,} in races, {m['solo']:,} solo; "
@@ -404,24 +358,22 @@ def report(result: dict[str, Any]) -> None:
         f"p99 {_verdict(goals['race_p99_not_slower'])}."
     )
     say(
-        f"Load average (1/5/15 min) before {result['load_before']}, after {result['load_after']}; "
-        f"timed part {result['timed_s']:.0f} s."
+        f"Load average (1/5/15 min) before {result['run']['load_before']}, after "
+        f"{result['run']['load_after']}; timed part {result['timed_s']:.0f} s."
     )
-    say("\nJSON:")
-    say(json.dumps(result, indent=1))
 
 
 # --- main ---------------------------------------------------------------------------------------
 
 
-async def run(args: argparse.Namespace, env: Env) -> None:
-    with race_servers(env) as (http, ws):
+async def run(args: argparse.Namespace, stack: Stack) -> None:
+    with stack.pair(lifespan=True) as (http, ws):
         bots = register_bots(http.port, BOTS, "rbot")
         _, me = api_json(http.port, "GET", "/api/me", token=bots[0].token)
         say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
         races: list[RaceRound] = []
         solos: list[Tally] = []
-        meta: dict[str, Any] = {"load_before": fmt_load()}
+        record = Run("races")
         t0 = time.perf_counter()
         for r in range(args.races):
             order = ("race", "solo") if r % 2 == 0 else ("solo", "race")
@@ -431,15 +383,15 @@ async def run(args: argparse.Namespace, env: Env) -> None:
                     say(
                         f"\n  round {r + 1}/{args.races}: race, {BOTS} bots, {args.spectators} spectators"
                     )
-                    dump = env.logs / f"race-{r + 1}.jsonl"
+                    dump = stack.logs / f"race-{r + 1}.jsonl"
                     rr = await race_round(http.port, ws.port, bots, args, seed, dump)
                     races.append(rr)
                     t = rr.tally
                     say(
                         f"    race over in {rr.race_s:.1f} s: {t.moves} moves, {t.won} won / "
-                        f"{t.lost} lost; move p50 {pct(t.latencies, 50):.1f} / p99 "
-                        f"{pct(t.latencies, 99):.1f} ms; delivery p50 {pct(rr.delivery, 50):.1f} / "
-                        f"p99 {pct(rr.delivery, 99):.1f} ms ({len(rr.delivery):,} deliveries, "
+                        f"{t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / p99 "
+                        f"{percentile(t.latencies, 99):.1f} ms; delivery p50 {percentile(rr.delivery, 50):.1f} / "
+                        f"p99 {percentile(rr.delivery, 99):.1f} ms ({len(rr.delivery):,} deliveries, "
                         f"{rr.missing} missing); errors {t.errors or 'none'}"
                     )
                 else:
@@ -449,12 +401,11 @@ async def run(args: argparse.Namespace, env: Env) -> None:
                     solos.append(t)
                     say(
                         f"    solo over in {time.perf_counter() - started:.1f} s: {t.moves} moves, "
-                        f"{t.won} won / {t.lost} lost; move p50 {pct(t.latencies, 50):.1f} / "
-                        f"p99 {pct(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
+                        f"{t.won} won / {t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / "
+                        f"p99 {percentile(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
                     )
-        meta["timed_s"] = round(time.perf_counter() - t0, 1)
-        meta["load_after"] = fmt_load()
-    report(summarize(races, solos, args, meta))
+        timed_s = round(time.perf_counter() - t0, 1)
+    report(record.write(summarize(races, solos, args, timed_s), stack.logs / "results.json"))
 
 
 def main() -> None:
@@ -471,10 +422,10 @@ def main() -> None:
     if args.quick:
         args.races = 1
 
-    env = Env.on_shared_stack("races", prefix="rbench")
-    if env is None:
+    stack = Stack.shared("races", ports=PORTS, prefix="rbench")
+    if stack is None:
         return
-    asyncio.run(run(args, env))
+    asyncio.run(run(args, stack))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def _with_sockets(http: Any) -> Any:
 def _a2wsgi() -> Any:
     from a2wsgi import WSGIMiddleware
 
-    return _with_sockets(WSGIMiddleware(WSGIHandler()))  # type: ignore[arg-type]
+    return _with_sockets(WSGIMiddleware(WSGIHandler()))
 
 
 def _wsgitoasgi() -> Any:

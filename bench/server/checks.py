@@ -17,57 +17,24 @@ Each check returns (name, ok, detail). What they cover:
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import time
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 import websockets
 
-ROOT = Path(__file__).resolve().parents[2]
-HOST = "127.0.0.1"
+from bench.harness.clients import HOST, Api
+from bench.harness.servers import ROOT
+
 STATIC = "frontend/static/frontend"
 
 Check = tuple[str, bool, str]
 
 
-class Client:
-    """HTTP/1.1 with a cookie jar, one connection per request (as a new browser tab)."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookies: dict[str, str] = {}
-
-    def request(
-        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection(HOST, self.port, timeout=20)
-        sent = {"Content-Type": "application/json", **(headers or {})}
-        if self.cookies:
-            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-        conn.request(method, path, body=data, headers=sent)
-        answer = conn.getresponse()
-        raw = answer.read()
-        for value in answer.headers.get_all("Set-Cookie") or []:
-            jar: SimpleCookie = SimpleCookie()
-            jar.load(value)
-            for name, morsel in jar.items():
-                self.cookies[name] = morsel.value
-        conn.close()
-        return answer.status, {k.lower(): v for k, v in answer.getheaders()}, raw
-
-    def csrf(self) -> dict[str, str]:
-        return {"X-CSRFToken": self.cookies.get("csrftoken", "")}
-
-
-def _json(raw: bytes) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None
+def _code(body: Any) -> Any:
+    """The error code of an API error body."""
+    return (body or {}).get("error", {}).get("code")
 
 
 def static_file() -> Path:
@@ -77,63 +44,63 @@ def static_file() -> Path:
 
 def run_checks(port: int, tag: str) -> list[Check]:
     out: list[Check] = []
-    client = Client(port)
+    client = Api(port, cookies=True, timeout=20)
 
-    status, headers, raw = client.request("GET", "/healthz")
-    out.append(("health", status == 200 and _json(raw) == {"status": "ok"}, f"{status}"))
-
-    status, headers, raw = client.request("GET", "/")
-    ok = (
-        status == 200
-        and "text/html" in headers.get("content-type", "")
-        and "csrftoken" in (client.cookies)
+    reply = client.request("GET", "/healthz")
+    out.append(
+        ("health", reply.status == 200 and reply.json() == {"status": "ok"}, f"{reply.status}")
     )
-    out.append(("page", ok, f"{status} {headers.get('content-type', '')}"))
+
+    reply = client.request("GET", "/")
+    kind = reply.headers.get("content-type", "")
+    ok = reply.status == 200 and "text/html" in kind and "csrftoken" in (client.cookies or {})
+    out.append(("page", ok, f"{reply.status} {kind}"))
 
     path = static_file()
     url = "/static/" + str(path.relative_to(ROOT / "frontend/static"))
-    status, headers, raw = client.request("GET", url)
-    out.append(("static", status == 200 and raw == path.read_bytes(), f"{status} {url}"))
+    reply = client.request("GET", url)
+    out.append(
+        ("static", reply.status == 200 and reply.raw == path.read_bytes(), f"{reply.status} {url}")
+    )
 
     name, password = f"chk{tag}", "a long secret 1"
-    status, _, raw = client.request(
+    status = client.request(
         "POST", "/api/auth/register", {"username": name, "password": password}
-    )
-    s2, _, _ = client.request("POST", "/api/auth/session", {"username": name, "password": password})
-    signed_in = status == 201 and s2 == 200 and "sessionid" in client.cookies
-    refused, _, raw_refused = client.request("POST", "/api/games", {"level": "beginner"})
-    code = (_json(raw_refused) or {}).get("error", {}).get("code")
-    created, _, raw_game = client.request(
-        "POST", "/api/games", {"level": "beginner"}, client.csrf()
-    )
-    game = _json(raw_game) or {}
-    ok = signed_in and refused == 403 and code == "csrf_failed" and created == 201
-    out.append(
-        (
-            "session_csrf",
-            ok,
-            f"register {status}, session {s2}, no csrf {refused} {code}, with csrf {created}",
-        )
-    )
+    ).status
+    s2 = client.request(
+        "POST", "/api/auth/session", {"username": name, "password": password}
+    ).status
+    signed_in = status == 201 and s2 == 200 and "sessionid" in (client.cookies or {})
+    refused = client.request("POST", "/api/games", {"level": "beginner"})
+    created = client.request("POST", "/api/games", {"level": "beginner"}, headers=client.csrf())
+    game = created.json() or {}
+    code = _code(refused.json())
+    ok = signed_in and refused.status == 403 and code == "csrf_failed" and created.status == 201
+    detail = f"register {status}, session {s2}, no csrf {refused.status} {code}, with csrf {created.status}"
+    out.append(("session_csrf", ok, detail))
 
-    if created == 201:
+    if created.status == 201:
         out.append(socket_move(client, game["id"]))
     else:
         out.append(("socket_move", False, "no game"))
 
-    status, _, raw = client.request(
-        "POST", "/api/auth/register", b'{"a": "' + b"x" * 100_000 + b'"}'
+    reply = client.request("POST", "/api/auth/register", b'{"a": "' + b"x" * 100_000 + b'"}')
+    code = _code(reply.json())
+    out.append(
+        (
+            "body_limit",
+            reply.status == 413 and code == "payload_too_large",
+            f"{reply.status} {code}",
+        )
     )
-    code = (_json(raw) or {}).get("error", {}).get("code")
-    out.append(("body_limit", status == 413 and code == "payload_too_large", f"{status} {code}"))
 
     out.append(race_clock(port, tag))
     return out
 
 
-def socket_move(client: Client, game_id: str) -> Check:
+def socket_move(client: Api, game_id: str) -> Check:
     async def scenario() -> Check:
-        cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+        cookie = "; ".join(f"{k}={v}" for k, v in (client.cookies or {}).items())
         async with websockets.connect(
             f"ws://{HOST}:{client.port}/ws/games/{game_id}",
             additional_headers={"Cookie": cookie},
@@ -143,15 +110,15 @@ def socket_move(client: Client, game_id: str) -> Check:
             if first.get("type") != "state":
                 return ("socket_move", False, f"first frame {first.get('type')}")
             sent = time.monotonic()
-            status, _, _ = await asyncio.to_thread(
+            reply = await asyncio.to_thread(
                 client.request,
                 "POST",
                 f"/api/games/{game_id}/reveal",
                 {"x": 4, "y": 4},
-                client.csrf(),
+                headers=client.csrf(),
             )
-            if status != 200:
-                return ("socket_move", False, f"reveal {status}")
+            if reply.status != 200:
+                return ("socket_move", False, f"reveal {reply.status}")
             try:
                 move = json.loads(await asyncio.wait_for(ws.recv(), 5))
             except TimeoutError:
@@ -171,30 +138,29 @@ def race_clock(port: int, tag: str) -> Check:
     6 s of the start (3 s countdown) with nobody asking anything but GET."""
     tokens = []
     for n in range(2):
-        c = Client(port)
+        c = Api(port, timeout=20)
         name, password = f"rc{n}{tag}", "a long secret 1"
         c.request("POST", "/api/auth/register", {"username": name, "password": password})
-        status, _, raw = c.request(
-            "POST", "/api/auth/token", {"username": name, "password": password}
-        )
-        if status != 200:
-            return ("race_clock", False, f"token {status}")
-        tokens.append({"Authorization": f"Token {_json(raw)['token']}"})
-    c = Client(port)
-    status, _, raw = c.request("POST", "/api/races", {"level": "beginner"}, tokens[0])
-    if status != 201:
-        return ("race_clock", False, f"create {status} {raw[:200]!r}")
-    race = _json(raw)["id"]
-    s_join, _, _ = c.request("POST", f"/api/races/{race}/join", {}, tokens[1])
-    s_start, _, raw = c.request("POST", f"/api/races/{race}/start", {}, tokens[0])
-    if s_join != 200 or s_start != 200:
-        return ("race_clock", False, f"join {s_join} start {s_start} {raw[:200]!r}")
-    started = time.monotonic()
+        reply = c.request("POST", "/api/auth/token", {"username": name, "password": password})
+        if reply.status != 200:
+            return ("race_clock", False, f"token {reply.status}")
+        tokens.append(reply.json()["token"])
+    c = Api(port, timeout=20)
+    reply = c.request("POST", "/api/races", {"level": "beginner"}, token=tokens[0])
+    if reply.status != 201:
+        return ("race_clock", False, f"create {reply.status} {reply.raw[:200]!r}")
+    race = reply.json()["id"]
+    s_join = c.request("POST", f"/api/races/{race}/join", {}, token=tokens[1]).status
+    started = c.request("POST", f"/api/races/{race}/start", {}, token=tokens[0])
+    if s_join != 200 or started.status != 200:
+        return ("race_clock", False, f"join {s_join} start {started.status} {started.raw[:200]!r}")
+    since = time.monotonic()
     state = ""
-    while time.monotonic() - started < 8:
+    while time.monotonic() - since < 8:
         time.sleep(0.5)
-        _, _, raw = c.request("GET", f"/api/races/{race}", None, tokens[0])
-        state = (_json(raw) or {}).get("state", "")
+        state = (c.request("GET", f"/api/races/{race}", token=tokens[0]).json() or {}).get(
+            "state", ""
+        )
         if state == "running":
-            return ("race_clock", True, f"running after {time.monotonic() - started:.1f} s")
+            return ("race_clock", True, f"running after {time.monotonic() - since:.1f} s")
     return ("race_clock", False, f"still {state} after 8 s")

@@ -23,6 +23,9 @@ from typing import Any
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import InMemoryChannelLayer
 
+from bench import cli
+from bench.harness.report import say
+
 WAIT_S = 3.0
 
 
@@ -58,9 +61,10 @@ async def deliver(how: str) -> str:
 def main() -> None:
     import uvloop
 
+    cli.parser(__doc__).parse_args()
     for how in ("plain thread", "asgiref thread"):
-        print(f"asyncio, {how}: {asyncio.run(deliver(how))}", flush=True)
-        print(f"uvloop,  {how}: {uvloop.run(deliver(how))}", flush=True)
+        say(f"asyncio, {how}: {asyncio.run(deliver(how))}")
+        say(f"uvloop,  {how}: {uvloop.run(deliver(how))}")
 
 
 if __name__ == "__main__":

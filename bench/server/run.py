@@ -14,36 +14,35 @@ Every server is first checked for what the product needs (bench/server/checks.py
 static file, session + CSRF, a socket receiving a move made over HTTP, 413, race clock); a
 candidate that fails one is reported and not timed. Then, round-robin over every server so that
 the shared machine's noise falls on all alike: GET /healthz, GET / (the home page) and
-POST /api/games/{id}/flag with the game's token (bench/http/move.lua, on mine cells: the flag
+POST /api/games/{id}/flag with the game's token (bench/harness/move.lua, on mine cells: the flag
 toggles forever), at -c1 (wrk -t1) and -c32 (wrk -t2), --seconds each, --rounds rounds;
 medians. CPU per request is the server process tree's utime + stime (/proc) over the run.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import json
-import os
 import random
 import shutil
 import sqlite3
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO
 
-from bench.http.run import per_request_us, wrk_measured
-from bench.ports import free_port
-from bench.seeding import player_with_a_started_game
+from bench import cli
+from bench.harness import clients
+from bench.harness.clients import MOVE_LUA
+from bench.harness.database import setup_django
+from bench.harness.report import Run as Record
+from bench.harness.report import load_average, say, table
+from bench.harness.servers import HOST, ROOT, NotReady, Ports, Server
+from bench.harness.timing import cpu_of, median
+from bench.seeding import layout_cells, player_with_a_started_game
 from bench.server.checks import run_checks
-from deploy.processes import ServerProcess, run_python, server_env
+from deploy.processes import server_env
 
-ROOT = Path(__file__).resolve().parents[2]
-MOVE_LUA = ROOT / "bench" / "http" / "move.lua"
-HOST = "127.0.0.1"
 PORTS = range(18560, 18620)
 SECRET = "bench-server-only-secret-key-not-for-production-0123456789"
 VENV_BIN = Path(sys.executable).parent
@@ -107,41 +106,26 @@ def installed(candidate: str) -> bool:
     return "a2wsgi" not in argv[1] or importlib.util.find_spec("a2wsgi") is not None
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
 # --- seeding ----------------------------------------------------------------------------------
 
 
 def seed(workdir: Path, games: int) -> tuple[Path, Path]:
     """A migrated SQLite file with `games` players, each with a started marathon game, and the
-    file of mine cells to flag ("<game> <token> <x> <y>" a line, bench/http/move.lua)."""
+    file of mine cells to flag ("<game> <token> <x> <y>" a line, bench/harness/move.lua)."""
     db = workdir / "seed.sqlite3"
-    env = server_env(debug=True, SQLITE_PATH=str(db))
-    done = run_python("manage.py", "migrate", "--noinput", env=env, timeout=300)
-    if done.returncode != 0:
-        raise SystemExit(f"migrate failed:\n{done.stderr[-2000:]}")
-    os.environ.update(env)
     # make run's configuration: this process seeds the SQLite file, whatever the caller's
     # environment says (a DATABASE_URL there would seed another database than the servers').
-    for name in ("DATABASE_URL", "DATABASE_REPLICA_URL", "REDIS_URL", "REDIS_URLS"):
-        os.environ.pop(name, None)
-    import django
-
-    django.setup()
+    setup_django(
+        server_env(debug=True, SQLITE_PATH=str(db)),
+        drop=("DATABASE_URL", "DATABASE_REPLICA_URL", "REDIS_URL", "REDIS_URLS"),
+    )
     from django.db import connections
 
     lines: list[str] = []
     for n in range(games):
         _, key, result = player_with_a_started_game(f"srv{n}", "marathon", 40, 20)
         assert result.board is not None
-        for y, row in enumerate(result.board.to_ascii()):
-            lines += [f"{result.game.id} {key} {x} {y}" for x, c in enumerate(row) if c == "*"]
+        lines += [f"{result.game.id} {key} {x} {y}" for x, y in layout_cells(result.board, "mine")]
         if (n + 1) % 25 == 0:
             say(f"  seeded {n + 1}/{games} games")
     connections.close_all()
@@ -156,35 +140,32 @@ def seed(workdir: Path, games: int) -> tuple[Path, Path]:
 # --- servers ----------------------------------------------------------------------------------
 
 
-class Server(ServerProcess):
-    def __init__(self, candidate: str, debug: bool, workdir: Path, seed_db: Path, taken: set[int]):
-        port = free_port(PORTS, taken)
-        self.key = f"{candidate} DEBUG={int(debug)}"
-        own = workdir / f"{candidate}-d{int(debug)}"
-        own.mkdir()
-        db = own / "db.sqlite3"
-        shutil.copy(seed_db, db)
-        argv_template, extra = CANDIDATES[candidate]
-        env = server_env(
-            debug=debug,
-            SQLITE_PATH=str(db),
-            DB_POOL="1",
-            LOG_LEVEL="WARNING",
-            RACE_CLOCK="thread",
-            **extra,
-        )
-        env["PYTHONPATH"] = str(ROOT)
-        if not debug:
-            env["SECRET_KEY"] = SECRET
-        super().__init__(
-            self.key,
-            [a.replace("{port}", str(port)) for a in argv_template],
-            port=port,
-            env=env,
-            log_path=own / "server.log",
-            cwd=ROOT,
-        )
-        self.start()
+def candidate_server(
+    candidate: str, debug: bool, workdir: Path, seed_db: Path, ports: Ports
+) -> Server:
+    """`candidate` on a copy of the seeded database, DEBUG on or off, started."""
+    port = ports.take()
+    key = f"{candidate} DEBUG={int(debug)}"
+    own = workdir / f"{candidate}-d{int(debug)}"
+    own.mkdir()
+    db = own / "db.sqlite3"
+    shutil.copy(seed_db, db)
+    argv_template, extra = CANDIDATES[candidate]
+    env = server_env(
+        debug=debug,
+        SQLITE_PATH=str(db),
+        DB_POOL="1",
+        LOG_LEVEL="WARNING",
+        RACE_CLOCK="thread",
+        **extra,
+    )
+    env["PYTHONPATH"] = str(ROOT)
+    if not debug:
+        env["SECRET_KEY"] = SECRET
+    argv = [a.replace("{port}", str(port)) for a in argv_template]
+    server = Server(key, argv, port=port, env=env, logs=own, ready_path="/healthz")
+    server.start()
+    return server
 
 
 @dataclass
@@ -202,20 +183,32 @@ class Results:
     runs: dict[tuple[str, str, int], list[Run]] = field(default_factory=dict)
 
 
-def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, log: Any) -> Run:
+def wrk(
+    server: Server, workload: str, conns: int, seconds: float, flags: Path, log: IO[str]
+) -> Run:
     threads = 1 if conns == 1 else 2
-    argv = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
     if workload == "flag":
-        argv += ["-s", str(MOVE_LUA), f"{server.url}/", "--", "flag", str(flags), str(threads)]
+        url, script, script_args = f"{server.url}/", MOVE_LUA, ["flag", str(flags), str(threads)]
     else:
-        argv += [f"{server.url}{PATHS[workload]}"]
-    f, measured = wrk_measured(server.pid, server.key, argv, seconds, log)
+        url, script, script_args = f"{server.url}{PATHS[workload]}", None, []
+    with cpu_of(server.pid) as spent:
+        f = clients.wrk(
+            url,
+            threads=threads,
+            conns=conns,
+            seconds=seconds,
+            script=script,
+            script_args=script_args,
+            timeout="10s",
+        )
+    log.write(f"### {server.name} {f.log}\n")
+    log.flush()
     return Run(
         rps=f.rps,
         p50=f.p50,
         p99=f.p99,
-        cpu_us=per_request_us(measured.server_s, f.requests),
-        busy=measured.busy_cores,
+        cpu_us=spent.per_request_us(f.requests),
+        busy=spent.busy_cores,
         bad=f.non2xx + f.sock_errors,
     )
 
@@ -223,30 +216,26 @@ def wrk(server: Server, workload: str, conns: int, seconds: float, flags: Path, 
 # --- report -----------------------------------------------------------------------------------
 
 
-def med(values: list[float]) -> float:
-    return statistics.median(values) if values else float("nan")
-
-
-def table(res: Results, keys: list[str], conns: list[int]) -> str:
-    head = "| server | workload | c | req/s | p50 ms | p99 ms | server CPU µs/req | runs (req/s) | errors |"
-    rows = [head, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+def results_table(res: Results, keys: list[str], conns: list[int]) -> str:
+    head = ["server", "workload", "c", "req/s", "p50 ms", "p99 ms", "server CPU µs/req",
+            "runs (req/s)", "errors"]  # fmt: skip
+    rows: list[list[object]] = []
     for workload in WORKLOADS:
         for c in conns:
             for key in keys:
                 runs = res.runs.get((key, workload, c), [])
                 if not runs:
                     continue
-                rows.append(
-                    f"| {key} | {workload} | {c} | {med([r.rps for r in runs]):.0f} | "
-                    f"{med([r.p50 for r in runs]):.2f} | {med([r.p99 for r in runs]):.1f} | "
-                    f"{med([r.cpu_us for r in runs]):.0f} | "
-                    f"{'/'.join(f'{r.rps:.0f}' for r in runs)} | {sum(r.bad for r in runs)} |"
-                )
-    return "\n".join(rows)
+                rows.append([key, workload, c, f"{median([r.rps for r in runs]):.0f}",
+                             f"{median([r.p50 for r in runs]):.2f}",
+                             f"{median([r.p99 for r in runs]):.1f}",
+                             f"{median([r.cpu_us for r in runs]):.0f}",
+                             "/".join(f"{r.rps:.0f}" for r in runs), sum(r.bad for r in runs)])  # fmt: skip
+    return "\n".join(table(head, rows, "llrrrrrlr"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("--candidates", default=",".join(CANDIDATES))
     parser.add_argument("--debug", default="1,0", help="DEBUG values to run, e.g. 1 or 1,0")
     parser.add_argument("--conns", default="1,32")
@@ -276,10 +265,11 @@ def main() -> None:
 
     workdir = Path(f"/tmp/server_bench_{time.strftime('%Y%m%d-%H%M%S')}")
     workdir.mkdir()
-    say(f"bench/server: logs and wrk output in {workdir}; load {load()}")
+    say(f"bench/server: logs and wrk output in {workdir}; load {load_average()}")
     say(f"1. Seeding {args.games} marathon games on SQLite")
     seed_db, flags = seed(workdir, args.games)
-    taken: set[int] = set()
+    record = Record("server")
+    ports = Ports(PORTS)
     servers: list[Server] = []
     res = Results()
     checks: dict[str, list[tuple[str, bool, str]]] = {}
@@ -287,20 +277,20 @@ def main() -> None:
     try:
         for candidate in candidates:
             for debug in debugs:
-                servers.append(Server(candidate, debug, workdir, seed_db, taken))
+                servers.append(candidate_server(candidate, debug, workdir, seed_db, ports))
         say(f"2. Checking {len(servers)} servers for what the product needs")
         timed: list[Server] = []
         for n, server in enumerate(servers):
             try:
-                server.wait_answering("/healthz", 60)
-            except RuntimeError as exc:
-                say(f"  {server.key}: did not start: {exc}")
-                checks[server.key] = [("start", False, str(exc)[-300:])]
+                server.wait_ready()
+            except NotReady as exc:
+                say(f"  {server.name}: did not start: {exc}")
+                checks[server.name] = [("start", False, str(exc)[-300:])]
                 continue
-            checks[server.key] = run_checks(server.port, f"{n}x{random.randrange(10**6)}")
-            failed = [f"{name} ({detail})" for name, ok, detail in checks[server.key] if not ok]
+            checks[server.name] = run_checks(server.port, f"{n}x{random.randrange(10**6)}")
+            failed = [f"{name} ({detail})" for name, ok, detail in checks[server.name] if not ok]
             say(
-                f"  {server.key}: "
+                f"  {server.name}: "
                 + ("all checks pass" if not failed else "FAILED " + "; ".join(failed))
             )
             if not failed:
@@ -313,19 +303,20 @@ def main() -> None:
             total = args.rounds * len(workloads) * len(conns) * len(timed)
             say(
                 f"4. {args.rounds} rounds x {workloads} x c{conns} x {len(timed)} servers, "
-                f"{args.seconds:g} s each ({total * args.seconds / 60:.0f} min); load {load()}"
+                f"{args.seconds:g} s each ({total * args.seconds / 60:.0f} min); load "
+                f"{load_average()}"
             )
             for r in range(args.rounds):
                 for workload in workloads:
                     for c in conns:
                         for server in timed:
                             run = wrk(server, workload, c, args.seconds, flags, log)
-                            res.runs.setdefault((server.key, workload, c), []).append(run)
+                            res.runs.setdefault((server.name, workload, c), []).append(run)
                             say(
-                                f"  round {r + 1} {workload:>4} c{c:<2} {server.key:<28} "
+                                f"  round {r + 1} {workload:>4} c{c:<2} {server.name:<28} "
                                 f"{run.rps:6.0f} req/s  p50 {run.p50:6.2f}  p99 {run.p99:6.1f} ms  "
                                 f"server {run.cpu_us:5.0f} µs/req  busy {run.busy:.2f}  "
-                                f"errors {run.bad}  load {os.getloadavg()[0]:.2f}"
+                                f"errors {run.bad}  load {load_average()}"
                             )
     finally:
         for server in servers:
@@ -333,26 +324,22 @@ def main() -> None:
         log.close()
     lines = [
         f"bench/server, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: "
-        f"{args.rounds} x {args.seconds:g} s, {args.games} games; load after {load()}",
+        f"{args.rounds} x {args.seconds:g} s, {args.games} games; load after {load_average()}",
         "",
         "Checks: " + "; ".join(
             f"{key}: {'ok' if all(ok for _, ok, _ in c) else 'FAILED'}" for key, c in checks.items()
         ),
         "",
-        table(res, [s.key for s in servers], conns),
+        results_table(res, [s.name for s in servers], conns),
     ]  # fmt: skip
     text = "\n".join(lines)
     (workdir / "report.md").write_text(text + "\n")
-    (workdir / "runs.json").write_text(
-        json.dumps(
-            {
-                "checks": checks,
-                "runs": {
-                    " | ".join(map(str, k)): [vars(r) for r in v] for k, v in res.runs.items()
-                },
-            },
-            indent=1,
-        )
+    record.write(
+        {
+            "checks": checks,
+            "runs": {" | ".join(map(str, k)): [vars(r) for r in v] for k, v in res.runs.items()},
+        },
+        workdir / "runs.json",
     )
     if args.out:
         args.out.write_text(text + "\n")

@@ -25,9 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.live.wsclient import http_post
+from bench.harness.clients import HOST, connect_game, http_post
 
-HOST = "127.0.0.1"
 LEVELS = ("beginner", "intermediate", "hard", "expert", "extreme", "marathon")
 ANSWER_TIMEOUT = 10.0  # seconds without an answer before a move is sent again
 ENDED = ("won", "lost")
@@ -249,18 +248,13 @@ class SocketPlayer(Player):
     """Creates its games over REST, plays them over `/ws/games/{id}` with its token."""
 
     async def connect(self, board: Board) -> Any | None:
-        from websockets.asyncio.client import connect
-
         while not self.load.stop.is_set():
             try:
-                ws = await connect(
+                ws, first = await connect_game(
                     f"ws://{HOST}:{self.load.ws_port}/ws/games/{board.id}",
-                    additional_headers={"Authorization": f"Token {self.token}"},
-                    open_timeout=ANSWER_TIMEOUT,
-                    close_timeout=2,
-                    max_size=2**22,
+                    token=self.token,
+                    timeout=ANSWER_TIMEOUT,
                 )
-                first = json.loads(await asyncio.wait_for(ws.recv(), ANSWER_TIMEOUT))
             except ConnectionRefusedError:
                 self.load.ledger.error("socket: connection refused")
             except TimeoutError:

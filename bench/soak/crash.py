@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import cli
+from bench.harness.report import say
+from bench.harness.servers import AppServer, PrivatePostgres
 
 from . import bots, checks
 from .layout import PORTS, Layout, production_layout, seed
-from .servers import Server, ready
-from .services import PrivatePostgres
 
 __all__ = ["PORTS", "STEP_NAMES", "Config", "Report", "main", "run", "seed"]
 
@@ -54,10 +54,6 @@ STEP_NAMES = (
     "uvicorn supervisor",
     "postgresql immediate stop",
 )
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 @dataclass
@@ -129,8 +125,8 @@ class Chaos:
 
     def __init__(
         self,
-        web: Server,
-        live: Server,
+        web: AppServer,
+        live: AppServer,
         pg: PrivatePostgres,
         cfg: Config,
         log: Callable[[str], None],
@@ -139,7 +135,7 @@ class Chaos:
 
     def wait_all_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout
-        while not (ready(self.web.port) and ready(self.live.port)):
+        while not (self.web.answers() and self.live.answers()):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"servers not ready {timeout} s after an event")
             time.sleep(0.2)

@@ -1,5 +1,5 @@
 """The layout the soak and the crash test load: a private PostgreSQL and a private Redis
-(bench/soak/services.py), seeded players, gunicorn (2 sync workers) for /api/ and uvicorn
+(bench/harness/servers.py), seeded players, gunicorn (2 sync workers) for /api/ and uvicorn
 (2 workers, DB_POOL=1) for /ws/ with the production settings, all on ports 18500-18549.
 
     with production_layout("crash", database="demineur_crash", players=32, log=say) as layout:
@@ -16,11 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.ports import free_port
+from bench.harness.servers import AppServer, Ports, PrivatePostgres, PrivateRedis, app_env
 from deploy.processes import run_python
-
-from .servers import Server, app_env
-from .services import PrivatePostgres, PrivateRedis
 
 PORTS = range(18500, 18550)
 
@@ -43,8 +40,8 @@ class Layout:
     redis_url: str
     env: dict[str, str]
     accounts: list[dict[str, str]]
-    web: Server
-    live: Server
+    web: AppServer
+    live: AppServer
 
     def stop_servers(self) -> None:
         self.web.stop()
@@ -63,16 +60,16 @@ def production_layout(
     """The layout, ready; its servers are stopped, and PostgreSQL and Redis removed, on exit.
     `name` prefixes the log lines, the channel and cache prefixes and the players' names."""
     logs = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=workdir))
-    taken: set[int] = set()
-    pg_port, redis_port, web_port, live_port = (free_port(PORTS, taken) for _ in range(4))
+    ports = Ports(PORTS)
+    pg_port, redis_port, web_port, live_port = (ports.take() for _ in range(4))
     log(f"{name}: logs in {logs}; PostgreSQL :{pg_port}, Redis :{redis_port} (private)")
     with PrivatePostgres(pg_port) as pg, PrivateRedis(redis_port) as redis:
         database_url = pg.create_database(database)
         env = app_env(database_url, redis.url(0), name)
         accounts = seed(env, players, name)
         log(f"{name}: {len(accounts)} players seeded")
-        web = Server("gunicorn", web_port, env, logs)
-        live = Server("uvicorn", live_port, env, logs)
+        web = AppServer("gunicorn", web_port, env, logs)
+        live = AppServer("uvicorn", live_port, env, logs)
         layout = Layout(logs, pg, database_url, redis.url(0), env, accounts, web, live)
         try:
             web.start()

@@ -7,7 +7,7 @@ test (bench/soak/crash.py) and the long Schemathesis run when tests/reliability 
     SOAK_MINUTES=5 .venv/bin/python -m bench.soak.soak
     .venv/bin/python -m bench.soak.soak --minutes 2 --no-crash --no-fuzz
 
-Configuration: a private PostgreSQL and a private Redis (bench/soak/services.py, ports
+Configuration: a private PostgreSQL and a private Redis (bench/harness/servers.py, ports
 18500-18549), gunicorn with 2 sync workers for /api/ and uvicorn with 2 workers (DB_POOL=1) for
 /ws/, DEBUG=0. The players are random bots (bench/soak/bots.py) playing through the public API
 only; a few anonymous watchers stay on `/ws/live` all along.
@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -43,19 +42,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench import cli
-from deploy.processes import ROOT
+from bench.harness.report import Run, say
+from bench.harness.servers import ROOT, AppServer, sample
+from bench.harness.timing import median
 
 from . import bots, checks, crash
 from .layout import Layout, production_layout
-from .servers import Server, sample
 
 DATABASE = "demineur_soak"
 FUZZ_TEST = ROOT / "tests" / "reliability" / "test_schemathesis.py"
 FUZZ_SWITCH = "SCHEMATHESIS_EXAMPLES"
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 # --- the growth rule ----------------------------------------------------------------------
@@ -101,8 +97,8 @@ def judge_series(name: str, values: Sequence[float], unit: str, tol: Tolerance) 
     if n < 9:
         return None
     third = n // 3
-    middle = float(statistics.median(values[third : 2 * third]))
-    last = float(statistics.median(values[2 * third :]))
+    middle = median(values[third : 2 * third])
+    last = median(values[2 * third :])
     limit = middle * (1 + tol.relative) + tol.absolute
     return Verdict(
         name, unit, float(values[0]), middle, last, float(max(values)), limit, last > limit
@@ -123,7 +119,7 @@ class Samples:
         self.series.setdefault(name, []).append(value)
 
 
-def processes(web: Server, live: Server) -> dict[str, int]:
+def processes(web: AppServer, live: AppServer) -> dict[str, int]:
     out = {"gunicorn master": web.pid, "uvicorn supervisor": live.pid}
     for i, pid in enumerate(web.worker_pids()):
         out[f"gunicorn worker {i + 1}"] = pid
@@ -133,7 +129,7 @@ def processes(web: Server, live: Server) -> dict[str, int]:
 
 
 def take_sample(
-    samples: Samples, web: Server, live: Server, pg_url: str, redis_url: str, t: float
+    samples: Samples, web: AppServer, live: AppServer, pg_url: str, redis_url: str, t: float
 ) -> dict[str, Any]:
     import psycopg
     import redis
@@ -286,6 +282,7 @@ async def drive(
 
 
 def run_soak(cfg: SoakConfig, log: Callable[[str], None] = say) -> SoakReport:
+    run = Run("soak")
     with production_layout("soak", database=DATABASE, players=cfg.players, log=log) as layout:
         ledger, samples, lobby, loaded = asyncio.run(drive(cfg, layout, log))
         layout.stop_servers()
@@ -318,10 +315,18 @@ def run_soak(cfg: SoakConfig, log: Callable[[str], None] = say) -> SoakReport:
     report = SoakReport(
         cfg, ledger, samples, verdicts, stored, verified, verify_output, lobby, loaded, failures
     )
-    (logs / "samples.json").write_text(json.dumps({"t": samples.t, **samples.series}))
     for line in report.lines():
         log(line)
-    log(f"soak: samples in {logs / 'samples.json'}")
+    run.write(
+        {
+            "config": vars(cfg),
+            "failures": failures,
+            "verdicts": [vars(v) for v in verdicts],
+            "t": samples.t,
+            "series": samples.series,
+        },
+        logs / "samples.json",
+    )
     return report
 
 

@@ -10,87 +10,70 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/demineur REDIS_URL=redis://127.0.0.1:6379/0 \\
         .venv/bin/python -m bench.streams.run [--moves 400] [--seconds 10]
 
-One uvicorn process (the ASGI `live` of the production layout) serves REST, the socket and
-the stream, on its own database (DATABASE_URL's name + "_streams", made and migrated here)
-and its own channel prefix; without PostgreSQL and Redis it runs on SQLite and the in-memory
-layer, which it says.
+One uvicorn process (the ASGI `live` of the production layout: bench/harness/servers.py's
+AppServer, on ports 18950-18999) serves REST, the socket and the stream, on its own database
+(DATABASE_URL's name + "_streams", made afresh and migrated here) and its own channel prefix;
+without PostgreSQL and Redis it runs on SQLite and the in-memory layer, which it says.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from deploy.processes import RAISED_THROTTLES, ServerProcess, free_port, server_argv
+from bench import cli
+from bench.harness.clients import api_json, register
+from bench.harness.database import beside_database_url, create_database
+from bench.harness.report import say
+from bench.harness.servers import AppServer, Ports, app_env
+from bench.harness.timing import median, percentile
+from deploy.processes import run_python
 
-ROOT = Path(__file__).resolve().parents[2]
+PORTS = range(18950, 19000)
 PASSWORD = "a bench passphrase"
 
 
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def environment(tmp: Path) -> tuple[dict[str, str], str]:
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    env.update(RAISED_THROTTLES)
-    env.update(DEBUG="0", SECRET_KEY="bench-" + uuid.uuid4().hex * 2, ALLOWED_HOSTS="127.0.0.1")
-    env.update(LOG_LEVEL="WARNING", CHANNELS_PREFIX=f"streams{os.getpid()}")
-    env.update(WS_MESSAGES_PER_SECOND="100000", WS_MESSAGES_BURST="100000")
-    database = os.environ.get("DATABASE_URL", "")
-    if database.startswith("postgres") and os.environ.get("REDIS_URL"):
-        import psycopg
-
-        url = urlparse(database)
-        name = f"{url.path.lstrip('/') or 'demineur'}_streams"
-        with psycopg.connect(url._replace(path="/postgres").geturl(), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}"')
-        env["DATABASE_URL"] = url._replace(path=f"/{name}").geturl()
-        layout = "PostgreSQL and Redis"
-    else:
-        env.pop("DATABASE_URL", None)
-        env.pop("REDIS_URL", None)
-        env["SQLITE_PATH"] = str(tmp / "streams.sqlite3")
-        env["DEBUG"] = "1"
-        layout = "SQLite and the in-memory channel layer (no DATABASE_URL/REDIS_URL)"
-    return env, layout
+    prefix = f"streams{os.getpid()}"
+    extra = {"ALLOWED_HOSTS": "127.0.0.1", "WS_MESSAGES_PER_SECOND": "100000",
+             "WS_MESSAGES_BURST": "100000"}  # fmt: skip
+    url = beside_database_url("_streams")
+    redis_url = os.environ.get("REDIS_URL")
+    if url is not None and redis_url:
+        create_database(url, fresh=True, suffixes=("_streams",))
+        return app_env(url, redis_url, prefix, extra=extra), "PostgreSQL and Redis"
+    env = app_env(
+        None, None, prefix, debug=True, extra={"SQLITE_PATH": str(tmp / "streams.sqlite3"), **extra}
+    )
+    return env, "SQLite and the in-memory channel layer (no DATABASE_URL/REDIS_URL)"
 
 
-def player(base: str) -> tuple[httpx.Client, str, dict[str, Any], tuple[int, int]]:
-    api = httpx.Client(base_url=base, timeout=10)
-    name = f"b{uuid.uuid4().hex[:10]}"
-    api.post("/api/auth/register", json={"username": name, "password": PASSWORD, "kind": "bot"})
-    token = api.post("/api/auth/token", json={"username": name, "password": PASSWORD}).json()[
-        "token"
-    ]
-    api.headers["Authorization"] = f"Token {token}"
-    game = api.post("/api/games", json={"level": "expert"}).json()
-    board = api.post(f"/api/games/{game['id']}/reveal", json={"x": 0, "y": 0}).json()["game"][
-        "board"
-    ]
+def player(port: int) -> tuple[httpx.Client, str, dict[str, Any], tuple[int, int]]:
+    """A bot with an Expert game opened at (0, 0), a closed cell of it, and a client that
+    keeps its connection (the timed moves)."""
+    account = register(port, f"b{uuid.uuid4().hex[:10]}", PASSWORD)
+    _, game = api_json(port, "POST", "/api/games", {"level": "expert"}, account.token)
+    _, moved = api_json(
+        port, "POST", f"/api/games/{game['id']}/reveal", {"x": 0, "y": 0}, account.token
+    )
+    board = moved["game"]["board"]
     cell = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#")
-    return api, token, game, cell
+    api = httpx.Client(
+        base_url=f"http://127.0.0.1:{port}",
+        timeout=10,
+        headers={"Authorization": f"Token {account.token}"},
+    )
+    return api, account.token, game, cell
 
 
 class Readers:
@@ -140,8 +123,9 @@ class Readers:
                     self.socket[frame["seq"]] = time.perf_counter()
 
 
-def delivery(base: str, moves: int) -> dict[str, Any]:
-    api, _, game, (x, y) = player(base)
+def delivery(port: int, moves: int) -> dict[str, Any]:
+    base = f"http://127.0.0.1:{port}"
+    api, _, game, (x, y) = player(port)
     readers = Readers(base, game["id"])
     answered: dict[int, float] = {}
     for n in range(moves):
@@ -159,16 +143,17 @@ def delivery(base: str, moves: int) -> dict[str, Any]:
         "moves": moves,
         "stream_received": len(stream),
         "socket_received": len(socket),
-        "stream_p50_ms": round(statistics.median(stream), 2),
-        "stream_p99_ms": round(pct(stream, 0.99), 2),
-        "socket_p50_ms": round(statistics.median(socket), 2),
-        "socket_p99_ms": round(pct(socket, 0.99), 2),
-        "p99_ratio_stream_over_socket": round(pct(stream, 0.99) / pct(socket, 0.99), 2),
+        "stream_p50_ms": round(median(stream), 2),
+        "stream_p99_ms": round(percentile(stream, 99), 2),
+        "socket_p50_ms": round(median(socket), 2),
+        "socket_p99_ms": round(percentile(socket, 99), 2),
+        "p99_ratio_stream_over_socket": round(percentile(stream, 99) / percentile(socket, 99), 2),
     }
 
 
-def throughput(base: str, seconds: float, window: int = 16) -> dict[str, Any]:
-    _, token, game, (x, y) = player(base)
+def throughput(port: int, seconds: float, window: int = 16) -> dict[str, Any]:
+    base = f"http://127.0.0.1:{port}"
+    _, token, game, (x, y) = player(port)
     readers = Readers(base, game["id"])
     url = base.replace("http://", "ws://") + f"/ws/games/{game['id']}"
     sent = answered = 0
@@ -198,7 +183,7 @@ def throughput(base: str, seconds: float, window: int = 16) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = cli.parser(__doc__)
     parser.add_argument("--moves", type=int, default=400)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
@@ -206,28 +191,18 @@ def main() -> None:
         tmp = Path(raw)
         env, layout = environment(tmp)
         say(f"streams bench on {layout}")
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
-        port = free_port()
-        server = ServerProcess(
-            "uvicorn",
-            server_argv("uvicorn", port),
-            port=port,
-            env=env,
-            log_path=tmp / "uvicorn.log",
-        )
+        done = run_python("manage.py", "migrate", "--noinput", "-v0", env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"migrate failed:\n{done.stderr[-2000:]}")
+        server = AppServer("uvicorn", Ports(PORTS).take(), env, tmp, None, lifespan=True)
         server.start()
         try:
-            server.wait_answering("/healthz")
+            server.wait_ready()
             say(f"delivery: {args.moves} moves over HTTP, one stream and one socket following")
-            first = delivery(server.url, args.moves)
+            first = delivery(server.port, args.moves)
             say(json.dumps(first, indent=2))
             say(f"throughput: the player's socket for {args.seconds:.0f} s, one stream following")
-            second = throughput(server.url, args.seconds)
+            second = throughput(server.port, args.seconds)
             say(json.dumps(second, indent=2))
         finally:
             server.stop()

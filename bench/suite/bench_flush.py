@@ -1,6 +1,7 @@
 """The flush between the suite's tests that commit, on PostgreSQL: Django's TRUNCATE of every
-table against the suite's DELETE per table (tests/support/fast_flush.py). Makes a database of
-its own (`demineur_flushbench`), migrates it, then times ROUNDS flushes of each kind,
+table against the suite's DELETE per table (tests/support/fast_flush.py). Works in a database
+of its own (DATABASE_URL's, default `demineur_flushbench`; its name must end in `bench`: it is
+emptied ROUNDS times), made if missing and migrated, then times ROUNDS flushes of each kind,
 interleaved so that the machine's load weighs on both alike, and prints the medians.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/demineur_flushbench \\
@@ -10,47 +11,49 @@ interleaved so that the machine's load weighs on both alike, and prints the medi
 from __future__ import annotations
 
 import os
-import statistics
-import sys
-import time
+
+from bench import cli
+from bench.harness.database import create_database, name_of, setup_django
+from bench.harness.report import say, show, table
+from bench.harness.timing import interleaved, median
 
 ROUNDS = 40
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/demineur_flushbench"
 
 
 def main() -> None:
-    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/demineur_flushbench")
-    os.environ.pop("REDIS_URL", None)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "demineur_site.settings_test"
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    cli.parser(__doc__).parse_args()
+    url = os.environ.get("DATABASE_URL", DEFAULT_URL)
+    if not url.startswith("postgres"):
+        raise SystemExit("DATABASE_URL must name a PostgreSQL database")
+    create_database(url, suffixes=("bench",))
+    say(f"migrating {name_of(url)}")
+    setup_django({"DATABASE_URL": url}, drop=("REDIS_URL",), settings="demineur_site.settings_test")
     from django.core.management.color import no_style
     from django.db import connection
+    from django.db.backends.postgresql.operations import DatabaseOperations
 
     from tests.support import fast_flush
 
-    if connection.vendor != "postgresql":
-        sys.exit("DATABASE_URL must name a PostgreSQL database")
-    print("migrating", connection.settings_dict["NAME"], flush=True)
-    call_command("migrate", verbosity=0)
     tables = connection.introspection.django_table_names(only_existing=True, include_views=False)
+    ops = connection.ops
+    assert isinstance(ops, DatabaseOperations)
     kinds = {
-        "truncate": fast_flush._truncating_flush(connection.ops, no_style(), tables),
-        "delete": fast_flush._deleting_flush(connection.ops, no_style(), tables),
+        "truncate": fast_flush._truncating_flush(ops, no_style(), tables),
+        "delete": fast_flush._deleting_flush(ops, no_style(), tables),
     }
-    timings: dict[str, list[float]] = {kind: [] for kind in kinds}
-    for done in range(ROUNDS):
-        for kind, statements in kinds.items():
-            started = time.perf_counter()
-            connection.ops.execute_sql_flush(statements)
-            timings[kind].append(time.perf_counter() - started)
-        if (done + 1) % 10 == 0:
-            print(f"  {done + 1}/{ROUNDS} rounds", flush=True)
-    for kind, values in timings.items():
-        print(f"{kind}: {len(tables)} tables, median {statistics.median(values) * 1000:.1f} ms")
-    ratio = statistics.median(timings["truncate"]) / statistics.median(timings["delete"])
-    print(f"truncate / delete: {ratio:.0f}x")
+
+    def said(done: int, _: object) -> None:
+        if done % 10 == 0:
+            say(f"  {done}/{ROUNDS} rounds")
+
+    cases = {
+        kind: (lambda s=statements: ops.execute_sql_flush(s)) for kind, statements in kinds.items()
+    }
+    timed = interleaved(cases, ROUNDS, warmup=0, on_round=said)["wall"]
+    rows = [[kind, len(tables), f"{median(values) * 1000:.1f}"] for kind, values in timed.items()]
+    show(table(["flush", "tables", "median ms"], rows))
+    say(f"truncate / delete: {median(timed['truncate']) / median(timed['delete']):.0f}x")
 
 
 if __name__ == "__main__":

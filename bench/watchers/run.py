@@ -1,4 +1,4 @@
-"""Many watchers on one `live` process (issue 27, goal 3): how many sockets one uvicorn process
+"""Many watchers on one `live` process: how many sockets one uvicorn process
 holds, what each costs in memory, and how long a move's push takes to reach them all.
 
     .venv/bin/python -m bench.watchers.run            # `make bench-watchers`: up to 10,000
@@ -7,8 +7,8 @@ holds, what each costs in memory, and how long a move's push takes to reach them
 Layout: gunicorn with 2 sync workers for the REST moves, and ONE uvicorn process (no
 supervisor, so its pid is the process that holds the sockets) for /ws/, production settings
 (DEBUG off, DB_POOL=1, the Redis Pub/Sub layer, the lifespan on: the race clock and the
-analysis worker run in it as in a deployment). The watchers are anonymous sockets of
-bench/live's small client (bench/live/wsclient.py: no permessage-deflate, timestamps at
+analysis worker run in it as in a deployment). The watchers are anonymous sockets of the
+benchmarks' small client (bench/harness/clients.py: no permessage-deflate, timestamps at
 `data_received`), spread round-robin over --games started Expert games, and added in steps
 (--steps). The bench raises its own open-files limit to the hard limit first (the server
 inherits it) and says both.
@@ -24,7 +24,7 @@ At each step:
   pair; "to all" = from the round's first move sent to the last frame of the round received;
   server CPU per frame = the uvicorn process's CPU over the rounds / frames delivered.
 
-Database: DATABASE_URL's name + "_watchers_bench" (created, migrated and flushed); Redis:
+Database: DATABASE_URL's name + "_watchers_bench" (created, migrated and emptied); Redis:
 REDIS_URL; ports 18800-18849. Results as a markdown table on stdout, JSON and the plots
 (docs/perf/watchers_memory.png, docs/perf/watchers_push.png with --plots).
 """
@@ -34,47 +34,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import json
-import os
 import resource
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from bench import cli
-from bench.http.run import fmt_load
-from bench.live import run as live
-from bench.live.wsclient import RawSocket, open_socket
-from deploy.processes import ServerProcess, server_argv
+from bench.harness import clients
+from bench.harness.clients import HOST, Delivered, RawSocket, open_socket, open_watchers
+from bench.harness.report import Run, say, show, table
+from bench.harness.servers import ROOT, Stack, sample
+from bench.harness.timing import percentile, proc_cpu
+from bench.seeding import Player, players_with_started_games
 
-HOST = "127.0.0.1"
 PORTS = range(18800, 18850)
-DOCS = live.ROOT / "docs" / "perf"
-say = live.say
-pct = live.pct
+DOCS = ROOT / "docs" / "perf"
 Held = list[tuple[RawSocket, str]]  # each watcher's socket and the game it watches
-
-
-class Env(live.Env):
-    ports = PORTS
-
-    def server_env(self, *, pool: bool, publish: bool = True) -> dict[str, str]:
-        env = super().server_env(pool=pool, publish=publish)
-        # The movers make one move a round each; the REST throttles stay as configured.
-        env["WS_MAX_SOCKETS_PER_ADDRESS"] = "0"
-        env["WS_MAX_SOCKETS_PER_USER"] = "0"
-        return env
-
-
-def database_url() -> str | None:
-    base = os.environ.get("DATABASE_URL", "")
-    if not base.startswith("postgres"):
-        return None
-    url = urlparse(base)
-    name = url.path.lstrip("/") or "demineur"
-    return url._replace(path=f"/{name}_watchers_bench").geturl()
 
 
 def raise_open_files() -> tuple[int, int, int]:
@@ -86,17 +62,10 @@ def raise_open_files() -> tuple[int, int, int]:
 
 
 def rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for {pid}")
-
-
-def cpu_s(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        rest = f.read().rsplit(")", 1)[1].split()
-    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    got = sample(pid)
+    if got is None:
+        raise RuntimeError(f"no VmRSS for {pid}")
+    return got.rss_kb
 
 
 @dataclass
@@ -116,45 +85,30 @@ class Step:
     server_cpu_us_per_frame: float = float("nan")
 
 
-async def connect(
-    port: int, players: list[live.Player], start: int, stop: int, held: Held
-) -> float:
+async def connect(port: int, players: list[Player], start: int, stop: int, held: Held) -> float:
     """Watchers start..stop-1, watcher i on game i % len(players)."""
-    t0 = time.perf_counter()
-    gate = asyncio.Semaphore(64)
-    done = 0
-
-    async def one(i: int) -> None:
-        nonlocal done
-        async with gate:
-            game = players[i % len(players)].game_id
-            sock = await open_socket(HOST, port, f"/ws/games/{game}", timeout=60)
-            deadline = time.monotonic() + 60
-            while not sock.frames:  # the `state` snapshot
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"watcher {i} got no state in 60 s")
-                await asyncio.sleep(0.01)
-            held.append((sock, game))
-            done += 1
-            if done % 1000 == 0:
-                say(f"    {start + done:,} sockets open")
-
-    await asyncio.gather(*(one(i) for i in range(start, stop)))
-    return time.perf_counter() - t0
+    games = [players[i % len(players)].game_id for i in range(start, stop)]
+    sockets, seconds = await open_watchers(
+        port, [f"/ws/games/{g}" for g in games], at_once=64, every=1000
+    )
+    held += zip(sockets, games, strict=True)
+    return seconds
 
 
 async def push_round(
-    http_port: int, players: list[live.Player], flagged: dict[str, bool]
+    http_port: int, players: list[Player], flagged: dict[str, bool]
 ) -> tuple[dict[tuple[str, int], tuple[float, float]], float]:
     """One flag toggle in every game; (game, seq) -> (sent, answered), and the first send."""
     gate = asyncio.Semaphore(16)
     sent: dict[tuple[str, int], tuple[float, float]] = {}
     first = time.perf_counter()
 
-    async def one(p: live.Player) -> None:
+    async def one(p: Player) -> None:
         async with gate:
             flagged[p.game_id] = not flagged.get(p.game_id, False)
-            seq, t_sent, t_answer = await live.timed_flag(http_port, p, flagged=flagged[p.game_id])
+            seq, t_sent, t_answer = await clients.flag_move(
+                http_port, p.game_id, p.token, x=p.x, y=p.y, flagged=flagged[p.game_id]
+            )
             sent[(p.game_id, seq)] = (t_sent, t_answer)
 
     await asyncio.gather(*(one(p) for p in players))
@@ -165,16 +119,14 @@ async def measure_pushes(
     step: Step,
     http_port: int,
     ws_pid: int,
-    players: list[live.Player],
+    players: list[Player],
     held: Held,
     rounds: int,
     flagged: dict[str, bool],
     wait_s: float,
 ) -> None:
-    from_answer: list[float] = []
-    from_sent: list[float] = []
-    missing = 0
-    cpu_before = cpu_s(ws_pid)
+    delivered = Delivered()
+    cpu_before = proc_cpu(ws_pid)
     frames = 0
     for r in range(rounds):
         for sock, _ in held:
@@ -191,35 +143,31 @@ async def measure_pushes(
         gc.enable()
         last = first
         round_values: list[float] = []
-        by_game: dict[str, list[tuple[int, float, float]]] = {}
-        for (g, seq), (t_sent, t_answer) in sent.items():
-            by_game.setdefault(g, []).append((seq, t_sent, t_answer))
+        by_game: dict[str, dict[int, tuple[float, float]]] = {}
+        for (g, seq), times in sent.items():
+            by_game.setdefault(g, {})[seq] = times
         for sock, game in held:
-            arrivals = {seq: t for t, kind, seq in sock.frames[1:] if kind == "move"}
-            for seq, t_sent, t_answer in by_game.get(game, ()):
-                arrived = arrivals.get(seq)
-                if arrived is None:
-                    missing += 1
-                    continue
-                frames += 1
-                last = max(last, arrived)
-                round_values.append((arrived - t_answer) * 1000)
-                from_sent.append((arrived - t_sent) * 1000)
-        from_answer += round_values
-        step.round_p99s.append(round(pct(round_values, 99), 1))
+            moves = by_game.get(game, {})
+            round_values += delivered.add(sock.frames[1:], moves)
+            for t, kind, seq in sock.frames[1:]:
+                if kind == "move" and seq in moves:
+                    last = max(last, t)
+        frames += len(round_values)
+        step.round_p99s.append(round(percentile(round_values, 99), 1))
         step.to_all_ms.append(round((last - first) * 1000, 1))
         say(
             f"    round {r + 1}/{rounds}: {len(round_values):,} deliveries, p99 "
-            f"{pct(round_values, 99):.1f} ms, all {len(held):,} reached in "
+            f"{percentile(round_values, 99):.1f} ms, all {len(held):,} reached in "
             f"{(last - first) * 1000:.0f} ms"
         )
-    cpu = cpu_s(ws_pid) - cpu_before
+    cpu = proc_cpu(ws_pid) - cpu_before
+    from_answer = delivered.from_answer
     step.deliveries = len(from_answer)
-    step.missing = missing
-    step.p50_ms = round(pct(from_answer, 50), 1)
-    step.p99_ms = round(pct(from_answer, 99), 1)
+    step.missing = delivered.missing
+    step.p50_ms = round(percentile(from_answer, 50), 1)
+    step.p99_ms = round(percentile(from_answer, 99), 1)
     step.max_ms = round(max(from_answer), 1) if from_answer else float("nan")
-    step.p99_sent_ms = round(pct(from_sent, 99), 1)
+    step.p99_sent_ms = round(percentile(delivered.from_sent, 99), 1)
     step.server_cpu_us_per_frame = round(cpu / frames * 1e6, 1) if frames else float("nan")
 
 
@@ -269,30 +217,17 @@ def plots(steps: list[Step], baseline_kb: int) -> list[Path]:
     return [memory, push]
 
 
-async def run(args: argparse.Namespace, env: Env, players: list[live.Player]) -> dict[str, Any]:
-    rest = live.Server(env, "gunicorn")
-    port = env.port()
-    argv = server_argv(
-        "uvicorn",
-        port,
-        uvicorn=["--no-access-log", "--ws-max-size", "4096", "--log-level", "warning",
-                 "--backlog", "4096", *(["--ws", args.ws] if args.ws else [])],
-    )  # fmt: skip
-    ws = ServerProcess(
-        "uvicorn 1 process",
-        argv,
-        port=port,
-        env=env.server_env(pool=True),
-        log_path=env.logs / f"uvicorn-{port}.log",
-    )
-    ws.start()
+async def run(args: argparse.Namespace, stack: Stack, players: list[Player]) -> dict[str, Any]:
+    rest = stack.server("gunicorn")
+    ws_args = ["--backlog", "4096", *(["--ws", args.ws] if args.ws else [])]
+    ws = stack.server("uvicorn", workers=None, lifespan=True, args=ws_args)
     held: Held = []
     steps: list[Step] = []
     try:
         rest.wait_ready()
-        ws.wait_answering("/readyz", 60, error=SystemExit)
+        ws.wait_ready()
         # One socket opened and closed first, so that the baseline has the socket code loaded.
-        warm = await open_socket(HOST, port, f"/ws/games/{players[0].game_id}")
+        warm = await open_socket(HOST, ws.port, f"/ws/games/{players[0].game_id}")
         await asyncio.sleep(0.3)
         warm.close()
         await asyncio.sleep(1.0)
@@ -302,7 +237,7 @@ async def run(args: argparse.Namespace, env: Env, players: list[live.Player]) ->
         opened = 0
         for target in args.steps:
             say(f"  step: {target:,} sockets")
-            connect_s = await connect(port, players, opened, target, held)
+            connect_s = await connect(ws.port, players, opened, target, held)
             opened = target
             await asyncio.sleep(1.0)
             rss = rss_kb(ws.pid)
@@ -328,29 +263,25 @@ async def run(args: argparse.Namespace, env: Env, players: list[live.Player]) ->
     return {"baseline_kb": baseline, "steps": [s.__dict__ for s in steps]}
 
 
-def report(result: dict[str, Any], args: argparse.Namespace, meta: dict[str, Any]) -> None:
-    rows = [
-        "| sockets | RSS MiB | KB / socket | connect s | deliveries | missing | p50 ms "
-        "| **p99 ms** | max ms | p99 of each round | a round reaches all, ms (each round) "
-        "| server CPU µs / frame |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |",
-    ]
+def report(result: dict[str, Any], args: argparse.Namespace) -> None:
+    head = ["sockets", "RSS MiB", "KB / socket", "connect s", "deliveries", "missing", "p50 ms",
+            "**p99 ms**", "max ms", "p99 of each round", "a round reaches all, ms (each round)",
+            "server CPU µs / frame"]  # fmt: skip
+    rows: list[list[object]] = []
     for s in result["steps"]:
-        rows.append(
-            f"| {s['sockets']:,} | {s['rss_kb'] / 1024:.1f} | {s['kb_per_socket']:.1f} "
-            f"| {s['connect_s']} | {s['deliveries']:,} | {s['missing']} | {s['p50_ms']} "
-            f"| **{s['p99_ms']}** | {s['max_ms']} | {' / '.join(map(str, s['round_p99s']))} "
-            f"| {' / '.join(map(str, s['to_all_ms']))} | {s['server_cpu_us_per_frame']} |"
-        )
-    say("\n## Results (docs/PERFORMANCE.md, Issue 27)\n")
+        rows.append([f"{s['sockets']:,}", f"{s['rss_kb'] / 1024:.1f}", f"{s['kb_per_socket']:.1f}",
+                     s["connect_s"], f"{s['deliveries']:,}", s["missing"], s["p50_ms"],
+                     f"**{s['p99_ms']}**", s["max_ms"], " / ".join(map(str, s["round_p99s"])),
+                     " / ".join(map(str, s["to_all_ms"])), s["server_cpu_us_per_frame"]])  # fmt: skip
+    nofile, run = result["nofile"], result["run"]
+    say("\n## Results (docs/PERFORMANCE.md)\n")
     say(
         f"{args.games} games, {args.rounds} rounds a step; uvicorn RSS before any watcher "
-        f"{result['baseline_kb'] / 1024:.1f} MiB; open files: soft limit {meta['nofile'][0]} "
-        f"raised to {meta['nofile'][1]} (hard {meta['nofile'][2]}); load average before "
-        f"{meta['load_before']}, after {meta['load_after']}.\n"
+        f"{result['baseline_kb'] / 1024:.1f} MiB; open files: soft limit {nofile[0]} "
+        f"raised to {nofile[1]} (hard {nofile[2]}); load average before "
+        f"{run['load_before']}, after {run['load_after']}.\n"
     )
-    for row in rows:
-        say(row)
+    show(table(head, rows, "rrrrrrrrrllr"))
     last = result["steps"][-1] if result["steps"] else None
     if last is not None:
         memory = "met" if last["kb_per_socket"] < 30 else "NOT met"
@@ -382,41 +313,28 @@ def main() -> None:
     if args.quick:
         args.steps, args.rounds = "500,2000", 2
     args.steps = [int(s) for s in str(args.steps).split(",")]
-    url = database_url()
-    redis_url = os.environ.get("REDIS_URL")
-    if url is None or not redis_url:
-        say("bench/watchers: skipped. It needs DATABASE_URL (PostgreSQL) and REDIS_URL.")
-        return
     nofile = raise_open_files()
     if nofile[1] < max(args.steps) + 1000:
         say(f"bench/watchers: the open-files limit ({nofile[1]}) is below the sockets asked for")
         args.steps = [s for s in args.steps if s + 1000 <= nofile[1]]
-    env = Env.for_run("watchers", url, redis_url, prefix="wbench")
-    say(f"bench/watchers: database {urlparse(url).path.lstrip('/')}, logs in {env.logs}")
+    stack = Stack.shared(
+        "watchers", ports=PORTS, prefix="wbench", suffix="_watchers_bench", env=None
+    )
+    if stack is None:
+        return
     say(f"  open files: soft limit {nofile[0]} -> {nofile[1]} (hard {nofile[2]})")
-    live.prepare_database(url)
-    live.setup_django(env)
-    players = live.seed(args.games)
+    players = players_with_started_games(args.games)
     from django.db import connections
 
     connections.close_all()
-    meta: dict[str, Any] = {"nofile": nofile, "load_before": fmt_load()}
-    result = live_run(args, env, players)
-    meta["load_after"] = fmt_load()
-    report(result, args, meta)
+    record = Run("watchers")
+    # Plain asyncio: the small client wants asyncio's own transports (not uvloop's).
+    result = asyncio.run(run(args, stack, players))
+    payload = record.write({"nofile": nofile, **result}, stack.logs / "results.json", args.json)
+    report(payload, args)
     if args.plots and result["steps"]:
         for path in plots([Step(**s) for s in result["steps"]], result["baseline_kb"]):
-            say(f"plot: {path.relative_to(live.ROOT)}")
-    payload = {"bench": "watchers", "meta": meta, **result}
-    (env.logs / "results.json").write_text(json.dumps(payload, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(payload, indent=1))
-    say(f"JSON: {env.logs / 'results.json'}")
-
-
-def live_run(args: argparse.Namespace, env: Env, players: list[live.Player]) -> dict[str, Any]:
-    # Plain asyncio: bench/live's client wants asyncio's own transports (not uvloop's).
-    return asyncio.run(run(args, env, players))
+            say(f"plot: {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 event of bench/soak/crash.py under a steady load of random players over REST and sockets.
 
 The production servers (gunicorn sync workers, uvicorn workers, DEBUG=0) run on a private
-PostgreSQL and a private Redis started for this test (bench/soak/services.py): the machine's
+PostgreSQL and a private Redis started for this test (bench/harness/servers.py): the machine's
 shared instances, and DATABASE_URL / REDIS_URL, are never used, so the test runs the same with
 or without them. It takes about a minute; `make soak` runs the long version.
 """
@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.harness.servers import AppServer as Server
+from bench.harness.servers import PrivatePostgres, PrivateRedis, app_env
+from bench.harness.servers import private_services_missing as missing_tools
 from bench.ports import free_port
 from bench.soak import crash
-from bench.soak.servers import Server, app_env
-from bench.soak.services import PrivatePostgres, PrivateRedis, missing_tools
 
 MISSING = missing_tools()
 
@@ -115,7 +116,7 @@ def test_socket_move_while_postgresql_is_down_is_503_not_500() -> None:
             live.wait_ready(workers=False)  # one process: no workers of a supervisor
 
             async def scenario() -> dict[str, object]:
-                from bench.live.wsclient import http_post
+                from bench.harness.clients import http_post
 
                 status, body = await http_post(
                     "127.0.0.1", live.port, "/api/games", account["token"], {"level": "beginner"}
