@@ -60,4 +60,4 @@ def _deleting_flush(
 def install() -> None:
     """Use the deleting flush for this test process (PostgreSQL only; SQLite's flush is
     already a DELETE per table)."""
-    DatabaseOperations.sql_flush = _deleting_flush  # type: ignore[method-assign]
+    DatabaseOperations.sql_flush = _deleting_flush  # type: ignore[method-assign, assignment]
