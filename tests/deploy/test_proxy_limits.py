@@ -34,7 +34,8 @@ import websockets.sync.client
 
 from deploy.processes import RAISED_THROTTLES
 from deploy.serve_prod import caddy_version
-from tests.deploy.compose_proxy import compose_proxy, installed_caddy
+from tests.deploy import compose_proxy
+from tests.deploy.compose_proxy import compose_proxy_before, get, installed_caddy, proxy_port
 from tests.support.personas import PASSWORD
 from tests.support.serve_prod import needs_proxy_and_services, serve_prod_layout
 
@@ -78,17 +79,8 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 @pytest.fixture(scope="module")
 def compose_port(layout: dict[str, Any]) -> Iterator[int]:
     """docs/Caddyfile in front of the layout's gunicorn and its first uvicorn process."""
-    caddy = installed_caddy()
-    assert caddy is not None
-    workdir = layout["tmp"] / "compose-proxy"
-    workdir.mkdir()
-    with compose_proxy(
-        workdir,
-        caddy,
-        PROXY_WEB_HOST="127.0.0.1",
-        PROXY_WEB_PORT=str(layout["layout"]["web_port"]),
-        PROXY_LIVE_HOST="127.0.0.1",
-        PROXY_LIVE_PORT=str(layout["layout"]["live_ports"][0]),
+    with compose_proxy_before(
+        layout,
         PROXY_READ_HEADER_TIMEOUT=f"{READ_HEADER_TIMEOUT}s",
         PROXY_READ_BODY_TIMEOUT=f"{READ_BODY_TIMEOUT}s",
     ) as port:
@@ -98,9 +90,7 @@ def compose_port(layout: dict[str, Any]) -> Iterator[int]:
 @pytest.fixture(params=["serve-prod", "compose"])
 def proxy(request: pytest.FixtureRequest, layout: dict[str, Any]) -> int:
     """The port of one proxy configuration, both in front of the same app servers."""
-    if request.param == "serve-prod":
-        return int(layout["port"])
-    return int(request.getfixturevalue("compose_port"))
+    return proxy_port(request.param, layout, lambda: request.getfixturevalue("compose_port"))
 
 
 @pytest.fixture
@@ -109,27 +99,9 @@ def proxy_name(request: pytest.FixtureRequest) -> str:
     return str(request.node.callspec.params["proxy"])
 
 
-def get(port: int, path: str, timeout: float, headers: dict[str, str] | None = None) -> Any:
-    """One GET on a fresh connection: (status, headers, body bytes)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("GET", path, headers=headers or {})
-        response = conn.getresponse()
-        return response.status, response.headers, response.read()
-    finally:
-        conn.close()
-
-
 def probe_latencies(port: int, count: int = PROBES) -> list[float]:
-    """`count` leaderboard reads one after the other, each answered 200 within PROBE_TIMEOUT
-    (else the socket timeout fails the test); their latencies in ms."""
-    latencies = []
-    for _ in range(count):
-        start = time.perf_counter()
-        status, _, body = get(port, PROBE_PATH, timeout=PROBE_TIMEOUT)
-        latencies.append((time.perf_counter() - start) * 1000)
-        assert status == 200, body
-    return latencies
+    """`count` leaderboard reads, each answered 200 within PROBE_TIMEOUT: their latencies in ms."""
+    return compose_proxy.probe_latencies(port, PROBE_PATH, PROBE_TIMEOUT, count)
 
 
 class SlowClient(threading.Thread):

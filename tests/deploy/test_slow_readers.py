@@ -19,7 +19,6 @@ see the latencies measured with and without the slow readers).
 
 from __future__ import annotations
 
-import http.client
 import json
 import secrets
 import socket
@@ -36,7 +35,8 @@ import pytest
 
 from deploy.processes import RAISED_THROTTLES, run_python
 from deploy.serve_prod import caddy_version
-from tests.deploy.compose_proxy import compose_proxy, installed_caddy
+from tests.deploy import compose_proxy
+from tests.deploy.compose_proxy import compose_proxy_before, installed_caddy, proxy_port
 from tests.support.serve_prod import needs_proxy_and_services, serve_prod_layout
 
 pytestmark = [*needs_proxy_and_services, pytest.mark.stack]
@@ -90,27 +90,14 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 @pytest.fixture(scope="module")
 def compose_port(layout: dict[str, Any]) -> Iterator[int]:
     """docs/Caddyfile in front of the layout's gunicorn and its first uvicorn process."""
-    caddy = installed_caddy()
-    assert caddy is not None
-    workdir = layout["tmp"] / "compose-proxy"
-    workdir.mkdir()
-    with compose_proxy(
-        workdir,
-        caddy,
-        PROXY_WEB_HOST="127.0.0.1",
-        PROXY_WEB_PORT=str(layout["layout"]["web_port"]),
-        PROXY_LIVE_HOST="127.0.0.1",
-        PROXY_LIVE_PORT=str(layout["layout"]["live_ports"][0]),
-    ) as port:
+    with compose_proxy_before(layout) as port:
         yield port
 
 
 @pytest.fixture(params=["serve-prod", "compose"])
 def proxy(request: pytest.FixtureRequest, layout: dict[str, Any]) -> int:
     """The port of one proxy configuration, both in front of the same app servers."""
-    if request.param == "serve-prod":
-        return int(layout["port"])
-    return int(request.getfixturevalue("compose_port"))
+    return proxy_port(request.param, layout, lambda: request.getfixturevalue("compose_port"))
 
 
 def wait_for(what: str, condition: Callable[[], bool], timeout: float = GENEROUS) -> None:
@@ -151,25 +138,13 @@ def export_cut(layout: dict[str, Any], request_id: str) -> bool:
 
 def get(port: int, path: str, timeout: float = GENEROUS) -> tuple[int, bytes]:
     """One GET on a fresh connection, read at full speed: (status, body)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
+    status, _, body = compose_proxy.get(port, path, timeout)
+    return status, body
 
 
 def probe_latencies(port: int, count: int = PROBES) -> list[float]:
-    """`count` leaderboard reads one after the other, each answered 200 within PROBE_TIMEOUT
-    (else the socket timeout fails the test); their latencies in ms."""
-    latencies = []
-    for _ in range(count):
-        start = time.perf_counter()
-        status, body = get(port, PROBE_PATH, PROBE_TIMEOUT)
-        latencies.append((time.perf_counter() - start) * 1000)
-        assert status == 200, body[:200]
-    return latencies
+    """`count` leaderboard reads, each answered 200 within PROBE_TIMEOUT: their latencies in ms."""
+    return compose_proxy.probe_latencies(port, PROBE_PATH, PROBE_TIMEOUT, count)
 
 
 class Reader(threading.Thread):

@@ -36,7 +36,7 @@ from accounts.services import account_close, token_revoke
 from tests.support.personas import PASSWORD, SOCKET_TESTS
 from tests.support.sockets import connected, game_path
 from tests.support.sockets import socket as ws
-from tests.support.streams import StreamCall
+from tests.support.streams import StreamCall, open_stream
 
 pytestmark = SOCKET_TESTS
 EVENTS = "/api/stream/event"
@@ -58,6 +58,14 @@ async def _close_account(user: Any) -> None:
     await database_sync_to_async(account_close)(user=user, mode="close", password=PASSWORD)
 
 
+async def _ends_after_one_error_line(stream: StreamCall) -> None:
+    """The rest of an ended sign-in's stream: one line, its authentication_failed error, then the
+    answer's end."""
+    lines = [line for line in await stream.rest() if line]
+    assert len(lines) == 1 and '"authentication_failed"' in lines[0], lines
+    await stream.done()
+
+
 async def _too_many(comm: Any) -> bool:
     """Whether a socket is refused by a cap (429 too_many_sockets) rather than opened."""
     first = await connected(comm)
@@ -76,39 +84,27 @@ async def test_an_idle_accounts_event_stream_answers_at_once_with_a_keep_alive(
 ) -> None:
     # No periodic keep-alive can come during this test: the first line is the stream's own.
     settings.STREAM_KEEPALIVE_SECONDS = 3600
-    stream = StreamCall(EVENTS, token=alice_token)
-    try:
-        assert await stream.open() == 200
+    async with open_stream(EVENTS, token=alice_token) as stream:
         assert stream.headers[b"content-type"] == b"application/x-ndjson"
         assert await stream.line() == ""
-    finally:
-        await stream.close()
 
 
 async def test_an_idle_stream_gets_a_keep_alive_every_period_from_the_start(
     alice: Any, alice_token: str, settings: Any
 ) -> None:
     settings.STREAM_KEEPALIVE_SECONDS = 0.05
-    stream = StreamCall(EVENTS, token=alice_token)
-    try:
-        assert await stream.open() == 200
+    async with open_stream(EVENTS, token=alice_token) as stream:
         assert [await stream.line() for _ in range(4)] == ["", "", "", ""]
-    finally:
-        await stream.close()
 
 
 async def test_the_event_stream_of_an_account_with_games_gives_them_after_the_first_line(
     alice: Any, alice_token: str, new_game: Any
 ) -> None:
     game = await new_game(alice)
-    stream = StreamCall(EVENTS, token=alice_token)
-    try:
-        assert await stream.open() == 200
+    async with open_stream(EVENTS, token=alice_token) as stream:
         assert await stream.line() == ""
         first = await stream.frame()
         assert first["type"] == "game_start" and first["game"]["id"] == str(game.id)
-    finally:
-        await stream.close()
 
 
 # --- a client that goes away ------------------------------------------------------------------
@@ -248,16 +244,10 @@ def test_a_client_that_vanishes_without_closing_frees_its_slot(live: str, settin
 async def test_an_idle_event_stream_ends_after_the_error_line(
     end: Any, alice: Any, alice_token: str
 ) -> None:
-    stream = StreamCall(EVENTS, token=alice_token)
-    try:
-        assert await stream.open() == 200
+    async with open_stream(EVENTS, token=alice_token) as stream:
         assert await stream.line() == ""
         await end(alice)
-        lines = [line for line in await stream.rest() if line]
-        assert len(lines) == 1 and '"authentication_failed"' in lines[0], lines
-        await stream.done()
-    finally:
-        await stream.close()
+        await _ends_after_one_error_line(stream)
 
 
 @pytest.mark.parametrize("end", [_revoke_tokens_of, _close_account], ids=["revoked", "closed"])
@@ -270,17 +260,13 @@ async def test_a_stream_ends_after_the_error_line_of_its_ended_sign_in(
     new_game: Any,
 ) -> None:
     game = await new_game(alice)
-    stream = StreamCall(_game_stream(game) if kind == "game" else EVENTS, token=alice_token)
-    try:
-        assert await stream.open() == 200
+    async with open_stream(
+        _game_stream(game) if kind == "game" else EVENTS, token=alice_token
+    ) as stream:
         first = await stream.frame()
         assert first["type"] == ("state" if kind == "game" else "game_start"), first
         await end(alice)
-        lines = [line for line in await stream.rest() if line]
-        assert len(lines) == 1 and '"authentication_failed"' in lines[0], lines
-        await stream.done()
-    finally:
-        await stream.close()
+        await _ends_after_one_error_line(stream)
 
 
 # --- the project's Python client --------------------------------------------------------------

@@ -14,8 +14,8 @@ from django.utils import timezone
 from accounts.models import User
 from games.races.models import Race
 from tests.support.personas import client_for
-from tests.support.races import start_now, tick
-from tests.support.sockets import TIMEOUT, connected, socket
+from tests.support.races import open_room, start_now, tick
+from tests.support.sockets import TIMEOUT, watching_race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -46,14 +46,8 @@ def _check(countdown: dict[str, Any], started: dict[str, Any], race: Race) -> No
 async def test_a_rooms_countdown_and_start_name_their_instants_and_cell(
     alice: User, bob: User
 ) -> None:
-    def open_room() -> dict[str, Any]:
-        return dict(
-            client_for(alice).post("/api/races", {"level": "beginner"}, format="json").json()
-        )
-
-    room = await database_sync_to_async(open_room)()
-    spectator = socket(f"/ws/races/{room['id']}")
-    await connected(spectator)
+    room = await database_sync_to_async(open_room)(alice)
+    spectator, _ = await watching_race(room["id"])
 
     def count_down() -> None:
         alice_api, bob_api = client_for(alice), client_for(bob)
@@ -78,8 +72,7 @@ async def test_a_quick_matchs_countdown_and_start_name_them_too(alice: User, bob
         return str(Race.objects.get().pk)
 
     race_id = await database_sync_to_async(queue)()
-    spectator = socket(f"/ws/races/{race_id}")
-    state = await connected(spectator)
+    spectator, state = await watching_race(race_id)
     assert state["type"] == "state" and state["race"]["state"] == "countdown"
     await database_sync_to_async(start_now)(race_id)
     started = await _until(spectator, "started")

@@ -17,8 +17,8 @@ from games.play.models import GameAnalysis
 from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.personas import client_for
-from tests.support.races import start_now, tick
-from tests.support.sockets import connected, only_its_player_watches, socket
+from tests.support.races import open_room, start_now, tick
+from tests.support.sockets import only_its_player_watches, watching_race
 
 # The keys a race frame or a Race may hold anywhere inside it: counts, names, times, states.
 RACE_KEYS = {
@@ -135,14 +135,9 @@ async def test_sockets_on_a_race_game_are_refused_to_everyone_but_its_player(
 async def test_every_frame_a_spectator_gets_during_a_whole_race_is_counts_only(
     alice: User, bob: User
 ) -> None:
-    def open_race() -> dict[str, Any]:
-        return dict(
-            client_for(alice).post("/api/races", {"level": "beginner"}, format="json").json()
-        )
-
-    race = await database_sync_to_async(open_race)()
-    spectator = socket(f"/ws/races/{race['id']}")
-    frames = [await connected(spectator)]
+    race = await database_sync_to_async(open_room)(alice)
+    spectator, first = await watching_race(race["id"])
+    frames = [first]
 
     def play() -> str:
         alice_api, bob_api = client_for(alice), client_for(bob)

@@ -20,7 +20,7 @@ from games.races.models import Racer
 from tests.support.boards import board_of, safe_cells
 from tests.support.personas import client_for
 from tests.support.races import racing, tick
-from tests.support.sockets import TIMEOUT, connected, socket
+from tests.support.sockets import TIMEOUT, watching_race
 
 
 def _clear(api: APIClient, game_id: str) -> None:
@@ -114,8 +114,7 @@ async def test_the_race_sockets_ended_shows_the_kept_rating(alice: User, bob: Us
         return dict(racing(alice_api, [bob_api]))
 
     race = await database_sync_to_async(room)()
-    spectator = socket(f"/ws/races/{race['id']}")
-    await connected(spectator)
+    spectator, _ = await watching_race(race["id"])
 
     def play() -> None:
         alice_api, bob_api = client_for(alice), client_for(bob)

@@ -12,9 +12,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from games.races import services as races
 from games.races.clock import RaceClock
 from games.races.models import Race
+from tests.support.personas import client_for
 
 
 def tick(at: datetime | None = None) -> int:
@@ -27,6 +29,11 @@ def start_now(race_id: str) -> None:
     now = timezone.now()
     assert Race.objects.filter(pk=race_id, state="countdown").update(starts_at=now, deadline=now)
     tick(now)
+
+
+def open_room(host: User, level: str = "beginner") -> dict[str, Any]:
+    """`host` opens a race room on `level` (POST /api/races): the Race as answered."""
+    return dict(client_for(host).post("/api/races", {"level": level}, format="json").json())
 
 
 def racing(

@@ -20,6 +20,7 @@ from demineur_site.asgi import application
 from games.play import services
 from games.play.models import Game
 from tests.support import boards
+from tests.support.streams import request_headers
 
 SITE_ORIGIN = "http://testserver"
 TIMEOUT = 3
@@ -38,17 +39,8 @@ def socket(
     scheme: str | None = None,
     headers: list[tuple[str, str]] | None = None,
 ) -> WebsocketCommunicator:
-    raw: list[tuple[bytes, bytes]] = []
-    if host is not None:  # a real handshake always carries Host (the site's own origin)
-        raw.append((b"host", host.encode()))
-    if token is not None:
-        raw.append((b"authorization", f"Token {token}".encode()))
-    if origin is not None:
-        raw.append((b"origin", origin.encode()))
-    if cookie is not None:
-        raw.append((b"cookie", cookie.encode()))
-    for name, value in headers or []:
-        raw.append((name.lower().encode(), value.encode()))
+    # A real handshake always carries Host (the site's own origin); None leaves it out.
+    raw = request_headers(host=host, token=token, origin=origin, cookie=cookie, headers=headers)
     if token_query is not None:
         path = f"{path}?{urlencode({'token': token_query})}"
     extra: dict[str, Any] = {}
@@ -61,6 +53,12 @@ def socket(
         return await application({**scope, **extra}, receive, send)
 
     return WebsocketCommunicator(app if extra else application, path, headers=raw)
+
+
+async def watching_race(race_id: str) -> tuple[WebsocketCommunicator, dict[str, Any]]:
+    """A spectator's socket on a race, connected: the socket and its first frame."""
+    spectator = socket(f"/ws/races/{race_id}")
+    return spectator, await connected(spectator)
 
 
 def game_path(game: Game | str) -> str:

@@ -8,13 +8,40 @@ failing test takes to say so."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode
 
 from demineur_site.asgi import application
 
 WAIT = 10.0
+
+
+def request_headers(
+    *,
+    host: str | None,
+    token: str | None,
+    origin: str | None,
+    cookie: str | None,
+    headers: list[tuple[str, str]] | None,
+) -> list[tuple[bytes, bytes]]:
+    """The raw headers of a request to the in-process application (a stream's GET or a socket's
+    handshake): Host, the token's Authorization, Origin and Cookie where given, then `headers`
+    (names lower-cased, as the ASGI scope holds them)."""
+    raw: list[tuple[bytes, bytes]] = []
+    if host is not None:
+        raw.append((b"host", host.encode()))
+    if token is not None:
+        raw.append((b"authorization", f"Token {token}".encode()))
+    if origin is not None:
+        raw.append((b"origin", origin.encode()))
+    if cookie is not None:
+        raw.append((b"cookie", cookie.encode()))
+    for name, value in headers or []:
+        raw.append((name.lower().encode(), value.encode()))
+    return raw
 
 
 class StreamCall:
@@ -31,15 +58,9 @@ class StreamCall:
         client: tuple[str, int] = ("127.0.0.1", 40000),
         headers: list[tuple[str, str]] | None = None,
     ) -> None:
-        raw: list[tuple[bytes, bytes]] = [(b"host", b"testserver")]
-        if token is not None:
-            raw.append((b"authorization", f"Token {token}".encode()))
-        if cookie is not None:
-            raw.append((b"cookie", cookie.encode()))
-        if origin is not None:
-            raw.append((b"origin", origin.encode()))
-        for name, value in headers or []:
-            raw.append((name.lower().encode(), value.encode()))
+        raw = request_headers(
+            host="testserver", token=token, origin=origin, cookie=cookie, headers=headers
+        )
         query = urlencode({"token": token_query}) if token_query is not None else ""
         self.scope = {
             "type": "http",
@@ -144,3 +165,15 @@ class StreamCall:
         if not self.task.done():
             await self.leave()
         await self.done()
+
+
+@contextlib.asynccontextmanager
+async def open_stream(path: str, **kwargs: Any) -> AsyncIterator[StreamCall]:
+    """`StreamCall(path, **kwargs)` opened, its answer a 200, for the block; closed when it ends
+    (`StreamCall.close`), whether the block failed or not."""
+    stream = StreamCall(path, **kwargs)
+    try:
+        assert await stream.open() == 200
+        yield stream
+    finally:
+        await stream.close()
