@@ -27,10 +27,10 @@ from demineur_site import logs, metrics, publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
 from games.live import redis_watch  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
-from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.streams import NdjsonStream  # noqa: E402
 from games.play.models import ENDED_STATES  # noqa: E402
 from games.races import clock as race_clock  # noqa: E402
+from games.routing import websocket_urlpatterns  # noqa: E402
 
 # Token, or session cookie with this site's Origin, or anonymous read-only (games.live.auth).
 sockets = WebSocketAuthMiddleware(URLRouter(websocket_urlpatterns))

@@ -14,7 +14,7 @@ urlpatterns = [
     re_path(r"^api/schema/?$", SchemaView.as_view(), name="api-schema"),
     re_path(r"^api/docs/?$", DocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("accounts.urls")),
-    path("api/", include("games.api.urls")),
+    path("api/", include("games.urls")),
     # Any other /api/ path is a JSON 404, in DEBUG too (Django's debug 404 page is HTML).
     re_path(r"^api/", api_errors.api_not_found),
     # Staff only: fair-play reviews and flagged accounts (docs/FAIRPLAY.md), at ADMIN_PATH;

@@ -118,7 +118,7 @@ class PlayerRacesView(APIView):
 
     # What the rooms above races add to the answer, each a key and a reader of the player's
     # part (`arenas`: games.arenas.selectors.arena_profile, docs/ARENAS.md, Profiles); the
-    # route table (games.api.urls) gives them, since races never import arenas.
+    # route table (games.urls) gives them, since races never import arenas.
     sections: Mapping[str, Callable[..., Any]] = {}
 
     @extend_schema(responses={200: PlayerRacesOut, 404: ErrorOut}, tags=["races"])
