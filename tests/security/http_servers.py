@@ -32,10 +32,10 @@ def base_env(**extra: str) -> dict[str, str]:
 _TEMPLATE: Path | None = None
 
 
-def migrated_sqlite(directory: Path) -> Path:
-    """A SQLite file with every migration applied, copied into `directory`. The migrations run
-    once per test process (a `manage.py migrate` costs seconds of a loaded machine); every
-    server copies its own database from the file anyway (Server), so none shares a write."""
+def migrated_sqlite() -> Path:
+    """A SQLite file with every migration applied, made once per test process (a `manage.py
+    migrate` costs seconds of a loaded machine). Servers only read it: each copies its own
+    database from it (Server)."""
     global _TEMPLATE
     if _TEMPLATE is None or not _TEMPLATE.exists():
         home = Path(tempfile.mkdtemp(prefix="demineur-sqlite-template-"))
@@ -50,10 +50,7 @@ def migrated_sqlite(directory: Path) -> Path:
         )
         done.check_returncode()
         _TEMPLATE = template
-    path = directory / "template.sqlite3"
-    if not path.exists():
-        shutil.copy(_TEMPLATE, path)
-    return path
+    return _TEMPLATE
 
 
 class Server(ServerProcess):

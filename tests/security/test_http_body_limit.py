@@ -30,8 +30,8 @@ ANSWER_TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
-def template_db(tmp_path_factory: Any) -> Path:
-    return migrated_sqlite(tmp_path_factory.mktemp("body-limit-db"))
+def template_db() -> Path:
+    return migrated_sqlite()
 
 
 def _read_answer(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:

@@ -94,7 +94,7 @@ def _get(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPRespo
 
 @pytest.mark.parametrize("trusted", [0, 1])
 def test_a_production_server_sends_hsts_and_secure_cookies(tmp_path: Path, trusted: int) -> None:
-    template = migrated_sqlite(tmp_path)
+    template = migrated_sqlite()
     args = ["--no-proxy-headers"]  # as `make run` does unless TRUSTED_PROXIES > 0
     with Server(
         "uvicorn",

@@ -45,7 +45,7 @@ def _get(url: str, headers: dict[str, str] | None = None) -> int:
 def test_the_servers_logs_carry_no_token_and_no_password(
     tmp_path: Path, kind: str, args: list[str]
 ) -> None:
-    template = migrated_sqlite(tmp_path)
+    template = migrated_sqlite()
     game = uuid.uuid4()
     with Server(kind, tmp_path / kind, template, args=args, LOG_LEVEL="DEBUG") as server:
         assert _get(f"{server.url}/api/games?token={QUERY_SECRET}&state=playing") == 200

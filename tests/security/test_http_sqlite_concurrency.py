@@ -41,7 +41,7 @@ def _call(url: str, method: str, body: Any = None, token: str | None = None) -> 
 
 
 def test_concurrent_moves_and_creations_on_sqlite_never_answer_500(tmp_path: Path) -> None:
-    template = migrated_sqlite(tmp_path)
+    template = migrated_sqlite()
     with Server("uvicorn", tmp_path / "run", template, DEBUG="1", DB_POOL="1") as server:
         base = server.url
         status, _ = _call(

@@ -101,7 +101,7 @@ def test_sign_in_is_limited_per_username_across_addresses(
 )
 @pytest.mark.parametrize("kind", ["uvicorn", "gunicorn"])
 def test_two_server_processes_share_one_count(tmp_path: Path, kind: str) -> None:
-    template = migrated_sqlite(tmp_path)
+    template = migrated_sqlite()
     shared = {
         "REDIS_URL": os.environ["REDIS_URL"],
         "CACHE_PREFIX": f"throttle-test-{uuid.uuid4().hex}",  # a fresh count for this test

@@ -14,8 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-# Fixtures that start a real server (and, for the browser tests, a page).
-LONG_FIXTURES = frozenset({"live", "site", "page", "phone", "race_clock"})
+# Fixtures that start a real server: the live site in a thread (which the browser pages, the
+# phone and the race clock fixtures all build on: pytest lists them in `fixturenames` too).
+LONG_FIXTURES = frozenset({"live", "site"})
 
 # Modules whose tests start server processes or play many games, by file name (a test that
 # moves to another folder keeps its place in the order).
