@@ -17,6 +17,14 @@ up after PUBLISH_WAIT_SECONDS and the watchers recover through the `seq` gap.
 events in games.races.events, the kick that closes a revoked credential's sockets in
 accounts.socket_credentials). `LIVE_EVENTS=0` (benchmarks only) silences the live events, never
 a kick: closing a revoked credential's sockets is a security measure.
+
+An event that is dropped (the breaker below is open) or not acknowledged in time is not
+forgotten: its group is remembered, and once publishing works again each such group is sent
+one `live.resync` (a kick is sent again instead). Every socket of the group, in any process,
+then re-reads what it follows and sends a fresh `state` (games.live). Without it a dropped
+event that was the last of its feed (a race's `ended`) left its watchers on a stale page for
+good: nothing came after it to show the gap, and Redis itself never went away, so the sockets'
+own Redis watch (games.live.redis_watch) saw nothing to resync.
 """
 
 from __future__ import annotations
@@ -39,6 +47,11 @@ from demineur_site import metrics
 log = logging.getLogger(__name__)
 
 PUBLISH_WAIT_SECONDS = 0.5
+# The message a group gets when some of its events were lost: its sockets re-read (games.live).
+RESYNC_TYPE = "live.resync"
+# Groups remembered at most while publishing fails; beyond it a socket catches up at its
+# group's next event (the `seq` gap), as before there was any memory.
+MAX_LOST_GROUPS = 10_000
 
 
 def on_commit(group: str, message: dict[str, Any], *, live: bool = True) -> None:
@@ -46,7 +59,7 @@ def on_commit(group: str, message: dict[str, Any], *, live: bool = True) -> None
     `live` messages obey LIVE_EVENTS; the others (kicks) always go."""
     if live and not settings.LIVE_EVENTS:
         return
-    transaction.on_commit(lambda: send_now(group, message))
+    transaction.on_commit(lambda: send_now(group, message, resend=not live))
 
 
 class _LoopThread:
@@ -90,8 +103,10 @@ def _done(future: Future[Any]) -> None:
 class _Breaker:
     """While Redis is away, publishing is skipped instead of tried: a move must not wait
     PUBLISH_WAIT_SECONDS for each of its events. After a failure, events are dropped for
-    RETRY_SECONDS, then one publish tries again. Watchers resync when Redis is back
-    (games.live.redis_watch), so what was dropped is never shown wrong, only late."""
+    RETRY_SECONDS, then one publish tries again.
+
+    It also remembers the groups whose events were lost (`lost`: group -> the kick to send
+    again, or None for a resync) until `_recover` has told them."""
 
     RETRY_SECONDS = 1.0
 
@@ -100,16 +115,20 @@ class _Breaker:
         self._retry_at = 0.0
         self.down = False
         self.dropped = 0
+        self.lost: dict[str, dict[str, Any] | None] = {}
+        self.recovering = False
+        self._overflow_logged = False
 
-    def allows(self) -> bool:
+    def allows(self, group: str, resend: dict[str, Any] | None) -> bool:
         with self._lock:
             if not self.down or time.monotonic() >= self._retry_at:
                 return True
             self.dropped += 1
+            self._remember(group, resend)
         metrics.EVENTS_DROPPED.labels("redis_away").inc()
         return False
 
-    def failed(self, exc: BaseException) -> None:
+    def failed(self, exc: BaseException, group: str, resend: dict[str, Any] | None) -> None:
         metrics.EVENTS_DROPPED.labels("failed").inc()
         metrics.REDIS_ERRORS.labels("publish").inc()
         with self._lock:
@@ -118,6 +137,7 @@ class _Breaker:
             self.down = True
             self.dropped += 1
             self._retry_at = time.monotonic() + self.RETRY_SECONDS
+            self._remember(group, resend)
 
     def succeeded(self) -> None:
         metrics.EVENTS_PUBLISHED.inc()
@@ -125,6 +145,43 @@ class _Breaker:
             if self.down:
                 log.warning("live events flow again; %d were dropped", self.dropped)
             self.down, self.dropped = False, 0
+
+    def lose(self, group: str, resend: dict[str, Any] | None) -> None:
+        """A publish to `group` that may never arrive (not acknowledged in time)."""
+        with self._lock:
+            self._remember(group, resend)
+
+    def _remember(self, group: str, resend: dict[str, Any] | None) -> None:
+        """(Under the lock.) `resend`: the message to send again (a kick), None: a resync."""
+        if group not in self.lost and len(self.lost) >= MAX_LOST_GROUPS:
+            if not self._overflow_logged:
+                log.warning(
+                    "more than %d groups lost events: the others catch up at their next event",
+                    MAX_LOST_GROUPS,
+                )
+                self._overflow_logged = True
+            return
+        if self.lost.get(group) is None:
+            self.lost[group] = resend
+        start = not self.recovering
+        self.recovering = True
+        if start:
+            _publisher.loop().call_soon_threadsafe(_start_recovery)
+
+    def take_lost(self) -> dict[str, dict[str, Any] | None]:
+        """The groups to tell, forgotten here; when there are none the recovery ends."""
+        with self._lock:
+            lost, self.lost = self.lost, {}
+            self._overflow_logged = False
+            if not lost:
+                self.recovering = False
+            return lost
+
+    def put_back(self, lost: dict[str, dict[str, Any] | None]) -> None:
+        with self._lock:
+            for group, kick in lost.items():
+                if self.lost.get(group) is None:
+                    self.lost[group] = kick
 
 
 _breaker = _Breaker()
@@ -171,7 +228,9 @@ def _send_in_memory(layer: InMemoryChannelLayer, group: str, message: dict[str, 
     sender.join(PUBLISH_WAIT_SECONDS)
 
 
-def send_now(group: str, message: dict[str, Any]) -> None:
+def send_now(group: str, message: dict[str, Any], *, resend: bool = False) -> None:
+    """Publish `message` to `group`, waiting PUBLISH_WAIT_SECONDS at most. If it is lost, the
+    group is told later: `resend` sends the message itself again (a kick), else a resync."""
     layer = get_channel_layer()
     if layer is None:
         return
@@ -179,7 +238,8 @@ def send_now(group: str, message: dict[str, Any]) -> None:
         _send_in_memory(layer, group, message)
         metrics.EVENTS_PUBLISHED.inc()
         return
-    if not _breaker.allows():
+    again = message if resend else None
+    if not _breaker.allows(group, again):
         return  # Redis is away: the event is dropped (counted and logged by the breaker)
     future = _publisher.submit(layer.group_send(group, message))
     with _pending_lock:
@@ -188,9 +248,47 @@ def send_now(group: str, message: dict[str, Any]) -> None:
     try:
         future.result(PUBLISH_WAIT_SECONDS)
     except Exception as exc:  # logged by _done too; the committed move must not fail here
-        _breaker.failed(exc)
+        # Not acknowledged in time: it may still arrive, or never; the group is told anyway.
+        _breaker.failed(exc, group, again)
     else:
         _breaker.succeeded()
+
+
+_recovery: set[asyncio.Task[None]] = set()  # the running recovery (a reference keeps it)
+
+
+def _start_recovery() -> None:
+    """(On the publisher's loop.) Start telling the groups that lost events."""
+    task = asyncio.ensure_future(_recover())
+    _recovery.add(task)
+    task.add_done_callback(_recovery.discard)
+
+
+async def _recover() -> None:
+    """Every RETRY_SECONDS, tell each group that lost events (breaker.lost): one `live.resync`,
+    or the lost kick again. What cannot be sent yet is kept for the next round; the task ends
+    when nothing is left. Each group hears once, however many of its events were lost."""
+    while True:
+        await asyncio.sleep(_Breaker.RETRY_SECONDS)
+        lost = _breaker.take_lost()
+        if not lost:
+            return
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        told = 0
+        try:
+            for group, again in lost.items():
+                resync = {"type": RESYNC_TYPE}
+                await asyncio.wait_for(
+                    layer.group_send(group, again or resync), PUBLISH_WAIT_SECONDS
+                )
+                told += 1
+        except Exception as exc:  # Redis still away: the rest waits for the next round
+            _breaker.put_back(dict(list(lost.items())[told:]))
+            log.info("telling the groups that lost events failed (%r); trying again", exc)
+        else:
+            log.warning("told %d groups that lost live events to resync", told)
 
 
 def flush(timeout: float = 5.0) -> None:
@@ -205,11 +303,11 @@ async def send_from_loop(group: str, message: dict[str, Any]) -> None:
     """Send `message` to `group` now, from a consumer on the server's own loop (the event
     stream's "a newer stream replaces you"); bounded and behind the same breaker."""
     layer = get_channel_layer()
-    if layer is None or not _breaker.allows():
+    if layer is None or not _breaker.allows(group, message):
         return
     try:
         await asyncio.wait_for(layer.group_send(group, message), PUBLISH_WAIT_SECONDS)
-    except Exception as exc:  # Redis away: the older stream stays open, nothing else breaks
-        _breaker.failed(exc)
+    except Exception as exc:  # Redis away: the older stream ends when the message gets through
+        _breaker.failed(exc, group, message)
     else:
         _breaker.succeeded()

@@ -195,6 +195,11 @@ class LeanConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels sh
             self._backlog = None
             self._delivery = None
 
+    async def live_resync(self, message: dict[str, Any]) -> None:
+        """Some events of this socket's group were lost on their way to Redis (the publisher
+        tells the group when it can publish again: demineur_site.publish). A socket that can
+        re-read what it follows overrides this; the others have nothing to catch up."""
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:

@@ -52,6 +52,7 @@ class RedisWatch:
         self._listen: asyncio.Task[None] | None = None
         self.up = True
         self.outages = 0  # how many outages this process has seen end (tests, logs)
+        self.looks = 0  # how many looks the watch has made (tests)
 
     def add(self, socket: Resyncs) -> None:
         if not settings.REDIS_URL:
@@ -67,9 +68,26 @@ class RedisWatch:
         self._sockets.discard(socket)
 
     async def _run_id(self, client: Any) -> str | None:
-        """The host's `run_id`, None when it does not answer in time; "" from a Redis that
-        refuses INFO (some managed ones rename it), which a PING alone then watches."""
+        """The host's `run_id`, None when it does not answer; "" from a Redis that refuses
+        INFO (some managed ones rename it), which a PING alone then watches.
+
+        A look that runs out of time is made once more before the host counts as away: one
+        slow answer is most often this process's own loop or a loaded machine, not an outage,
+        and a stall loses no event (Redis delivers what it held once it answers). Counting it
+        as an outage made every socket of the process send a needless `state`. A refused
+        connection is an outage at once."""
+        for _ in range(2):
+            try:
+                return await self._ask_run_id(client)
+            except TimeoutError:
+                continue
+            except Exception:
+                return None
+        return None
+
+    async def _ask_run_id(self, client: Any) -> str:
         from redis.exceptions import ResponseError
+        from redis.exceptions import TimeoutError as RedisTimeout
 
         try:
             try:
@@ -77,8 +95,8 @@ class RedisWatch:
             except ResponseError:
                 await asyncio.wait_for(client.ping(), PING_TIMEOUT_SECONDS)
                 return ""
-        except Exception:
-            return None
+        except RedisTimeout as slow:  # the client's own socket_timeout
+            raise TimeoutError from slow
         return str(info.get("run_id", ""))
 
     async def _watch(self) -> None:
@@ -98,6 +116,7 @@ class RedisWatch:
         try:
             while self._sockets:
                 ids = await asyncio.gather(*(self._run_id(client) for client in clients))
+                self.looks += 1
                 up = all(run_id is not None for run_id in ids)
                 restarted = any(
                     old is not None and new is not None and new != old

@@ -62,6 +62,11 @@ class SequencedConsumer(LeanConsumer):
         async with self.turn:
             await self._resync("Redis came back")
 
+    async def live_resync(self, message: dict[str, Any]) -> None:
+        """Events of this socket's group were lost on their way (demineur_site.publish); the
+        hub delivers this under the socket's turn, as any event."""
+        await self._resync("live events were lost on their way")
+
     async def disconnect(self, code: int) -> None:
         redis_watch.watch.discard(self)
         if self.timer is not None:

@@ -79,6 +79,15 @@ class EventStreamConsumer(LeanConsumer):
         if not self.closing:
             await self._forward(message["event"])
 
+    async def live_resync(self, message: dict[str, Any]) -> None:
+        """Events of this account were lost on their way (demineur_site.publish): the games it
+        has started since are announced now (a lost `game_end` or race event is not)."""
+        if self.closing or self.group is None:
+            return
+        user = self.scope["user"]
+        for event in await db_call(_starts)(user.pk):
+            await self._forward(event)
+
     async def stream_replace(self, message: dict[str, Any]) -> None:
         if message.get("channel") != self.channel_name and not self.closing:
             await self.close(code=CLOSE_REPLACED)

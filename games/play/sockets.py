@@ -355,6 +355,10 @@ class LobbyConsumer(LeanConsumer):
         games = await db_call(_live_games)()
         await self.send(text_data=dumps(events.live_event(games)))
 
+    async def live_resync(self, message: dict[str, Any]) -> None:
+        """Lobby events were lost on their way (demineur_site.publish): a fresh snapshot."""
+        await self.redis_back()
+
     async def disconnect(self, code: int) -> None:
         redis_watch.watch.discard(self)
         await self.channel_layer.group_discard(events.LOBBY_GROUP, self.channel_name)
