@@ -79,7 +79,7 @@ def published(capture: Any) -> Iterator[list[dict[str, Any]]]:
     sent: list[dict[str, Any]] = []
     with (
         mock.patch(
-            "demineur_site.publish.send_now", side_effect=lambda group, msg: sent.append(msg)
+            "demineur_site.publish.send_now", side_effect=lambda group, msg, **_: sent.append(msg)
         ),
         capture(execute=True),
     ):

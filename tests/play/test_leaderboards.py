@@ -125,7 +125,7 @@ def test_a_new_personal_best_is_announced_to_the_lobby(
     with (
         mock.patch(
             "demineur_site.publish.send_now",
-            side_effect=lambda group, msg: sent.append((group, msg)),
+            side_effect=lambda group, msg, **_: sent.append((group, msg)),
         ),
         django_capture_on_commit_callbacks(execute=True),
     ):
