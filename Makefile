@@ -59,9 +59,17 @@ run: migrate
 # suite waits more than it computes: docs/TESTING.md); each has its own test database, Redis
 # database and prefix (demineur_site/settings_test.py).
 TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
-PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist load
+# --maxschedchunk 1: a worker is handed its next test when it is nearly done, never a quarter of
+# its share up front; the long tests come first (tests/support/ordering.py), and xdist's first
+# hand-out gave one worker most of them (docs/TESTING.md, Shortening the run).
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 # `make test-fast TESTS=tests/races` runs one room's tests; TESTS is any pytest path or node id.
 TESTS ?= tests
+
+# The tests write their modules' bytecode (__pycache__/, ignored by git) even where the shell
+# says not to: without it each worker and each server a test starts compiled the project and
+# pytest rewrote the 600 test modules again, 18 s of CPU a worker before the first test.
+test test-fast test-stack screenshots test-under-load: export PYTHONDONTWRITEBYTECODE =
 
 test: venv
 	$(PY) -m pytest -q -m "not stack" $(PYTEST_PARALLEL) --durations=25 $(TESTS)
