@@ -59,10 +59,11 @@ run: migrate
 # suite waits more than it computes: docs/TESTING.md); each has its own test database, Redis
 # database and prefix (demineur_site/settings_test.py).
 TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
-# --maxschedchunk 1: a worker is handed its next test when it is nearly done, never a quarter of
-# its share up front; the long tests come first (tests/support/ordering.py), and xdist's first
-# hand-out gave one worker most of them (docs/TESTING.md, Shortening the run).
-PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist load --maxschedchunk 1
+# --dist loadgroup: a worker is handed its next test when it is nearly done (xdist's plain `load`
+# hands each a quarter of its share up front: with the long tests first, one worker got most of
+# them), and the tests of a module that share a module-scoped fixture (a Chromium, a server) go
+# to one worker together (tests/support/ordering.py; docs/TESTING.md, Shortening the run).
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 # `make test-fast TESTS=tests/races` runs one room's tests; TESTS is any pytest path or node id.
 TESTS ?= tests
 

@@ -1,6 +1,7 @@
 """The suite's shared fixtures live in tests/support/; importing them here makes them visible
 to every test package."""
 
+import pytest
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import fast_flush, ordering
@@ -52,14 +53,15 @@ STACK_MODULES = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (ordering.py)
 def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
-    import pytest
-
     for item in items:
         path = str(getattr(item, "path", "")).split("/tests/", 1)[-1]
         if f"tests/{path}" in STACK_MODULES:
             item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
     ordering.long_first(items)
+    if config.getvalue("loadgroup"):  # type: ignore[attr-defined]  # --dist loadgroup
+        ordering.group_for_xdist(items)
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:

@@ -66,19 +66,21 @@ def open_then_hit_a_mine(page: Any, game_id: str) -> None:
     expect(page.locator("#result")).to_contain_text("You opened a mine.")
 
 
-def bring_the_rematch_wait_forward(arena_id: str) -> None:
+def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
     """The same two players, alone in the pool after racing each other alone, wait
     REMATCH_WAIT_MS for a third (games.arenas.rules.pair). The controlled clock: once both are
-    back in the pool, their waiting started that long ago, and the next tick pairs them."""
-    back = ArenaEntry.objects.filter(
-        arena_id=arena_id, active=True, race__isnull=True, waiting_since__isnull=False
-    )
+    back in the pool, their waiting started that long ago, and the next tick pairs them. On a
+    loaded machine the wait may have run out by itself before the test looks: both are then in
+    their next race already, and there is nothing to bring forward."""
+    entries = ArenaEntry.objects.filter(arena_id=arena_id, active=True)
+    back = entries.filter(race__isnull=True, waiting_since__isnull=False)
+    paired_again = entries.filter(race__isnull=False).exclude(race_id=first_race)
     deadline = time.monotonic() + 30
-    while back.count() < 2:
+    while back.count() + paired_again.count() < 2:
         assert time.monotonic() < deadline, "the two racers never came back to the pool"
         time.sleep(0.05)
     earlier = timezone.now() - timedelta(milliseconds=rules.REMATCH_WAIT_MS + 1000)
-    assert back.update(waiting_since=earlier) == 2
+    back.update(waiting_since=earlier)
 
 
 def race_once(alice: Any, bob: Any) -> str:
@@ -170,7 +172,7 @@ def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
 
     # The second race forms (the same two wait 15 s for a third player first, brought forward
     # here): alice's arena page and bob's race page both go to it by themselves.
-    bring_the_rematch_wait_forward(arena_id)
+    bring_the_rematch_wait_forward(arena_id, first)
     second = race_once(alice, bob)
     assert second != first
     # Two wins in a row: the fire is lit, and the second win made 8 points.
