@@ -60,7 +60,7 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         if f"tests/{path}" in STACK_MODULES:
             item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
     ordering.long_first(items)
-    if config.getvalue("loadgroup"):  # type: ignore[attr-defined]  # --dist loadgroup
+    if getattr(config.option, "loadgroup", False):  # type: ignore[attr-defined]  # --dist loadgroup
         ordering.group_for_xdist(items)
 
 
