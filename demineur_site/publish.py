@@ -146,11 +146,6 @@ class _Breaker:
                 log.warning("live events flow again; %d were dropped", self.dropped)
             self.down, self.dropped = False, 0
 
-    def lose(self, group: str, resend: dict[str, Any] | None) -> None:
-        """A publish to `group` that may never arrive (not acknowledged in time)."""
-        with self._lock:
-            self._remember(group, resend)
-
     def _remember(self, group: str, resend: dict[str, Any] | None) -> None:
         """(Under the lock.) `resend`: the message to send again (a kick), None: a resync."""
         if group not in self.lost and len(self.lost) >= MAX_LOST_GROUPS:
@@ -273,16 +268,12 @@ async def _recover() -> None:
         lost = _breaker.take_lost()
         if not lost:
             return
-        layer = get_channel_layer()
-        if layer is None:
-            return
+        layer = get_channel_layer()  # a group is remembered only by a send through a layer
         told = 0
         try:
             for group, again in lost.items():
-                resync = {"type": RESYNC_TYPE}
-                await asyncio.wait_for(
-                    layer.group_send(group, again or resync), PUBLISH_WAIT_SECONDS
-                )
+                message = again or {"type": RESYNC_TYPE}
+                await asyncio.wait_for(layer.group_send(group, message), PUBLISH_WAIT_SECONDS)
                 told += 1
         except Exception as exc:  # Redis still away: the rest waits for the next round
             _breaker.put_back(dict(list(lost.items())[told:]))

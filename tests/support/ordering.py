@@ -63,8 +63,8 @@ def long_first(items: list[Any]) -> None:
 def shares_module_setup(item: Any) -> bool:
     """Whether the test uses a module-scoped fixture (a Chromium, a server of its own): the
     module's tests then go to one worker together, which sets it up once. Dealt one by one,
-    each module's browser was launched by every worker that got one of its tests: 83 launches
-    of Chromium instead of 37 (each about a second of CPU)."""
+    each module's browser was launched by every worker that got one of its tests: the 31
+    modules of tests/browser/ launched Chromium 83 times (about 1.2 s of CPU each)."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return False
