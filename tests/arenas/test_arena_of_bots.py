@@ -133,9 +133,14 @@ def _pool_view(arena_id: str) -> list[tuple[Any, ...]]:
     )
 
 
-def _read_stream(base: str, token: str, out: list[dict[str, Any]], stop: threading.Event) -> None:
+def _read_stream(
+    base: str, token: str, out: list[dict[str, Any]], stop: threading.Event, up: threading.Event
+) -> None:
     headers = {"Authorization": f"Token {token}"}
     with httpx.stream("GET", base + "/api/stream/event", headers=headers, timeout=60) as answer:
+        # The answer's headers leave the server once the stream has joined the player's group:
+        # from here on no event of theirs is missed.
+        up.set()
         for line in answer.iter_lines():
             if line.strip():
                 out.append(json.loads(line))
@@ -154,11 +159,13 @@ def test_nine_bots_race_an_arena_from_the_start_to_the_podium(live: str, race_cl
     assert arena["state"] == "scheduled" and arena["players"] == "bots"
     # One bot follows its event stream throughout.
     events: list[dict[str, Any]] = []
-    stop = threading.Event()
+    stop, up = threading.Event(), threading.Event()
     token = clients[1].headers["Authorization"].split()[1]
-    reader = threading.Thread(target=_read_stream, args=(live, token, events, stop), daemon=True)
+    reader = threading.Thread(
+        target=_read_stream, args=(live, token, events, stop, up), daemon=True
+    )
     reader.start()
-    time.sleep(0.3)
+    assert up.wait(timeout=30), "the event stream never answered"
     for api in clients:
         assert api.post(f"/api/arenas/{arena['id']}/join").status_code == 200
     assert clients[0].get(f"/api/arenas/{arena['id']}").json()["state"] == "scheduled"

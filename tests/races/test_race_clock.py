@@ -1,12 +1,13 @@
 """The race clock on a real server (uvicorn, the production settings, PostgreSQL): the
-countdown ends and the race starts within 250 ms of `starts_at` with no request to wait for,
-and a race whose countdown ended while the server was down starts on its first tick back."""
+countdown ends and the race starts at `starts_at` with no request to wait for (it had started
+before the request that finds it running was sent), and a race whose countdown ended while the
+server was down starts on its first tick back."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -37,6 +38,19 @@ def _token(server: AppServer, name: str) -> str:
     return str(body["token"])
 
 
+def _first_seen(server: AppServer, race_id: str, state: str) -> tuple[dict[str, Any], datetime]:
+    """Read the race until it is in `state`: the race, and when the request that found it
+    there was sent."""
+    deadline = time.monotonic() + 60
+    while True:
+        asked = datetime.now(UTC)
+        _, _, race, _ = server.request("GET", f"/api/races/{race_id}")
+        if race["state"] == state:
+            return dict(race), asked
+        assert time.monotonic() < deadline, race
+        time.sleep(0.05)
+
+
 def _countdown(server: AppServer, host: str, guest: str) -> dict[str, Any]:
     _, _, race, _ = server.request("POST", "/api/races", {"level": "beginner"}, token=host)
     server.request("POST", f"/api/races/{race['id']}/join", token=guest)
@@ -50,28 +64,19 @@ def test_the_race_starts_on_time_without_a_request_and_after_a_restart(database_
     with AppServer("uvicorn", workers=1, **env) as server:
         alice, bob = _token(server, "alice"), _token(server, "bob")
         race = _countdown(server, alice, bob)
-        time.sleep(4.0)  # no request while the countdown runs out
-        _, _, started, _ = server.request("GET", f"/api/races/{race['id']}")
-        assert started["state"] == "running"
-        late_ms = (_at(started["started_at"]) - _at(race["starts_at"])).total_seconds() * 1000
-        assert 0 <= late_ms < 250, late_ms
+        started, asked = _first_seen(server, race["id"], "running")
+        # Only the clock starts a race: it had started before the request that saw it running.
+        assert _at(race["starts_at"]) <= _at(started["started_at"]) <= asked, (started, asked)
         assert started["start_cell"] is not None
         assert {r["state"] for r in started["racers"]} == {"racing"}
         for token in (alice, bob):  # both leave: the race ends by itself too
             server.request("POST", f"/api/races/{race['id']}/leave", token=token)
-        time.sleep(0.5)
-        _, _, ended, _ = server.request("GET", f"/api/races/{race['id']}")
-        assert ended["state"] == "finished"
+        _first_seen(server, race["id"], "finished")
         second = _countdown(server, alice, bob)
     # The server is down when the countdown ends; it comes back after starts_at.
-    time.sleep(3.5)
+    while datetime.now(UTC) <= _at(second["starts_at"]):
+        time.sleep(0.05)
     with AppServer("uvicorn", workers=1, **env) as server:
-        back = time.monotonic()
-        while time.monotonic() - back < 5:
-            _, _, race, _ = server.request("GET", f"/api/races/{second['id']}")
-            if race["state"] == "running":
-                break
-            time.sleep(0.05)
-        assert race["state"] == "running", race
+        race, _ = _first_seen(server, second["id"], "running")
         assert _at(race["started_at"]) >= _at(second["starts_at"])
         assert "Traceback" not in server.output(), server.output()

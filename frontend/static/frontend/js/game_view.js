@@ -357,6 +357,10 @@ export function createView(s) {
     const text = me.game_id === g.id
       ? fmt(gettext("A personal best! #%(rank)s on the %(level)s times board."), { rank: me.rank, level })
       : fmt(gettext("Your best time stays %(time)s, #%(rank)s on the %(level)s times board."), { time: fmtTime(me.time_ms), rank: me.rank, level });
+    // The result can be drawn twice while the board is read (the move's answer and the
+    // socket's end both carry the end): the later reading replaces the earlier one's line.
+    if (game().id !== g.id) return;
+    box.querySelector("#rank-result")?.remove();
     box.querySelector("#fair-result")?.after(el("p", { class: "rank-result", id: "rank-result", "data-best": String(me.game_id === g.id), text }));
   }
 
