@@ -40,15 +40,21 @@ def race_board_rank(*, row: RaceRating) -> int:
     return board.filter(ahead).count() + 1
 
 
-def race_board_row(row: RaceRating, *, rank: int) -> dict[str, Any]:
+def race_record(row: RaceRating) -> dict[str, int | None]:
+    """A player's record in one level's races (serializers.RaceRecordOut): their rating, null
+    before their first rated race, and their counts. A race board's row shows it, and so do
+    the player's races per level (games.races.selectors.race_profile)."""
     return {
-        "rank": rank,
-        "player": row.player.username,
-        "rating": row.rating,
+        "rating": row.rating if row.rated_races else None,
         "races": row.races,
         "wins": row.wins,
         "podiums": row.podiums,
     }
+
+
+def race_board_row(row: RaceRating, *, rank: int) -> dict[str, Any]:
+    # A board holds only rows with a rated race (race_board): the rating is never null here.
+    return {"rank": rank, "player": row.player.username, **race_record(row)}
 
 
 def race_board_me(board: QuerySet[RaceRating], viewer: User | None) -> dict[str, Any] | None:

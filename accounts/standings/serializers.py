@@ -7,7 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.api.serializers import _PageOut
+from games.api.serializers import page_of
 
 
 # What the rows of every board begin with (a comment: a docstring would describe the rows
@@ -32,18 +32,22 @@ class LeaderboardRowOut(BoardRowOut):
     achieved_at = serializers.DateTimeField(allow_null=True)
 
 
-class LeaderboardPageOut(_PageOut):
-    results = LeaderboardRowOut(many=True)
-    me = LeaderboardRowOut(allow_null=True)
+LeaderboardPageOut = page_of("LeaderboardPageOut", LeaderboardRowOut, me=True)
 
 
-class RaceBoardRowOut(BoardRowOut):
+# A player's record in one level's races, as their RaceRating holds it: a race board's row
+# shows it, and so does a player's races per level (games.races.serializers). A comment for
+# the same reason as BoardRowOut's.
+class RaceRecordOut(serializers.Serializer[Any]):
     rating = serializers.IntegerField()
     races = serializers.IntegerField()
     wins = serializers.IntegerField()
     podiums = serializers.IntegerField()
 
 
-class RaceBoardPageOut(_PageOut):
-    results = RaceBoardRowOut(many=True)
-    me = RaceBoardRowOut(allow_null=True)
+# DRF puts the bases' fields first, in the order of the bases: rank, player, then the record.
+class RaceBoardRowOut(BoardRowOut, RaceRecordOut):
+    pass
+
+
+RaceBoardPageOut = page_of("RaceBoardPageOut", RaceBoardRowOut, me=True)

@@ -31,7 +31,7 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from bench.ports import free_port
 from deploy.private_services import (
@@ -126,17 +126,15 @@ class Server(ServerProcess):
         name: str,
         argv: list[str],
         *,
-        port: int,
-        env: dict[str, str],
         logs: Path,
-        cwd: Path = ROOT,
         ready_path: str = "/readyz",
         workers: int = 0,
+        **process: Any,
     ) -> None:
+        """`process`: ServerProcess's own (`port`, `env`, `cwd`), passed on as they are; the log
+        is a file of the folder `logs`, named after the server and its port."""
         slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-        super().__init__(
-            name, argv, port=port, env=env, log_path=logs / f"{slug}-{port}.log", cwd=cwd
-        )
+        super().__init__(name, argv, log_path=logs / f"{slug}-{process['port']}.log", **process)
         self.ready_path = ready_path
         self.workers = workers
         self.starts = 0

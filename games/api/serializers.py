@@ -8,7 +8,7 @@ booleans and null are malformed (400)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -64,6 +64,20 @@ class _PageOut(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
+
+
+def page_of(
+    name: str, row: type[serializers.Serializer[Any]], *, me: bool = False
+) -> type[serializers.Serializer[Any]]:
+    """The shape of one page of a list of `row`s, `name` in the schema; with `me`, a board's
+    page: the viewer's own row too, or null (API.md, Leaderboards and statistics).
+
+    Every list's page is the same but for its rows, so each list's page class is made here.
+    DRF orders a serializer's fields by when each was made: `results` is made before `me`."""
+    fields: dict[str, Any] = {"results": row(many=True)}
+    if me:
+        fields["me"] = row(allow_null=True)
+    return cast(type[serializers.Serializer[Any]], type(name, (_PageOut,), fields))
 
 
 class BoardOut(serializers.Serializer[Any]):

@@ -11,7 +11,7 @@ from games.api.serializers import (
     LevelNameField,
     StrictBooleanField,
     StrictIntegerField,
-    _PageOut,
+    page_of,
 )
 from games.arenas.models import ArenaPlayers, ArenaState
 from games.arenas.rules import MAX_MIN_PLAYERS, MAX_MINUTES, MIN_MINUTES, MIN_PLAYERS
@@ -62,8 +62,7 @@ class ArenaOut(serializers.Serializer[Any]):
     me = ArenaMeOut(allow_null=True)
 
 
-class ArenaPageOut(_PageOut):
-    results = ArenaOut(many=True)
+ArenaPageOut = page_of("ArenaPageOut", ArenaOut)
 
 
 class StandingRowOut(BoardRowOut):
@@ -75,6 +74,4 @@ class StandingRowOut(BoardRowOut):
     active = serializers.BooleanField()
 
 
-class StandingsPageOut(_PageOut):
-    results = StandingRowOut(many=True)
-    me = StandingRowOut(allow_null=True)
+StandingsPageOut = page_of("StandingsPageOut", StandingRowOut, me=True)

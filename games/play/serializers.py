@@ -18,7 +18,7 @@ from games.api.serializers import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
-    _PageOut,
+    page_of,
 )
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, custom_mines_max
 from games.play.models import EndReason, GameState, UnrankedReason
@@ -196,12 +196,8 @@ class MoveOut(serializers.Serializer[Any]):
     flagged = serializers.BooleanField(allow_null=True)
 
 
-class GamePageOut(_PageOut):
-    results = GameOut(many=True)
-
-
-class MovePageOut(_PageOut):
-    results = MoveOut(many=True)
+GamePageOut = page_of("GamePageOut", GameOut)
+MovePageOut = page_of("MovePageOut", MoveOut)
 
 
 class BestTimeOut(serializers.Serializer[Any]):

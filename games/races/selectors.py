@@ -11,6 +11,7 @@ from django.db.models import Count, QuerySet
 
 from accounts.models import User
 from accounts.standings.models import RaceRating
+from accounts.standings.race_board import race_record
 from accounts.standings.ratings import shown_rating
 from demineur_site import metrics
 from demineur_site.formats import iso
@@ -54,15 +55,7 @@ def racers_by_race(races: list[Race]) -> dict[Any, list[Racer]]:
 
 def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
     """A player's race statistics per level, their totals, and their newest finished races."""
-    per_level: dict[str, dict[str, int | None]] = {
-        row.level: {
-            "rating": row.rating if row.rated_races else None,
-            "races": row.races,
-            "wins": row.wins,
-            "podiums": row.podiums,
-        }
-        for row in RaceRating.objects.filter(player=user)
-    }
+    per_level = {row.level: race_record(row) for row in RaceRating.objects.filter(player=user)}
     totals = {
         key: sum(int(v[key] or 0) for v in per_level.values())
         for key in ("races", "wins", "podiums")

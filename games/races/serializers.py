@@ -7,13 +7,14 @@ from typing import Any
 
 from rest_framework import serializers
 
+from accounts.standings.serializers import RaceRecordOut
 from games.api.serializers import (
     BoardOut,
     CellOut,
     LevelNameField,
     StrictBooleanField,
     StrictIntegerField,
-    _PageOut,
+    page_of,
 )
 from games.races.models import RacerState, RaceState
 from games.races.rules import MAX_RACERS, MIN_RACERS
@@ -72,8 +73,7 @@ class RaceOut(BoardOut):
     racers = RacerOut(many=True)
 
 
-class RacePageOut(_PageOut):
-    results = RaceOut(many=True)
+RacePageOut = page_of("RacePageOut", RaceOut)
 
 
 class QueueOut(serializers.Serializer[Any]):
@@ -84,11 +84,8 @@ class QueueOut(serializers.Serializer[Any]):
     waited_ms = serializers.IntegerField()
 
 
-class RaceLevelStatsOut(serializers.Serializer[Any]):
-    rating = serializers.IntegerField(allow_null=True)
-    races = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    podiums = serializers.IntegerField()
+class RaceLevelStatsOut(RaceRecordOut):
+    rating = serializers.IntegerField(allow_null=True)  # null before a rated race
 
 
 class RaceHistoryOut(serializers.Serializer[Any]):

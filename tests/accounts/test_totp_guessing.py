@@ -11,6 +11,7 @@ changes. Turning it off takes the password too (403 `wrong_password` when wrong)
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pyotp
@@ -49,6 +50,20 @@ def enrolled(api: APIClient) -> str:
     return secret
 
 
+@pytest.fixture
+def alice_on(alice_api: APIClient, rates: Any) -> Callable[..., str]:
+    """`alice_on(per_account=..., per_address=...)`: two-factor sign-in turned on for alice
+    (enrolled), then the sign-in's budgets set for the test, per account (THROTTLE_AUTH_USERNAME)
+    and per address (THROTTLE_AUTH), both out of the way unless given; her secret."""
+
+    def turn_on(*, per_account: str = "1000/min", per_address: str = "1000/min") -> str:
+        secret = enrolled(alice_api)
+        rates(auth=per_address, auth_username=per_account)
+        return secret
+
+    return turn_on
+
+
 def still_on(user: User) -> bool:
     return TwoFactor.objects.filter(user=user, confirmed_at__isnull=False).exists()
 
@@ -64,10 +79,9 @@ def off(api: APIClient, otp: str, password: str | None = PASSWORD) -> Any:
 
 
 def test_wrong_codes_at_turning_it_off_run_out_of_the_accounts_sign_in_budget(
-    alice: User, alice_api: APIClient, rates: Any
+    alice: User, alice_api: APIClient, alice_on: Callable[..., str]
 ) -> None:
-    secret = enrolled(alice_api)
-    rates(auth="1000/min", auth_username="5/min")
+    secret = alice_on(per_account="5/min")
     for guess in wrong_codes(secret, 5):
         assert_error(off(alice_api, guess), 403, "wrong_otp")
     refused = off(alice_api, code(secret, 1))  # the right code, once the budget is spent
@@ -83,10 +97,9 @@ def test_wrong_codes_at_turning_it_off_run_out_of_the_accounts_sign_in_budget(
 
 
 def test_guesses_at_the_sign_in_and_the_admin_leave_none_for_turning_it_off(
-    alice: User, alice_api: APIClient, rates: Any
+    alice: User, alice_api: APIClient, alice_on: Callable[..., str]
 ) -> None:
-    secret = enrolled(alice_api)
-    rates(auth="1000/min", auth_username="4/min")
+    secret = alice_on(per_account="4/min")
     guesses = wrong_codes(secret, 4)
     for guess in guesses[:2]:
         assert_error(sign_in(guess), 401, "otp_invalid")
@@ -125,10 +138,9 @@ def test_one_address_guessing_at_several_accounts_is_held_by_the_address_budget(
 
 
 def test_turning_it_off_with_a_wrong_password_changes_nothing(
-    alice: User, alice_api: APIClient, rates: Any
+    alice: User, alice_api: APIClient, alice_on: Callable[..., str]
 ) -> None:
-    secret = enrolled(alice_api)
-    rates(auth="1000/min", auth_username="1000/min")
+    secret = alice_on()
     right = code(secret, 1)
     assert_error(off(alice_api, right, password="not the password"), 403, "wrong_password")
     assert still_on(alice) and RecoveryCode.objects.filter(user=alice).count() == 10
@@ -138,10 +150,9 @@ def test_turning_it_off_with_a_wrong_password_changes_nothing(
 
 
 def test_wrong_passwords_there_are_counted_like_codes(
-    alice: User, alice_api: APIClient, rates: Any
+    alice: User, alice_api: APIClient, alice_on: Callable[..., str]
 ) -> None:
-    secret = enrolled(alice_api)
-    rates(auth="1000/min", auth_username="3/min")
+    secret = alice_on(per_account="3/min")
     for n in range(3):
         assert_error(off(alice_api, code(secret, 1), password=f"guess {n}"), 403, "wrong_password")
     assert_error(off(alice_api, code(secret, 1)), 429, "throttled")  # the right password too
@@ -149,10 +160,9 @@ def test_wrong_passwords_there_are_counted_like_codes(
 
 
 def test_api_mds_body_without_the_password_works_a_few_times_a_day(
-    alice: User, alice_api: APIClient, rates: Any
+    alice: User, alice_api: APIClient, alice_on: Callable[..., str]
 ) -> None:
-    secret = enrolled(alice_api)
-    rates(auth="1000/min", auth_username="1000/min")
+    secret = alice_on()
     for guess in wrong_codes(secret, 5):
         assert_error(off(alice_api, guess, password=None), 403, "wrong_otp")
     refused = off(alice_api, code(secret, 1), password=None)

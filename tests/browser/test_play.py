@@ -9,10 +9,10 @@ import pytest
 from playwright.sync_api import expect
 
 from games.play.models import Game
-from tests.support.boards import chord_target, mines_of, neighbours
+from tests.support.boards import chord_target, neighbours
 from tests.support.browser import (
+    beginner_after_first_tap,
     cell,
-    layout_after_first_tap,
     long_press_by_touch,
     new_player_game,
     open_every_safe_cell,
@@ -46,9 +46,8 @@ def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: 
 
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")  # the protected first tap
-    board = layout_after_first_tap(9, 9, 10, 4, 4)
-    mines = mines_of(board)
-    for y, row in enumerate(board.render()):
+    board, mines, rows = beginner_after_first_tap()
+    for y, row in enumerate(rows):
         for x, v in enumerate(row):
             expect(cell(page, x, y)).to_have_attribute("data-v", v)
 
@@ -146,11 +145,11 @@ def test_a_lost_game_shows_the_mine_hit_and_offers_a_new_game_in_one_click(deskt
     page, _ = new_player_game(desktop, "dave", "beginner")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    board = layout_after_first_tap(9, 9, 10, 4, 4)
-    mines = sorted(mines_of(board))
+    _, found, rows = beginner_after_first_tap()
+    mines = sorted(found)
     safe_closed = next(
         (x, y)
-        for y, row in enumerate(board.render())
+        for y, row in enumerate(rows)
         for x, v in enumerate(row)
         if v == "#" and (x, y) not in mines
     )
@@ -182,8 +181,7 @@ def test_keyboard_play_moves_opens_flags_and_chords(desktop: Any) -> None:
     expect(focused).to_have_attribute("data-x", "4")
     page.keyboard.press("Enter")
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    board = layout_after_first_tap(9, 9, 10, 4, 4)
-    mines = mines_of(board)
+    board, mines, _ = beginner_after_first_tap()
     number, its_mines = chord_target(board, mines)
 
     def go(x: int, y: int) -> None:
@@ -227,12 +225,8 @@ def test_the_mine_counter_goes_below_zero_and_the_clock_ticks_without_sending_ti
     expect(page.locator("#game")).to_have_attribute("data-live", "socket")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    closed = [
-        (x, y)
-        for y, row in enumerate(layout_after_first_tap(9, 9, 10, 4, 4).render())
-        for x, v in enumerate(row)
-        if v == "#"
-    ]
+    _, _, rows = beginner_after_first_tap()
+    closed = [(x, y) for y, row in enumerate(rows) for x, v in enumerate(row) if v == "#"]
     for c in closed[:11]:  # more flags than mines (RULES.md, Flags: unlimited)
         cell(page, *c).click(button="right")
         expect(cell(page, *c)).to_have_attribute("data-v", "F")
@@ -248,8 +242,7 @@ def test_the_middle_mouse_button_chords_like_on_the_classic_desktop_game(desktop
     page, _ = new_player_game(desktop, "wanda", "beginner")
     cell(page, 4, 4).click()
     expect(cell(page, 4, 4)).to_have_attribute("data-v", "0")
-    board = layout_after_first_tap(9, 9, 10, 4, 4)
-    mines = mines_of(board)
+    board, mines, _ = beginner_after_first_tap()
     number, its_mines = chord_target(board, mines)
     for m in its_mines:
         cell(page, *m).click(button="right")

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.boards import chord_target, mines_of, neighbours
+from tests.support.boards import chord_target, neighbours
 from tests.support.browser import (
+    beginner_after_first_tap,
     cell,
-    layout_after_first_tap,
     new_context,
     new_player_game,
     screenshot,
@@ -137,14 +137,9 @@ def pressed(page: Any) -> set[tuple[int, int]]:
     return {(x, y) for x, y in cells}
 
 
-def beginner_after_first_tap() -> tuple[Any, set[tuple[int, int]], list[str]]:
-    board = layout_after_first_tap(9, 9, 10, 4, 4)
-    return board, mines_of(board), board.render()
-
-
 def win_by_api(context: Any, auth: dict[str, str], game_id: str) -> None:
     """Open every safe cell of a started seeded Beginner game (first tap at 4, 4)."""
-    mines = mines_of(layout_after_first_tap(9, 9, 10, 4, 4))
+    _, mines, _ = beginner_after_first_tap()
     rows = context.request.get(f"/api/games/{game_id}").json()["board"]
     for y in range(9):
         for x in range(9):

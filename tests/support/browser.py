@@ -241,6 +241,13 @@ def layout_after_first_tap(width: int, height: int, mines: int, x: int, y: int) 
     return boards.layout_after_first_tap(SEED, width, height, mines, x, y)
 
 
+def beginner_after_first_tap() -> tuple[Board, set[tuple[int, int]], list[str]]:
+    """The seeded Beginner board of a first tap at its centre (4, 4), the opening most browser
+    tests play: the board, its mines and what it shows then."""
+    board = layout_after_first_tap(9, 9, 10, 4, 4)
+    return board, boards.mines_of(board), board.render()
+
+
 def cell(page: Any, x: int, y: int) -> Any:
     return page.locator(f'#board .cell[data-x="{x}"][data-y="{y}"]')
 
@@ -315,7 +322,7 @@ def finished_beginner_with_flag_moves(
     game = context.request.post("/api/games", data={"level": "beginner"}, headers=auth).json()
     moves = f"/api/games/{game['id']}"
     assert context.request.post(f"{moves}/reveal", data={"x": 4, "y": 4}, headers=auth).ok
-    rows = layout_after_first_tap(9, 9, 10, 4, 4).render()
+    _, _, rows = beginner_after_first_tap()
     closed = [(x, y) for y, row in enumerate(rows) for x, v in enumerate(row) if v == "#"]
     a, b = closed[0], closed[1]
     for body in (
