@@ -31,6 +31,7 @@ let finalDrawn = false;
 const clocks = new Map();
 /** @type {{ until: number, timer: ReturnType<typeof setInterval> | undefined } | null} */
 let countdown = null; // until: the performance.now() deadline
+const END_CHECK_MS = 5000; // checkForTheEnd
 
 /** The race shown: the page draws nothing before the first Race is read. */
 const shown = () => /** @type {Race} */ (race);
@@ -428,5 +429,16 @@ function onMessage(msg) {
   }
   // While the socket is down the race is read over REST every 2 s (live.js reconnects).
   followSocket(`/ws/races/${raceId}`, { onFrame: onMessage, poll: reread, pollMs: 2000 });
+  setInterval(checkForTheEnd, END_CHECK_MS);
 })();
+
+/** A racer whose own game is over waits for the race's end, which comes as an event. A lost
+ * event shows as a gap when the next one comes (SeqOrder), but the end is the last: should it
+ * be lost on its way (a busy server whose Redis did not answer in time), nothing would ever
+ * say so. So while the race runs and the racer's game is over, the race is read again now and
+ * then. */
+function checkForTheEnd() {
+  const you = race ? myRacer(race) : null;
+  if (race && race.state === "running" && you && you.state !== "racing") reread();
+}
 
