@@ -1,16 +1,19 @@
-"""Arenas in real Chromium (docs/ARENAS.md, The site): alice creates an arena from /arenas,
-alice and bob join it in two browsers, the race clock (running in the test process as in a
-server's, tests/support/races.py) pairs them, each race is played on the race page by both
-(bob hits a mine, alice clears her board), the arena page and a spectator's show the
-standings change live (alice's points, then her fire after two wins), the test brings the
-arena's end forward (the controlled clock: `Arena.ends_at` and `deadline` moved to now, as
-tests/arenas/test_arena_of_bots.py does) and both players see the podium, which stays after
-a reload; the profile shows the arena record. The arena pages fit a 360 px phone."""
+"""Arenas in real Chromium (docs/ARENAS.md, The site). First: alice creates an arena from
+/arenas, alice and bob join it in two browsers, the race clock (running in the test process as
+in a server's, tests/support/races.py) pairs them, the race is played on the race page by both
+(bob hits a mine, alice clears her board), and the arena page and a spectator's show the
+standings change live. Second: after a first race played through the API, the second one forms
+by itself on alice's arena page and on bob's page of the race he lost, alice's second win lights
+her fire, the test brings the arena's end forward (the controlled clock: `Arena.ends_at` and
+`deadline` moved to now, as tests/arenas/test_arena_of_bots.py does) and both players see the
+podium, which stays after a reload; the profile shows the arena record. The arena pages fit a
+360 px phone."""
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -21,8 +24,9 @@ from playwright.sync_api import expect
 from games.arenas import rules
 from games.arenas.models import Arena, ArenaEntry
 from games.races.clock import RaceClock
+from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
-from tests.support.browser import new_context, screenshot, sign_up_by_api
+from tests.support.browser import new_context, screenshot, sign_up_by_api, token_for
 
 pytestmark = pytest.mark.browser
 
@@ -85,15 +89,21 @@ def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
     assert back.update(waiting_since=earlier) == 2
 
 
-def race_once(alice: Any, bob: Any) -> str:
-    """Both pages are on the same race: bob hits a mine, alice clears her board; the race
-    ends. Returns its id."""
-    expect(alice).to_have_url(RACE_URL, timeout=PAIRED_S)
-    expect(bob).to_have_url(RACE_URL, timeout=PAIRED_S)
+def race_once(
+    alice: Any, bob: Any, after: str = "", started: Callable[[], None] | None = None
+) -> str:
+    """Both pages go to the same race (not the race `after`, where a page may still be): bob
+    hits a mine, alice clears her board; the race ends. `started` is called once both race.
+    Returns the race's id."""
+    next_race = re.compile(rf"/races/(?!{after}$)[0-9a-f-]{{36}}$") if after else RACE_URL
+    expect(alice).to_have_url(next_race, timeout=PAIRED_S)
+    expect(bob).to_have_url(next_race, timeout=PAIRED_S)
     assert alice.url == bob.url
     for page in (alice, bob):
         racing(page)
         expect(page.locator("#race-arena-link")).to_be_visible()  # the way back to the arena
+    if started is not None:
+        started()
     open_then_hit_a_mine(bob, my_game(bob, "bob"))
     # bob's game is over: he is back in the arena's pool, and his race page says so.
     expect(bob.locator("#race-arena-note")).to_contain_text("back in the arena's pool")
@@ -104,11 +114,41 @@ def race_once(alice: Any, bob: Any) -> str:
     return str(alice.url.rsplit("/", 1)[1])
 
 
+def race_by_api(arena_id: str, alice: Any, bob: Any) -> str:
+    """The arena's first race played through the API, as any client would (`alice` and `bob`:
+    each a browser context and its token header): bob opens a safe cell then a mine, alice
+    clears her board. Returns the race's id once it has ended."""
+    entries = ArenaEntry.objects.filter(arena_id=arena_id, race__isnull=False)
+    deadline = time.monotonic() + 2 * PAIRED_S / 1000
+    while not (entries.count() == 2 and entries[0].race.state == "running"):
+        assert time.monotonic() < deadline, "the clock never paired the two"
+        time.sleep(0.05)
+    race = entries[0].race
+
+    def reveal(player: Any, game: str, cell: tuple[int, int]) -> None:
+        context, head = player
+        x, y = cell
+        answer = context.request.post(
+            f"/api/games/{game}/reveal", headers=head, data={"x": x, "y": y}
+        )
+        assert answer.status == 200, answer.text()
+
+    games = {r.player.username: str(r.game_id) for r in race.racers.select_related("player")}
+    reveal(bob, games["bob"], safe_cells(board_of(games["bob"]))[0])
+    reveal(bob, games["bob"], mine_cell(board_of(games["bob"])))
+    while closed := safe_cells(board_of(games["alice"])):
+        reveal(alice, games["alice"], closed[0])
+    while Race.objects.get(pk=race.pk).state != "finished":
+        assert time.monotonic() < deadline, "the race never ended"
+        time.sleep(0.05)
+    return str(race.id)
+
+
 def standing(page: Any, player: str) -> Any:
     return page.locator(f"#standings tbody tr[data-player={player}]")
 
 
-def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
+def test_two_players_race_in_an_arena_and_the_standings_change_live(
     browser: Any, live: str, desktop: Any, laptop: Any, race_clock: RaceClock
 ) -> None:
     sign_up_by_api(desktop, "alice")
@@ -156,7 +196,7 @@ def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
     bob.click("#arena-join")
 
     # The clock pairs them: both arena pages go to the race page by themselves.
-    first = race_once(alice, bob)
+    race_once(alice, bob)
     expect(standing(watcher, "alice")).to_have_attribute("data-score", "4")
     expect(standing(watcher, "bob")).to_have_attribute("data-score", "0")
     expect(standing(watcher, "alice")).to_have_attribute("data-rank", "1")
@@ -171,17 +211,53 @@ def test_two_players_race_an_arena_twice_and_see_the_standings_and_the_podium(
     expect(alice.locator("#arena-you [data-me=score] b")).to_have_text("4")
     expect(alice.locator("#arena-mine")).to_be_hidden()  # her last race is over
     screenshot(alice, "arena-standings")
+    watching.close()
+
+
+def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
+    browser: Any, live: str, desktop: Any, laptop: Any, race_clock: RaceClock
+) -> None:
+    sign_up_by_api(desktop, "alice")
+    sign_up_by_api(laptop, "bob")
+    as_alice, as_bob = (desktop, token_for(desktop, "alice")), (laptop, token_for(laptop, "bob"))
+    made = desktop.request.post(
+        "/api/arenas",
+        headers=as_alice[1],
+        data={"name": "Friday Beginner", "level": "beginner", "minutes": 20},
+    )
+    assert made.status == 201, made.text()
+    arena_id = made.json()["id"]
+    for context, head in (as_alice, as_bob):
+        joined = context.request.post(f"/api/arenas/{arena_id}/join", headers=head)
+        assert joined.status == 200, joined.text()
+    # Their first race, through the API: alice wins it, bob opens a mine.
+    first = race_by_api(arena_id, as_alice, as_bob)
+
+    watching = new_context(browser, live, 1280, 860)
+    watcher = watching.new_page()
+    watcher.goto(f"/arenas/{arena_id}")
+    expect(standing(watcher, "alice")).to_have_attribute("data-score", "4")
+    # alice waits on the arena's page; bob is still on the page of the race he lost, which
+    # follows the arena's feed and takes him to his next race.
+    alice, bob = desktop.new_page(), laptop.new_page()
+    alice.goto(f"/arenas/{arena_id}")
+    bob.goto(f"/races/{first}")
+    expect(bob.locator("#race-arena-note")).to_contain_text("back in the arena's pool")
 
     # The second race forms (the same two wait 15 s for a third player first, brought forward
     # here): alice's arena page and bob's race page both go to it by themselves.
     bring_the_rematch_wait_forward(arena_id, first)
-    second = race_once(alice, bob)
+
+    def end_soon() -> None:
+        """The controlled clock: the arena's end brought to now while its last race runs. The
+        race still ends and counts, and no race forms after it: once bob is back in the pool
+        his rematch wait runs, and had alice taken 15 s to clear her board, the two would
+        have been paired again at once."""
+        end = timezone.now() + timedelta(seconds=1)
+        assert Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end) == 1
+
+    second = race_once(alice, bob, after=first, started=end_soon)
     assert second != first
-    # The controlled clock: the arena's end brought to now, at once. No race is running, and
-    # none can form: the two are back in the pool, and their rematch wait (15 s) would pair
-    # them again if the test waited (on a loaded machine the checks below took that long).
-    end = timezone.now() + timedelta(seconds=1)
-    assert Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end) == 1
     # Two wins in a row: the fire is lit, and the second win made 8 points.
     expect(standing(watcher, "alice")).to_have_attribute("data-score", "8")
     expect(standing(watcher, "alice")).to_have_attribute("data-fire", "true")
