@@ -50,7 +50,7 @@ from typing import Any
 
 from bench import cli
 from bench.harness.clients import HOST, Account, api_json
-from bench.harness.report import Progress, Run, say, show, table
+from bench.harness.report import LATENCY_HEAD, Progress, Run, latency_row, say, show, table
 from bench.harness.servers import Stack
 from bench.harness.timing import figures
 from bench.races.bots import Tally, play
@@ -366,20 +366,19 @@ def summarize(phases: Phases, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# The latency table of the report: each measure's label and its key in the results.
+MEASURES = (
+    ("back in the pool -> next race formed", "pairing_to_formed"),
+    ("back in the pool -> next race started (3 s countdown)", "pairing_to_start"),
+    ("race end -> its standings frame", "standings_update"),
+    ("arena race moves (send -> own `move`)", "arena_moves"),
+    ("solo moves, the same bots", "solo_moves"),
+)
+
+
 def report(result: dict[str, Any]) -> None:
     say("\n## Results (docs/PERFORMANCE.md, section Arenas)\n")
-    measures = (
-        ("back in the pool -> next race formed", "pairing_to_formed"),
-        ("back in the pool -> next race started (3 s countdown)", "pairing_to_start"),
-        ("race end -> its standings frame", "standings_update"),
-        ("arena race moves (send -> own `move`)", "arena_moves"),
-        ("solo moves, the same bots", "solo_moves"),
-    )
-    rows = [
-        [label, f"{f['n']:,}", f"{f['p50_ms']:.1f}", f"**{f['p99_ms']:.1f}**", f"{f['max_ms']:.1f}"]
-        for label, f in ((label, result[key]) for label, key in measures)
-    ]
-    show(table(["measure", "samples", "p50 ms", "**p99 ms**", "max ms"], rows))
+    show(table(LATENCY_HEAD, [latency_row(label, result[key]) for label, key in MEASURES]))
     g, run = result["games"], result["run"]
     say(
         f"\nArena moves against solo: p50 x{result['move_p50_ratio']}, p99 "

@@ -91,6 +91,22 @@ def table(head: Sequence[str], rows: Iterable[Sequence[object]], align: str = ""
     return out
 
 
+# The columns of a latency table: one row a measure, from its `timing.figures`.
+LATENCY_HEAD = ["measure", "samples", "p50 ms", "**p99 ms**", "max ms"]
+
+
+def latency_row(label: str, figures: Mapping[str, Any]) -> list[str]:
+    """The row of LATENCY_HEAD for one measure: its samples, p50, p99 (in bold) and max."""
+    f = figures
+    return [
+        label,
+        f"{f['n']:,}",
+        f"{f['p50_ms']:.1f}",
+        f"**{f['p99_ms']:.1f}**",
+        f"{f['max_ms']:.1f}",
+    ]
+
+
 def show(lines: Iterable[str]) -> None:
     for line in lines:
         say(line)

@@ -49,7 +49,7 @@ from bench.harness.clients import (
     http_post,
     open_watchers,
 )
-from bench.harness.report import Run, say, show, table
+from bench.harness.report import LATENCY_HEAD, Run, latency_row, say, show, table
 from bench.harness.servers import Stack
 from bench.harness.timing import figures, percentile
 
@@ -331,12 +331,9 @@ def report(result: dict[str, Any]) -> None:
     )
     rows = []
     for label, key in measures:
-        f = result[key]
         each = " / ".join(f"{v:.1f}" for v in result["round_p99s"][key])
-        rows.append([label, f"{f['n']:,}", f"{f['p50_ms']:.1f}", f"**{f['p99_ms']:.1f}**",
-                     f"{f['max_ms']:.1f}", each])  # fmt: skip
-    head = ["measure", "samples", "p50 ms", "**p99 ms**", "max ms", "p99 of each round"]
-    show(table(head, rows, "lrrrrl"))
+        rows.append([*latency_row(label, result[key]), each])
+    show(table([*LATENCY_HEAD, "p99 of each round"], rows, "lrrrrl"))
     d, m, g = result["delivery"], result["moves"], result["games"]
     say(
         f"\nMoves: {m['total']:,} ({m['race']:,} in races, {m['solo']:,} solo; "

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from games.races.models import Race
+from games.races.models import Contest, Entrant, Race
 
 
 class ArenaState(models.TextChoices):
@@ -22,33 +20,23 @@ class ArenaPlayers(models.TextChoices):
     BOTS = "bots"
 
 
-class Arena(models.Model):
+class Arena(Contest):
     """A tournament of races on one level for a fixed time. Written by games.arenas.services
     only; `deadline` is the next instant the clock must act on it (the start, the end, then
-    the last instant a race still running may end)."""
+    the last instant a race still running may end). `time_limit_ms` is the level's race limit
+    at the creation."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    code = models.CharField(max_length=6, unique=True)
     name = models.CharField(max_length=60)
-    level = models.CharField(max_length=16)  # one of engine.LEVELS
     no_guess = models.BooleanField(default=False)
     players = models.CharField(
         max_length=6, choices=ArenaPlayers.choices, default=ArenaPlayers.HUMANS
     )
     private = models.BooleanField(default=False)  # listed only by its code
     state = models.CharField(max_length=9, choices=ArenaState.choices, default=ArenaState.SCHEDULED)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
     # The server's schedule that made it ("beginner:60:30"), empty for a player's arena.
     schedule = models.CharField(max_length=40, blank=True, default="")
-    created_at = models.DateTimeField(default=timezone.now)
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
-    ended_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)
-    time_limit_ms = models.PositiveIntegerField()  # the level's race limit at the creation
-    seq = models.PositiveIntegerField(default=0)  # number of the last arena event
     joined = models.PositiveIntegerField(default=0)  # players who ever joined
     # The first races wait until this many are in the pool at once (2: no minimum).
     min_players = models.PositiveSmallIntegerField(default=2)
@@ -70,7 +58,7 @@ class Arena(models.Model):
         return f"{self.level} arena {self.code} ({self.state})"
 
 
-class ArenaEntry(models.Model):
+class ArenaEntry(Entrant):
     """One player in one arena: in it (`active`) or gone, waiting in the pool (`race` None and
     `waiting_since` set) or racing, and their standing (the fold of their ArenaResults)."""
 
@@ -78,8 +66,6 @@ class ArenaEntry(models.Model):
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="arena_entries"
     )
-    joined_at = models.DateTimeField(default=timezone.now)
-    active = models.BooleanField(default=True)
     race = models.ForeignKey(
         Race, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from games.play.models import BoardSize
 
-class DailyChallenge(models.Model):
+
+class DailyChallenge(BoardSize):
     """One of a UTC day's six dailies (RULES.md, The daily challenge; docs/DAILY.md): a no-guess
     layout with its start cell already opened, which every daily game of that day and level
     starts as a copy of. Dealt by games.daily.services only; never leaves the server before the
@@ -14,9 +16,6 @@ class DailyChallenge(models.Model):
 
     day = models.DateField()
     level = models.CharField(max_length=16)
-    width = models.PositiveSmallIntegerField()
-    height = models.PositiveSmallIntegerField()
-    mines = models.PositiveIntegerField()
     # The engine's codec of the board with the start cell opened (mines included).
     board = models.BinaryField()
     start_x = models.PositiveSmallIntegerField()

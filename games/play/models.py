@@ -51,15 +51,24 @@ ENDED_STATES = (GameState.WON, GameState.LOST)
 RUNNING_STATES = (GameState.PLAYING, GameState.PAUSED)
 
 
-class Game(models.Model):
+class BoardSize(models.Model):
+    """A board's size, as a game, a race and a daily (games.races.models, games.daily.models)
+    each fix it: a level's, or a custom board's."""
+
+    width = models.PositiveSmallIntegerField()
+    height = models.PositiveSmallIntegerField()
+    mines = models.PositiveIntegerField()
+
+    class Meta:
+        abstract = True
+
+
+class Game(BoardSize):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games"
     )
     level = models.CharField(max_length=16)  # one of engine.LEVELS, or "custom"
-    width = models.PositiveSmallIntegerField()
-    height = models.PositiveSmallIntegerField()
-    mines = models.PositiveIntegerField()
     # `ranked` is true exactly while `unranked_reason` is null (games.play.fairplay keeps both).
     ranked = models.BooleanField()
     unranked_reason = models.CharField(

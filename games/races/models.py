@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from games.play.models import Game
+from games.play.models import BoardSize, Game
 
 
 class RaceState(models.TextChoices):
@@ -31,37 +31,45 @@ ACTIVE_RACE_STATES = (RaceState.OPEN, RaceState.COUNTDOWN, RaceState.RUNNING)
 DONE_RACER_STATES = (RacerState.WON, RacerState.LOST, RacerState.LEFT)
 
 
-class Race(models.Model):
-    """Two to eight racers on one layout. Written by games.races.services (and games.races.progress for
-    the counts each move changes); `deadline` is the next instant the race clock must act on it
-    (the end of the countdown, the time limit, or now once every racer is done)."""
+class Contest(models.Model):
+    """What a race and an arena (games.arenas.models) both are: found by a code, on one level,
+    opened by a player or by the server (`created_by` None), with the time limit of a race,
+    a clock (`deadline`: the next instant the clock must act on it) and numbered events (`seq`:
+    the number of the last one)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     code = models.CharField(max_length=6, unique=True)
     level = models.CharField(max_length=16)  # one of engine.LEVELS
-    width = models.PositiveSmallIntegerField()
-    height = models.PositiveSmallIntegerField()
-    mines = models.PositiveIntegerField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    time_limit_ms = models.PositiveIntegerField()
+    seq = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Race(Contest, BoardSize):
+    """Two to eight racers on one layout. Written by games.races.services (and games.races.progress for
+    the counts each move changes); `deadline` is the next instant the race clock must act on it
+    (the end of the countdown, the time limit, or now once every racer is done). `created_by` is
+    who opened the room (None for quick match): the host may change, this does not; it bounds
+    the rooms one account keeps open (games.races.rules.MAX_OPEN_ROOMS)."""
+
     state = models.CharField(max_length=9, choices=RaceState.choices, default=RaceState.OPEN)
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
-    # Who opened the room (None for quick match): the host may change, this does not; it
-    # bounds the rooms one account keeps open (games.races.rules.MAX_OPEN_ROOMS).
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
     max_players = models.PositiveSmallIntegerField(default=8)
     quick = models.BooleanField(default=False)  # made by quick match
     rated = models.BooleanField(default=False)  # fixed at the start (docs/RACES.md)
-    time_limit_ms = models.PositiveIntegerField()
-    seq = models.PositiveIntegerField(default=0)  # number of the last race event
     racing = models.PositiveSmallIntegerField(default=0)  # racers still racing (once started)
-    created_at = models.DateTimeField(default=timezone.now)
     starts_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)
     start_x = models.PositiveSmallIntegerField(null=True, blank=True)
     start_y = models.PositiveSmallIntegerField(null=True, blank=True)
     no_guess = models.BooleanField(default=False, db_default=False)  # every racer's board is
@@ -80,15 +88,27 @@ class Race(models.Model):
         return f"{self.level} race {self.code} ({self.state})"
 
 
-class Racer(models.Model):
+class Entrant(models.Model):
+    """A player's place in a contest (Racer, games.arenas.models.ArenaEntry): when they joined,
+    and whether they are still in it (`active`) or gone."""
+
+    joined_at = models.DateTimeField(default=timezone.now)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        abstract = True
+
+
+class Racer(Entrant):
     """One player in one race: their counts, their result, and the raw result the ratings are
-    computed from (`place`, `pool`), kept so that every rating can be recomputed."""
+    computed from (`place`, `pool`), kept so that every rating can be recomputed. A racer is
+    `active` while still in the race (waiting or racing in an open, counting down or running
+    race): one such row per player at the most."""
 
     race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="racers")
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="racers"
     )
-    joined_at = models.DateTimeField(default=timezone.now)
     ready = models.BooleanField(default=False)
     game = models.OneToOneField(
         Game, on_delete=models.SET_NULL, null=True, blank=True, related_name="racer"
@@ -103,9 +123,6 @@ class Racer(models.Model):
     # Whether they revealed or chorded at least once themselves after the server's opening,
     # fixed when the race ends: who may gain from a race (docs/RACES.md, Rated races).
     took_part = models.BooleanField(default=False, db_default=False)
-    # True while the player is still in the race (waiting or racing in an open, counting down
-    # or running race): one such row per player at the most.
-    active = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["race", "joined_at", "id"]

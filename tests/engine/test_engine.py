@@ -165,26 +165,63 @@ def test_a_cell_surrounded_by_eight_mines_shows_eight_and_wins() -> None:
 # --------------------------------------------------------------------------- cascades
 
 
-def test_cascade_opens_a_zero_region_bounded_by_numbers() -> None:
-    board = Board.from_ascii(
-        [
-            "....*..",
-            "....*..",
-            "....*..",
-            "*****..",
-            ".......",
-        ]
-    )
+# Boards tapped in their top-left corner, and what the cascade leaves in view.
+BOUNDED_BY_NUMBERS = [
+    "....*..",
+    "....*..",
+    "....*..",
+    "*****..",
+    ".......",
+]
+AROUND_A_FLAG = [
+    "......",
+    "......",
+    "..F...",
+    "......",
+    ".....*",
+]
+
+
+@pytest.mark.parametrize(
+    ("layout", "seen"),
+    [
+        pytest.param(
+            BOUNDED_BY_NUMBERS,
+            [
+                "0002###",
+                "0003###",
+                "2335###",
+                "#######",
+                "#######",
+            ],
+            id="a zero region bounded by numbers",
+        ),
+        pytest.param(
+            AROUND_A_FLAG,
+            [
+                "000000",
+                "000000",
+                "00F000",
+                "000011",
+                "00001#",
+            ],
+            id="a flag it reaches stays and its cell stays closed",
+        ),
+    ],
+)
+def test_a_cascade_opens_the_zero_region_and_its_numbers_and_passes_flags_by(
+    layout: list[str], seen: list[str]
+) -> None:
+    board = Board.from_ascii(layout)
+    flagged = {(x, y) for y, row in enumerate(layout) for x, v in enumerate(row) if v == "F"}
     outcome = board.reveal(0, 0)
-    assert board.render() == [
-        "0002###",
-        "0003###",
-        "2335###",
-        "#######",
-        "#######",
-    ]
-    assert len(outcome.changes) == 12 == board.opened_count()
+    assert board.render() == seen
+    numbers = sum(v.isdigit() for row in seen for v in row)
+    assert len(outcome.changes) == numbers == board.opened_count()
     assert outcome.changes[0] == Change(0, 0, "0")
+    assert not flagged & {(c.x, c.y) for c in outcome.changes}
+    assert board.flags == len(flagged)
+    # Safe cells stay closed (a flagged one included), so the game is not won yet.
     assert outcome.status == PLAYING
 
 
@@ -193,28 +230,9 @@ def test_cascade_order_is_breadth_first_from_the_tapped_cell() -> None:
     assert cells(board.reveal(0, 0)) == [(0, 0, "0"), (1, 0, "1"), (0, 1, "0"), (1, 1, "1")]
 
 
-def test_a_flag_reached_by_a_cascade_stays_and_its_cell_stays_closed() -> None:
-    board = Board.from_ascii(
-        [
-            "......",
-            "......",
-            "..F...",
-            "......",
-            ".....*",
-        ]
-    )
-    outcome = board.reveal(0, 0)
-    assert board.render() == [
-        "000000",
-        "000000",
-        "00F000",
-        "000011",
-        "00001#",
-    ]
-    assert (2, 2) not in {(c.x, c.y) for c in outcome.changes}
-    assert board.flags == 1
-    # The flagged safe cell is not open, so the game is not won yet.
-    assert outcome.status == PLAYING
+def test_a_flag_a_cascade_passed_by_opens_once_removed_and_the_game_is_won() -> None:
+    board = Board.from_ascii(AROUND_A_FLAG)
+    board.reveal(0, 0)
     board.flag(2, 2, flagged=False)
     assert cells(board.reveal(2, 2)) == [(2, 2, "0")]
     assert board.status == WON

@@ -5,7 +5,8 @@ only opens its own httpx client, binds its areas, and sends and waits in its own
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, Self, TypedDict, TypeVar
 
 import httpx
 
@@ -13,6 +14,14 @@ from ._transport import DEFAULT_TIMEOUT, Call, RetryPolicy, headers
 
 ClientT = TypeVar("ClientT")
 TransportT = TypeVar("TransportT")
+AccountsT = TypeVar("AccountsT")
+TokensT = TypeVar("TokensT")
+UsersT = TypeVar("UsersT")
+GamesT = TypeVar("GamesT")
+LeaderboardsT = TypeVar("LeaderboardsT")
+RacesT = TypeVar("RacesT")
+DailyT = TypeVar("DailyT")
+StreamsT = TypeVar("StreamsT")
 
 # A stream answers its first line at once but may then stay quiet between keep-alives.
 STREAM_TIMEOUT = httpx.Timeout(30.0, read=60.0)
@@ -86,3 +95,34 @@ class Area(Generic[ClientT]):
 
     def __init__(self, client: ClientT) -> None:
         self._client = client
+
+
+class Areas(Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, DailyT, StreamsT]):
+    """The areas of API.md, named once for both clients. A client gives its own area classes
+    (methods in client.py, coroutines in aio.py) as its type arguments, and binds the same
+    classes, in the same order, with `_bind_areas`."""
+
+    accounts: AccountsT
+    tokens: TokensT
+    users: UsersT
+    games: GamesT
+    leaderboards: LeaderboardsT
+    races: RacesT
+    daily: DailyT
+    streams: StreamsT
+
+    def _bind_areas(
+        self,
+        *areas: *tuple[
+            Callable[[Self], AccountsT],
+            Callable[[Self], TokensT],
+            Callable[[Self], UsersT],
+            Callable[[Self], GamesT],
+            Callable[[Self], LeaderboardsT],
+            Callable[[Self], RacesT],
+            Callable[[Self], DailyT],
+            Callable[[Self], StreamsT],
+        ],
+    ) -> None:
+        for name, area in zip(Areas.__annotations__, areas, strict=True):
+            setattr(self, name, area(self))

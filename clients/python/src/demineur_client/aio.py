@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
 from . import calls
-from ._base import Area, BaseClient
+from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
+from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
@@ -20,7 +21,10 @@ T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
 
 
-class AsyncClient(BaseClient[httpx.AsyncBaseTransport]):
+class AsyncClient(
+    BaseClient[httpx.AsyncBaseTransport],
+    Areas["Accounts", "Tokens", "Users", "Games", "Leaderboards", "Races", "Daily", "Streams"],
+):
     """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
 
     _user_agent = USER_AGENT
@@ -29,14 +33,7 @@ class AsyncClient(BaseClient[httpx.AsyncBaseTransport]):
         self, timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None
     ) -> None:
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
-        self.accounts = Accounts(self)
-        self.tokens = Tokens(self)
-        self.users = Users(self)
-        self.games = Games(self)
-        self.leaderboards = Leaderboards(self)
-        self.races = Races(self)
-        self.daily = Daily(self)
-        self.streams = Streams(self)
+        self._bind_areas(Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Streams)
 
     async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
         """One send of `call`: the server's answer, or the network error in its place."""
@@ -70,18 +67,9 @@ class Accounts(Area[AsyncClient]):
     ) -> Account:
         return await self._client.send(calls.register(username, password, kind=kind, email=email))
 
-    async def sign_in(
-        self,
-        username: str,
-        password: str,
-        *,
-        otp: str | None = None,
-        scopes: builtins.list[str] | None = None,
-    ) -> str:
+    async def sign_in(self, username: str, password: str, **options: Unpack[SignInOptions]) -> str:
         """Obtains a token (with `scopes`, else all four) and keeps it for the next requests."""
-        self._client.token = await self._client.send(
-            calls.sign_in(username, password, otp=otp, scopes=scopes)
-        )
+        self._client.token = await self._client.send(calls.sign_in(username, password, **options))
         return self._client.token
 
     async def sign_out(self) -> None:

@@ -5,7 +5,7 @@ caller gives theirs), so that sending a move again after a lost answer never pla
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 from urllib.parse import quote
 
 import httpx
@@ -54,6 +54,14 @@ def register(
 ) -> Call[Account]:
     body = _with({"username": username, "password": password, "kind": kind}, email=email)
     return Call("POST", "/api/auth/register", body)
+
+
+class SignInOptions(TypedDict, total=False):
+    """What `sign_in` takes besides the name and the password, as both clients' `accounts.sign_in`
+    passes it on: the authenticator's code, and the token's scopes (without them, all four)."""
+
+    otp: str | None
+    scopes: list[str] | None
 
 
 def sign_in(

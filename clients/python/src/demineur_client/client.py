@@ -8,13 +8,14 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
 from . import calls
-from ._base import Area, BaseClient
+from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
+from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
 from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
 
@@ -22,7 +23,10 @@ T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (sync)"
 
 
-class Client(BaseClient[httpx.BaseTransport]):
+class Client(
+    BaseClient[httpx.BaseTransport],
+    Areas["Accounts", "Tokens", "Users", "Games", "Leaderboards", "Races", "Daily", "Streams"],
+):
     """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
     `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
 
@@ -30,14 +34,7 @@ class Client(BaseClient[httpx.BaseTransport]):
 
     def _build(self, timeout: httpx.Timeout | float, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
-        self.accounts = Accounts(self)
-        self.tokens = Tokens(self)
-        self.users = Users(self)
-        self.games = Games(self)
-        self.leaderboards = Leaderboards(self)
-        self.races = Races(self)
-        self.daily = Daily(self)
-        self.streams = Streams(self)
+        self._bind_areas(Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Streams)
 
     def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
         """One send of `call`: the server's answer, or the network error in its place."""
@@ -71,18 +68,9 @@ class Accounts(Area[Client]):
     ) -> Account:
         return self._client.send(calls.register(username, password, kind=kind, email=email))
 
-    def sign_in(
-        self,
-        username: str,
-        password: str,
-        *,
-        otp: str | None = None,
-        scopes: builtins.list[str] | None = None,
-    ) -> str:
+    def sign_in(self, username: str, password: str, **options: Unpack[SignInOptions]) -> str:
         """Obtains a token (with `scopes`, else all four) and keeps it for the next requests."""
-        self._client.token = self._client.send(
-            calls.sign_in(username, password, otp=otp, scopes=scopes)
-        )
+        self._client.token = self._client.send(calls.sign_in(username, password, **options))
         return self._client.token
 
     def sign_out(self) -> None:
