@@ -20,7 +20,7 @@ help:
 	@echo "make test-under-load  make test RUNS times (3) beside two busy loops (docs/TESTING.md)"
 	@echo "make screenshots refresh docs/screenshots/ from the browser tests"
 	@echo "make lint      ruff check + ruff format --check"
-	@echo "make typecheck mypy (engine under --strict)"
+	@echo "make typecheck mypy (engine and puzzle positions under --strict)"
 	@echo "make bench     every benchmark under bench/"
 	@echo "make soak      30 min soak (SOAK_MINUTES=N), crash test, long fuzzing (docs/RELIABILITY.md)"
 	@echo "make scale-demo  replica + 3 Redis + 2 nodes on this machine, backup/restore (docs/DEPLOYMENT.md)"
@@ -101,7 +101,7 @@ format: venv
 
 typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
-	$(VENV)/bin/mypy --strict games/engine.py games/clock.py
+	$(VENV)/bin/mypy --strict games/engine.py games/clock.py games/puzzles/positions.py games/puzzles/rules.py
 	$(VENV)/bin/mypy --strict clients/python/src/demineur_client
 	@# The site's scripts: JSDoc types checked by TypeScript (pinned in package-lock.json; docs/FRONTEND.md, Types)
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund

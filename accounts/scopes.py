@@ -53,6 +53,14 @@ REQUIRED: dict[str, dict[str, tuple[str, ...]]] = {
     # the daily challenge: today's attempt and a past day's practice are games
     "api-daily-day": _PLAY,
     "api-daily-practice": _PLAY,
+    # puzzles: opening cells, a new attempt, streaks and storms are play; the next puzzle (it
+    # is put aside for the player) and the player's own dashboard and runs are play or reading
+    "api-puzzle-open": _PLAY,
+    "api-puzzle-retry": _PLAY,
+    "api-puzzle-next": {"GET": (GAME_PLAY, *_READ)},
+    "api-puzzle-dashboard": {"GET": (GAME_PLAY, *_READ)},
+    "api-puzzle-streak": {"GET": (GAME_PLAY, *_READ), "POST": (GAME_PLAY,)},
+    "api-puzzle-storm": {"GET": (GAME_PLAY, *_READ), "POST": (GAME_PLAY,)},
     # the account: read it, change it, its tokens, sessions, exports
     "api-me": {"GET": _READ, "PATCH": _WRITE},
     "api-me-settings": {"GET": _READ, "PUT": _WRITE, "PATCH": _WRITE},

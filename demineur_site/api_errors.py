@@ -59,6 +59,8 @@ STATUS_BY_CODE: dict[str, int] = {
     "daily_running": 403,
     "daily_not_over": 409,
     "daily_unavailable": 503,
+    # Puzzles (API.md, Puzzles): the attempt (or its storm's time) is over
+    "attempt_over": 409,
     # The account's lifecycle (API.md; docs/ACCOUNTS.md)
     "token_invalid": 400,
     "otp_required": 401,

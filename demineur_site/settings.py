@@ -397,6 +397,9 @@ SPECTACULAR_SETTINGS = {
         "RaceStateEnum": ["open", "countdown", "running", "finished", "cancelled"],
         "RacerStateEnum": ["waiting", "racing", "won", "lost", "left"],
         "QueueStateEnum": ["waiting", "matched"],
+        "PuzzleThemeEnum": ["single", "subset", "pattern", "chain", "mines_left"],
+        "PuzzleAttemptStateEnum": ["playing", "solved", "failed"],
+        "PuzzleRunStateEnum": ["running", "ended"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -574,6 +577,13 @@ FAIRPLAY_PACE_MIN_INTERVALS = env_int(
 FAIRPLAY_MIN_PACE_CORRELATION = env_float(
     "FAIRPLAY_MIN_PACE_CORRELATION", FAIRPLAY_DEFAULTS["MIN_PACE_CORRELATION"]
 )
+# Puzzles (docs/FAIRPLAY.md, Puzzles in machine time): an attempt is machine-paced when its
+# first opening comes less than PUZZLE_MIN_THINK_MS after the puzzle was shown and each later
+# one less than PUZZLE_MIN_GAP_MS after the one before; it moves no rating, and a human
+# account with PUZZLE_HOLD_AFTER of them has its puzzle rating held until staff clear it.
+PUZZLE_MIN_THINK_MS = env_int("PUZZLE_MIN_THINK_MS", 500)
+PUZZLE_MIN_GAP_MS = env_int("PUZZLE_MIN_GAP_MS", 100)
+PUZZLE_HOLD_AFTER = env_int("PUZZLE_HOLD_AFTER", 3)
 
 # --- i18n ---------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"

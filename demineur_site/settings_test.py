@@ -41,6 +41,9 @@ os.environ.setdefault("FAIRPLAY_MIN_INTERVAL_VARIATION", "-1")
 os.environ.setdefault("FAIRPLAY_FLURRY_GAP_MS", "0")
 os.environ.setdefault("FAIRPLAY_PACE_WINS", "0")
 os.environ.setdefault("FAIRPLAY_PERFECT_WINS", "0")
+# Puzzles solved at machine speed: no attempt is machine-paced (tests/puzzles sets them back).
+os.environ.setdefault("PUZZLE_MIN_THINK_MS", "0")
+os.environ.setdefault("PUZZLE_MIN_GAP_MS", "0")
 os.environ.setdefault(
     "FAIRPLAY_MAX_BBBV_PER_S",
     ",".join(

@@ -22,6 +22,13 @@ urlpatterns = [
     path("arenas/<str:arena_id>", views.arena, name="arena"),
     path("daily", views.daily, name="daily"),
     path("daily/<str:day>", views.daily, name="daily-day"),
+    # Puzzles (docs/FRONTEND.md, The puzzle pages): the named pages before one puzzle's id.
+    path("puzzles", views.puzzles, name="puzzles"),
+    path("puzzles/daily", views.puzzle_daily, name="puzzle-daily"),
+    path("puzzles/streak", views.puzzle_streak, name="puzzle-streak"),
+    path("puzzles/storm", views.puzzle_storm, name="puzzle-storm"),
+    path("puzzles/dashboard", views.puzzle_dashboard, name="puzzle-dashboard"),
+    path("puzzles/<str:puzzle_id>", views.puzzle, name="puzzle"),
     path("leaderboards/<str:level>", views.leaderboards, name="leaderboards-level"),
     path("players/<str:username>", views.profile, name="profile"),
     path("settings", views.settings_page, name="settings"),

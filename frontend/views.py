@@ -57,6 +57,15 @@ LEVEL_NAMES = {level["name"] for level in LEVELS}
 CUSTOM_LABEL = _("Custom")
 # The two modes of a game, a race and a board (RULES.md, No-guess boards), as the pages say them.
 MODE_LABELS = {"classic": _("classic"), "no_guess": _("no guess")}
+# The puzzles' themes (RULES.md, Puzzles: the reasoning a puzzle needs), as the pages say them;
+# the themes themselves, easiest first, are games.puzzles.positions.THEMES.
+PUZZLE_THEME_LABELS = {
+    "single": _("One number"),
+    "subset": _("One number inside another (1-1, 1-2)"),
+    "pattern": _("Patterns (1-2-1, 1-2-2-1)"),
+    "chain": _("A chain of steps"),
+    "mines_left": _("Mines left"),
+}
 
 
 def _settings_bounds() -> dict[str, Any]:
@@ -69,6 +78,19 @@ def _settings_bounds() -> dict[str, Any]:
         "defaults": dict(SETTINGS_DEFAULTS),
         "long_press_ms": {"min": press.min_value, "max": press.max_value},
         "themes": list(theme.choices),
+    }
+
+
+def _puzzle_constants() -> dict[str, Any]:
+    """The puzzles' themes (name and label, easiest first) and the storm's clock: three
+    minutes, less a penalty per failed puzzle (games.puzzles.rules; docs/PUZZLES.md)."""
+    from games.puzzles import rules as puzzle_rules
+    from games.puzzles.positions import THEMES
+
+    return {
+        "themes": [{"name": t, "label": PUZZLE_THEME_LABELS.get(t, t)} for t in THEMES],
+        "storm_ms": int(puzzle_rules.STORM_DURATION.total_seconds() * 1000),
+        "storm_penalty_ms": int(puzzle_rules.STORM_PENALTY.total_seconds() * 1000),
     }
 
 
@@ -99,6 +121,7 @@ def site_constants() -> dict[str, Any]:
         "settings": _settings_bounds(),
         "max_page_size": Pagination.max_page_size,
         "modes": MODE_LABELS,
+        "puzzles": _puzzle_constants(),
     }
 
 
@@ -251,6 +274,75 @@ def daily(request: HttpRequest, day: str | None = None) -> HttpResponse:
     )
 
 
+# --- Puzzles (RULES.md and API.md, Puzzles; docs/FRONTEND.md, The puzzle pages) ---------------
+# The training page, the puzzle of the day and one puzzle are one page (puzzle.html, puzzle.js)
+# that reads its puzzle from `GET /api/puzzles/next`, `/daily` or `/{id}`; the streak and the
+# storm share puzzle_run.html; the dashboard has its own. What they show comes from the API.
+
+
+@ensure_csrf_cookie
+def puzzles(request: HttpRequest) -> HttpResponse:
+    """The training page: a rated puzzle near the player's puzzle rating, a theme to filter by."""
+    theme = request.GET.get("theme", "")
+    return _page(
+        request, "puzzle.html", page="puzzles", puzzle_page="training", mode="next", theme=theme
+    )
+
+
+@ensure_csrf_cookie
+def puzzle_daily(request: HttpRequest) -> HttpResponse:
+    return _page(request, "puzzle.html", page="puzzles", puzzle_page="daily", mode="daily")
+
+
+@ensure_csrf_cookie
+def puzzle(request: HttpRequest, puzzle_id: str) -> HttpResponse:
+    """One puzzle by its id (a link shared, a storm's puzzle looked at again). An id that is no
+    puzzle's is the site's 404 page, looked up as the API looks it up."""
+    from games.puzzles.services import puzzle_get
+
+    try:
+        puzzle_get(puzzle_id)
+    except GameError:
+        context = {
+            "heading": _("No such puzzle"),
+            "text": _("No puzzle has this address. It may be mistyped."),
+        }
+        return render(request, "404.html", context, status=404)
+    return _page(
+        request, "puzzle.html", page="puzzles", puzzle_page="one", mode="one", puzzle_id=puzzle_id
+    )
+
+
+def _puzzle_run_page(kind: str) -> Any:
+    """The streak's or the storm's page (puzzle_run.html, puzzle_run.js)."""
+
+    @ensure_csrf_cookie
+    def view(request: HttpRequest) -> HttpResponse:
+        storm = _puzzle_constants()
+        return _page(
+            request,
+            "puzzle_run.html",
+            page="puzzles",
+            puzzle_page=kind,
+            kind=kind,
+            storm_minutes=storm["storm_ms"] // 60000,
+            storm_penalty_s=storm["storm_penalty_ms"] // 1000,
+        )
+
+    view.__name__ = f"puzzle_{kind}"
+    return view
+
+
+puzzle_streak = _puzzle_run_page("streak")
+puzzle_storm = _puzzle_run_page("storm")
+
+
+@ensure_csrf_cookie
+def puzzle_dashboard(request: HttpRequest) -> HttpResponse:
+    """The player's puzzle rating, per theme, over time, and the puzzle boards."""
+    return _page(request, "puzzle_dashboard.html", page="puzzles", puzzle_page="dashboard")
+
+
 def _simple_page(template: str, page: str) -> Any:
     """A page that needs nothing but its template (its script reads the API)."""
 
@@ -270,6 +362,7 @@ home = _simple_page("home.html", "home")
 arenas = _simple_page("arenas.html", "arenas")
 how_to_play = _simple_page("how_to_play.html", "how")
 settings_page = _simple_page("settings.html", "settings")
+
 # The account's lifecycle (docs/ACCOUNTS.md): the account page and the mailed links' pages.
 account = _simple_page("account.html", "account")
 verify_email = _simple_page("verify_email.html", "verify-email")

@@ -1,4 +1,5 @@
-"""The staff view of fair play (docs/FAIRPLAY.md): the queue of won games held for review.
+"""The staff view of fair play (docs/FAIRPLAY.md): the queue of won games held for review, and
+the puzzle ratings held for machine-paced attempts.
 
 Staff open a review, look at the findings and the replay, and take one of two actions:
 *clear* (the game ranks) or *confirm* (the account is flagged and none of its games rank
@@ -15,6 +16,8 @@ from django.utils.html import format_html
 
 from games.play import fairplay
 from games.play.models import Game, Review, ReviewStatus
+from games.puzzles import services as puzzle_services
+from games.puzzles.models import PuzzleRating
 
 
 @admin.register(Review)
@@ -88,3 +91,30 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(PuzzleRating)
+class PuzzleRatingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Puzzle ratings, read-only, and the one decision staff take on them: clearing a hold
+    (docs/FAIRPLAY.md, Puzzles in machine time). Written by games.puzzles.services alone."""
+
+    list_display = ("player", "rating", "deviation", "rated_attempts", "machine_attempts", "held")
+    list_filter = ("held", "pool")
+    search_fields = ("player__username",)
+    actions = ("clear_holds",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description="Clear the hold: the fast attempts were human, rate again")
+    def clear_holds(self, request: HttpRequest, queryset: QuerySet[PuzzleRating]) -> None:
+        held = list(queryset.filter(held=True).select_related("player"))
+        for row in held:
+            puzzle_services.hold_clear(player=row.player)
+        self.message_user(request, f"{len(held)} hold(s) cleared.", messages.SUCCESS)

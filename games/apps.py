@@ -24,3 +24,9 @@ class GamesConfig(AppConfig):
         race_services.on_race_end(arenas.arena_race_ended)
         race_services.on_clock_tick(arenas.arena_clock_tick)
         race_services.on_busy_check(arenas.player_in_running_arena)
+        # Puzzles sit above play: the analysis worker hands each game it has analysed to the
+        # puzzles' generator, off the request path.
+        from games.play import analysis_jobs
+        from games.puzzles import generator
+
+        analysis_jobs.on_analysed(generator.after_analysis)

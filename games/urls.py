@@ -1,7 +1,9 @@
 """Every REST path of the games app: one game, races, leaderboards and profiles, each served by
 its room's doors (games.play.api, games.play.export, games.races.api, games.arenas.api,
-games.daily.api, accounts.standings.api). Order matters once: the race and daily boards
-(`leaderboards/{level}/races`, `.../daily`) come before the solo boards' pattern.
+games.daily.api, games.puzzles.api, accounts.standings.api). Order matters twice: the race,
+daily and puzzle boards (`leaderboards/{level}/races`, `.../daily`, `leaderboards/puzzles/...`)
+come before the solo boards' pattern, and the puzzles' named paths (`puzzles/next`, ...) before
+`puzzles/{id}`.
 
 A pattern with segments (`games/{id}`, `leaderboards/{level}/{board}`, ...) matches paths that
 name nothing, and API.md says an unknown path is 404 for every method. A view looks its
@@ -32,6 +34,8 @@ from games.daily import api as daily_api
 from games.daily import services as daily_services
 from games.play import api as game_api
 from games.play import export, selectors
+from games.puzzles import api as puzzle_api
+from games.puzzles import services as puzzle_services
 from games.races import api as race_api
 from games.races import selectors as race_selectors
 
@@ -40,6 +44,7 @@ RACE = r"(?P<race_id>[^/]{1,64})"
 ARENA = r"(?P<arena_id>[^/]{1,64})"
 USER = r"(?P<username>[^/]{1,150})"
 LEVEL = r"(?P<level>[^/]{1,32})"
+PUZZLE = r"(?P<puzzle_id>[^/]{1,64})"
 
 # The statuses a view answers before it has looked its path's segments up: a malformed body,
 # no sign-in, a failed CSRF check, content negotiation, the method, the body's size or type.
@@ -58,6 +63,10 @@ def _race(race_id: str, **_: Any) -> object:
 
 def _arena(arena_id: str, **_: Any) -> object:
     return arena_selectors.arena_get(arena_id=arena_id)
+
+
+def _puzzle(puzzle_id: str, **_: Any) -> object:
+    return puzzle_services.puzzle_get(puzzle_id)
 
 
 def _player(username: str, **_: Any) -> object:
@@ -208,6 +217,47 @@ daily = [
     ),
 ]
 
+# Puzzles (API.md, Puzzles; docs/PUZZLES.md): the named paths first, then `puzzles/{id}`.
+puzzles = [
+    re_path(r"^puzzles/next/?$", puzzle_api.PuzzleNextView.as_view(), name="api-puzzle-next"),
+    re_path(r"^puzzles/daily/?$", puzzle_api.PuzzleDailyView.as_view(), name="api-puzzle-daily"),
+    re_path(
+        r"^puzzles/dashboard/?$",
+        puzzle_api.PuzzleDashboardView.as_view(),
+        name="api-puzzle-dashboard",
+    ),
+    re_path(r"^puzzles/streak/?$", puzzle_api.StreakView.as_view(), name="api-puzzle-streak"),
+    re_path(r"^puzzles/storm/?$", puzzle_api.StormView.as_view(), name="api-puzzle-storm"),
+    re_path(
+        rf"^puzzles/{PUZZLE}/?$", known(puzzle_api.PuzzleDetailView, _puzzle), name="api-puzzle"
+    ),
+    re_path(
+        rf"^puzzles/{PUZZLE}/open/?$",
+        known(puzzle_api.PuzzleOpenView, _puzzle),
+        name="api-puzzle-open",
+    ),
+    re_path(
+        rf"^puzzles/{PUZZLE}/retry/?$",
+        known(puzzle_api.PuzzleRetryView, _puzzle),
+        name="api-puzzle-retry",
+    ),
+    re_path(
+        r"^leaderboards/puzzles/?$",
+        puzzle_api.PuzzleBoardView.as_view(),
+        name="api-leaderboard-puzzles",
+    ),
+    re_path(
+        r"^leaderboards/puzzles/streak/?$",
+        puzzle_api.PuzzleStreakBoardView.as_view(),
+        name="api-leaderboard-puzzles-streak",
+    ),
+    re_path(
+        r"^leaderboards/puzzles/storm/?$",
+        puzzle_api.PuzzleStormBoardView.as_view(),
+        name="api-leaderboard-puzzles-storm",
+    ),
+]
+
 leaderboards = [
     re_path(
         rf"^leaderboards/{LEVEL}/(?P<board>[^/]{{1,32}})/?$",
@@ -216,4 +266,4 @@ leaderboards = [
     ),
 ]
 
-urlpatterns = [*games, *races, *arenas, *daily, *leaderboards]
+urlpatterns = [*games, *races, *arenas, *daily, *puzzles, *leaderboards]

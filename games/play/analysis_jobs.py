@@ -12,12 +12,18 @@ that trails the oldest game still waiting, race games from the longest race time
 (a race game waits, sealed, until its race ends). Games older than LOOKBACK when a process
 starts (before this feature, or ended while no worker ran) are analysed by
 `manage.py analyse_games`.
+
+Rooms above play act on an analysed game without play importing them: a listener registered
+with :func:`on_analysed` (games.apps registers the puzzles' generator) is called with the game's
+id after its analysis has committed, outside that transaction; its failure is logged and undoes
+nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -39,6 +45,14 @@ DAILY_WINDOW = timedelta(hours=48)  # daily games are looked for this far back (
 BATCH = 20
 IDLE_S = 1.0  # the wait between polls of an empty queue
 BUSY_PAUSE_S = 0.02  # the pause between two analyses (lets request threads have the GIL)
+
+_analysed: list[Callable[[Any], None]] = []
+
+
+def on_analysed(listener: Callable[[Any], None]) -> None:
+    """Call `listener(game_id)` after each analysis this process stores (once per listener)."""
+    if listener not in _analysed:
+        _analysed.append(listener)
 
 
 def compute(game: Game) -> analysis.Analysis:
@@ -97,6 +111,11 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
                 guesses_survived=result.guesses_survived,
                 outcomes=(lambda: skill_outcomes(game)) if fold else (lambda: (False, [])),
             )
+    for listener in _analysed:
+        try:
+            listener(game_id)
+        except Exception:
+            log.exception("a listener of the analysis of game %s failed", game_id)
     return True
 
 
@@ -265,4 +284,12 @@ def backlog() -> Any:
     )
 
 
-__all__ = ["AnalysisWorker", "analyse_game", "backlog", "compute", "refold", "skill_outcomes"]
+__all__ = [
+    "AnalysisWorker",
+    "analyse_game",
+    "backlog",
+    "compute",
+    "on_analysed",
+    "refold",
+    "skill_outcomes",
+]

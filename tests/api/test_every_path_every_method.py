@@ -25,6 +25,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken, SignedInSession, User
 from games.play import selectors
+from tests.support import puzzles
 from tests.support.http import assert_error, start
 from tests.support.personas import PASSWORD
 
@@ -77,6 +78,7 @@ def real(alice: User, alice_api: APIClient) -> dict[str, str]:
     assert arena.status_code == 201, arena.content
     token = ApiToken.objects.filter(user=alice).first()
     assert token is not None
+    puzzle = puzzles.store(puzzles.SUBSET)
     return {
         "game_id": game["id"],
         "race_id": race["id"],
@@ -88,6 +90,7 @@ def real(alice: User, alice_api: APIClient) -> dict[str, str]:
         "day": "2026-01-01",
         "token_id": str(token.pk),
         "session_id": str(SignedInSession.objects.create(user=alice, session_key="s" * 32).pk),
+        "puzzle_id": str(puzzle.id),
     }
 
 
@@ -102,6 +105,7 @@ UNKNOWN = {
     "day": ("nope", "2026-13-01"),
     "token_id": ("999999999",),
     "session_id": ("999999999",),
+    "puzzle_id": ("nope", str(uuid.uuid4())),
 }
 
 

@@ -1,6 +1,6 @@
 """The house in rooms (docs/ARCHITECTURE.md, The rooms): no import circle anywhere, and every
-import points one way, site <- engine <- accounts <- kit <- boards <- play <- daily <- races <-
-arenas <- roots."""
+import points one way, site <- engine <- accounts <- kit <- boards <- play <- puzzles <- daily <-
+races <- arenas <- roots."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("kit", ("games.api", "games.live")),
     ("boards", ("accounts.standings.api", "accounts.standings.serializers")),
     ("play", ("games", "games.errors", "games.play")),
+    ("puzzles", ("games.puzzles",)),
     ("daily", ("games.daily",)),
     ("races", ("games.races",)),
     ("arenas", ("games.arenas",)),
@@ -106,6 +107,8 @@ def test_every_project_module_has_a_room():
         ("games.races.api", "races"),
         ("games.arenas.serializers", "arenas"),
         ("games.daily.api", "daily"),
+        ("games.puzzles.generator", "puzzles"),
+        ("games.puzzles.api", "puzzles"),
         ("games.live.base", "kit"),
         ("games.api.helpers", "kit"),
         ("games.urls", "roots"),

@@ -45,6 +45,12 @@ WRITERS = {
     "PlayerStats": {"accounts.standings.stats"},
     "PersonalRecord": {"accounts.standings.stats"},
     "DailyChallenge": {"games.daily.services"},
+    "Puzzle": {"games.puzzles.generator", "games.puzzles.services"},
+    "PuzzleSource": {"games.puzzles.generator"},
+    "PuzzleAttempt": {"games.puzzles.services"},
+    "PuzzleRating": {"games.puzzles.services"},
+    "PuzzleRun": {"games.puzzles.services"},
+    "PuzzleOfTheDay": {"games.puzzles.services"},
     "DailyEntry": {"accounts.standings.daily"},
     "DailyStats": {"accounts.standings.daily"},
 }

@@ -39,6 +39,7 @@ ROOM_FOLDERS = {
     "accounts": "accounts",
     "standings": "accounts",
     "play": "play",
+    "puzzles": "puzzles",
     "daily": "daily",
     "races": "races",
     "arenas": "arenas",

@@ -70,6 +70,11 @@ PAGES_AT_360 = [
     "/signin",
     "/signup",
     "/tokens",
+    "/puzzles",
+    "/puzzles/daily",
+    "/puzzles/streak",
+    "/puzzles/storm",
+    "/puzzles/dashboard",
 ]
 
 

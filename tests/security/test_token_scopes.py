@@ -80,7 +80,8 @@ PUBLIC = {
     "api-register", "api-token", "api-guest", "api-session", "api-email-verify",
     "api-password-reset", "api-password-reset-confirm", "api-tokens-test", "api-schema",
     "api-docs", "api-arena", "api-arena-standings", "api-daily", "api-leaderboard-daily",
-    "api-user-daily",
+    "api-user-daily", "api-puzzle", "api-puzzle-daily", "api-leaderboard-puzzles",
+    "api-leaderboard-puzzles-streak", "api-leaderboard-puzzles-storm",
 }  # fmt: skip
 
 

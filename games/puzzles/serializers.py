@@ -1,0 +1,173 @@
+"""The puzzles' REST shapes: the opening's body (validation) and the answers (the OpenAPI
+schema). API.md: coordinates must be JSON integers; strings, floats, booleans and null are
+malformed (400), and a cell outside the board is 400 `out_of_bounds` from the service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from games.api.serializers import CellOut, StrictIntegerField
+from games.puzzles.models import AttemptMode, AttemptState, RunKind
+from games.puzzles.positions import THEMES
+
+
+class PuzzleOpenIn(serializers.Serializer[Any]):
+    x = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+    y = StrictIntegerField(min_value=-(2**31), max_value=2**31)
+
+
+class OpenedCellOut(serializers.Serializer[Any]):
+    x = serializers.IntegerField()
+    y = serializers.IntegerField()
+    number = serializers.IntegerField(min_value=0, max_value=8)
+
+
+class WrongCellOut(serializers.Serializer[Any]):
+    """The opening that failed the attempt, shown once it has ended."""
+
+    x = serializers.IntegerField()
+    y = serializers.IntegerField()
+    mine = serializers.BooleanField()
+
+
+class PuzzleAttemptOut(serializers.Serializer[Any]):
+    """The caller's attempt: made when the puzzle is shown, started at its first opening.
+    Ratings are the player's puzzle rating before and after, for a rated attempt."""
+
+    state = serializers.ChoiceField(choices=AttemptState.values)
+    mode = serializers.ChoiceField(choices=AttemptMode.values)
+    rated = serializers.BooleanField()
+    opened = OpenedCellOut(many=True)
+    wrong = WrongCellOut(allow_null=True)
+    rating_before = serializers.IntegerField(allow_null=True)
+    rating_after = serializers.IntegerField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+
+
+class PuzzleOut(serializers.Serializer[Any]):
+    """API.md's Puzzle. `board`: one string a row, `#` closed and `0`-`8` opened (no flags).
+    `solution`, `depth` and `source_game` are null until the caller's attempt has ended."""
+
+    id = serializers.UUIDField()
+    level = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    mines_left = serializers.IntegerField()
+    board = serializers.ListField(child=serializers.CharField())
+    rating = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    plays = serializers.IntegerField()
+    themes = serializers.ListField(child=serializers.ChoiceField(choices=list(THEMES)))
+    daily = serializers.DateField(allow_null=True)
+    attempt = PuzzleAttemptOut(allow_null=True)
+    solution = CellOut(many=True, allow_null=True)
+    depth = serializers.IntegerField(allow_null=True)
+    source_game = serializers.UUIDField(allow_null=True)
+
+
+class RunPuzzleOut(serializers.Serializer[Any]):
+    id = serializers.UUIDField()
+    state = serializers.ChoiceField(choices=AttemptState.values)
+
+
+class PuzzleRunOut(serializers.Serializer[Any]):
+    """A streak or a storm. A storm's clock runs from its first opening for three minutes,
+    less `penalty_ms` for each failed puzzle (`ends_at`, `time_left_ms`); `puzzle` is the
+    one in play, null once the run has ended."""
+
+    id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=RunKind.values)
+    state = serializers.ChoiceField(choices=["running", "ended"])
+    score = serializers.IntegerField()
+    failures = serializers.IntegerField()
+    best = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    ended_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True)
+    time_left_ms = serializers.IntegerField(allow_null=True)
+    penalty_ms = serializers.IntegerField(allow_null=True)
+    puzzle = PuzzleOut(allow_null=True)
+    puzzles = RunPuzzleOut(many=True)
+
+
+class PuzzleOpenOut(serializers.Serializer[Any]):
+    """`correct`: the opening was provably safe; `run`: the streak or storm the puzzle is in."""
+
+    correct = serializers.BooleanField()
+    puzzle = PuzzleOut()
+    run = PuzzleRunOut(allow_null=True)
+
+
+class ThemeStatsOut(serializers.Serializer[Any]):
+    theme = serializers.ChoiceField(choices=list(THEMES))
+    attempts = serializers.IntegerField()
+    solved = serializers.IntegerField()
+    accuracy = serializers.FloatField(allow_null=True)
+
+
+class RatingPointOut(serializers.Serializer[Any]):
+    at = serializers.DateTimeField()
+    rating = serializers.IntegerField()
+
+
+class PuzzleDashboardOut(serializers.Serializer[Any]):
+    """The signed-in player's puzzle rating (`provisional` while few attempts have rated it,
+    `held` while fair play holds it), bests, and attempts per theme; `history` is the rating
+    after each of the last 100 rated attempts."""
+
+    rating = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    held = serializers.BooleanField()
+    rated_attempts = serializers.IntegerField()
+    solved = serializers.IntegerField()
+    best_streak = serializers.IntegerField()
+    best_storm = serializers.IntegerField()
+    themes = ThemeStatsOut(many=True)
+    history = RatingPointOut(many=True)
+
+
+class _BoardPageOut(serializers.Serializer[Any]):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+
+
+class PuzzleBoardRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    rating = serializers.IntegerField()
+    solved = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+
+
+class PuzzleBoardPageOut(_BoardPageOut):
+    results = PuzzleBoardRowOut(many=True)
+    me = PuzzleBoardRowOut(allow_null=True)
+
+
+class PuzzleStreakRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    best_streak = serializers.IntegerField()
+    achieved_at = serializers.DateTimeField(allow_null=True)
+
+
+class PuzzleStreakPageOut(_BoardPageOut):
+    results = PuzzleStreakRowOut(many=True)
+    me = PuzzleStreakRowOut(allow_null=True)
+
+
+class PuzzleStormRowOut(serializers.Serializer[Any]):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    score = serializers.IntegerField()
+    achieved_at = serializers.DateTimeField(allow_null=True)
+
+
+class PuzzleStormPageOut(_BoardPageOut):
+    results = PuzzleStormRowOut(many=True)
+    me = PuzzleStormRowOut(allow_null=True)
