@@ -125,8 +125,24 @@ class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
         self.message_user(request, f"{queryset.count()} account(s) flagged.", messages.SUCCESS)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """A table its services alone write: staff read it, and act on it only through admin
+    actions that call those services. `deletable`: staff may delete rows too."""
+
+    deletable = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.deletable and super().has_delete_permission(request, obj)
+
+
 @admin.register(DailyEntry)
-class DailyEntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class DailyEntryAdmin(ReadOnlyAdmin):
     """Staff review of each day's top times (docs/SECURITY.md, The daily challenge): filter a
     day and a level, the board's order is the list's; a row links to its game's replay, and
     the user admin's `flag_accounts` takes a cheat off every board. Read only: the rows are
@@ -159,12 +175,3 @@ class DailyEntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         from django.utils.html import format_html
 
         return format_html('<a href="/games/{}/replay">{}</a>', entry.game_id, entry.game_id)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -14,6 +14,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from accounts.admin import ReadOnlyAdmin
 from games.play import fairplay
 from games.play.models import Game, Review, ReviewStatus
 from games.puzzles import services as puzzle_services
@@ -78,23 +79,18 @@ class ReviewAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameAdmin(ReadOnlyAdmin):
     """Read-only: games are written by games.play.services alone."""
 
     list_display = ("id", "player", "level", "state", "elapsed_ms", "ranked", "unranked_reason")
     list_filter = ("level", "state", "unranked_reason")
     search_fields = ("player__username",)
     exclude = ("board",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    deletable = True
 
 
 @admin.register(PuzzleRating)
-class PuzzleRatingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class PuzzleRatingAdmin(ReadOnlyAdmin):
     """Puzzle ratings, read-only, and the one decision staff take on them: clearing a hold
     (docs/FAIRPLAY.md, Puzzles in machine time). Written by games.puzzles.services alone."""
 
@@ -102,15 +98,6 @@ class PuzzleRatingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ("held", "pool")
     search_fields = ("player__username",)
     actions = ("clear_holds",)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.action(description="Clear the hold: the fast attempts were human, rate again")
     def clear_holds(self, request: HttpRequest, queryset: QuerySet[PuzzleRating]) -> None:

@@ -218,43 +218,42 @@ daily = [
 ]
 
 # Puzzles (API.md, Puzzles; docs/PUZZLES.md): the named paths first, then `puzzles/{id}`.
+# The named paths of puzzles, then the actions on one puzzle; and the puzzles' boards, by the
+# part of the path after `leaderboards/puzzles` ("" for the ratings' board).
+PUZZLE_PATHS = {
+    "next": puzzle_api.PuzzleNextView,
+    "daily": puzzle_api.PuzzleDailyView,
+    "dashboard": puzzle_api.PuzzleDashboardView,
+    "streak": puzzle_api.StreakView,
+    "storm": puzzle_api.StormView,
+}
+PUZZLE_ACTIONS = {"open": puzzle_api.PuzzleOpenView, "retry": puzzle_api.PuzzleRetryView}
+PUZZLE_BOARDS = {
+    "": puzzle_api.PuzzleBoardView,
+    "streak": puzzle_api.PuzzleStreakBoardView,
+    "storm": puzzle_api.PuzzleStormBoardView,
+}
 puzzles = [
-    re_path(r"^puzzles/next/?$", puzzle_api.PuzzleNextView.as_view(), name="api-puzzle-next"),
-    re_path(r"^puzzles/daily/?$", puzzle_api.PuzzleDailyView.as_view(), name="api-puzzle-daily"),
-    re_path(
-        r"^puzzles/dashboard/?$",
-        puzzle_api.PuzzleDashboardView.as_view(),
-        name="api-puzzle-dashboard",
+    *(
+        re_path(rf"^puzzles/{name}/?$", view.as_view(), name=f"api-puzzle-{name}")
+        for name, view in PUZZLE_PATHS.items()
     ),
-    re_path(r"^puzzles/streak/?$", puzzle_api.StreakView.as_view(), name="api-puzzle-streak"),
-    re_path(r"^puzzles/storm/?$", puzzle_api.StormView.as_view(), name="api-puzzle-storm"),
     re_path(
         rf"^puzzles/{PUZZLE}/?$", known(puzzle_api.PuzzleDetailView, _puzzle), name="api-puzzle"
     ),
-    re_path(
-        rf"^puzzles/{PUZZLE}/open/?$",
-        known(puzzle_api.PuzzleOpenView, _puzzle),
-        name="api-puzzle-open",
+    *(
+        re_path(
+            rf"^puzzles/{PUZZLE}/{action}/?$", known(view, _puzzle), name=f"api-puzzle-{action}"
+        )
+        for action, view in PUZZLE_ACTIONS.items()
     ),
-    re_path(
-        rf"^puzzles/{PUZZLE}/retry/?$",
-        known(puzzle_api.PuzzleRetryView, _puzzle),
-        name="api-puzzle-retry",
-    ),
-    re_path(
-        r"^leaderboards/puzzles/?$",
-        puzzle_api.PuzzleBoardView.as_view(),
-        name="api-leaderboard-puzzles",
-    ),
-    re_path(
-        r"^leaderboards/puzzles/streak/?$",
-        puzzle_api.PuzzleStreakBoardView.as_view(),
-        name="api-leaderboard-puzzles-streak",
-    ),
-    re_path(
-        r"^leaderboards/puzzles/storm/?$",
-        puzzle_api.PuzzleStormBoardView.as_view(),
-        name="api-leaderboard-puzzles-storm",
+    *(
+        re_path(
+            rf"^leaderboards/puzzles{'/' if board else ''}{board}/?$",
+            view.as_view(),
+            name="api-leaderboard-puzzles" + (f"-{board}" if board else ""),
+        )
+        for board, view in PUZZLE_BOARDS.items()
     ),
 ]
 

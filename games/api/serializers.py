@@ -58,26 +58,32 @@ class PageQuery(serializers.Serializer[Any]):
     page_size = serializers.IntegerField(required=False, min_value=1)
 
 
-class _PageOut(serializers.Serializer[Any]):
-    """API.md, Lists: `{count, next, previous, results}`."""
-
+# The schema describes a class by the first docstring up its bases: the page's fields stand
+# on a class without one, so a page can go undescribed (page_of's `described`).
+class _PageFields(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
 
 
+class _PageOut(_PageFields):
+    """API.md, Lists: `{count, next, previous, results}`."""
+
+
 def page_of(
-    name: str, row: type[serializers.Serializer[Any]], *, me: bool = False
+    name: str, row: type[serializers.Serializer[Any]], *, me: bool = False, described: bool = True
 ) -> type[serializers.Serializer[Any]]:
     """The shape of one page of a list of `row`s, `name` in the schema; with `me`, a board's
-    page: the viewer's own row too, or null (API.md, Leaderboards and statistics).
+    page: the viewer's own row too, or null (API.md, Leaderboards and statistics). Without
+    `described`, the schema gives the page no description (the lists' one is the default).
 
     Every list's page is the same but for its rows, so each list's page class is made here.
     DRF orders a serializer's fields by when each was made: `results` is made before `me`."""
     fields: dict[str, Any] = {"results": row(many=True)}
     if me:
         fields["me"] = row(allow_null=True)
-    return cast(type[serializers.Serializer[Any]], type(name, (_PageOut,), fields))
+    base = _PageOut if described else _PageFields
+    return cast(type[serializers.Serializer[Any]], type(name, (base,), fields))
 
 
 class BoardOut(serializers.Serializer[Any]):

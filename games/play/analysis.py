@@ -34,7 +34,7 @@ one method (docs/ANALYSIS.md) over one position's private tables, kept in one pu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from math import comb
@@ -292,25 +292,41 @@ def _components(
     cons: dict[int, tuple[frozenset[int], int]],
 ) -> list[list[tuple[frozenset[int], int]]]:
     """The constraints split into groups that share no cell."""
+    by_cell = constraints_by_cell(cons)
+    seen: set[int] = set()
+    return [
+        [cons[k] for k in linked(cons, by_cell, [start], seen)]
+        for start in cons
+        if start not in seen
+    ]
+
+
+def constraints_by_cell(cons: Mapping[int, tuple[frozenset[int], int]]) -> dict[int, list[int]]:
+    """Each closed cell's constraints, by their keys in `cons`."""
     by_cell: dict[int, list[int]] = {}
     for key, (cells, _) in cons.items():
         for c in cells:
             by_cell.setdefault(c, []).append(key)
-    seen: set[int] = set()
-    out = []
-    for start in cons:
-        if start in seen:
-            continue
-        seen.add(start)
-        queue = [start]
-        for key in queue:
-            for c in cons[key][0]:
-                for other in by_cell[c]:
-                    if other not in seen:
-                        seen.add(other)
-                        queue.append(other)
-        out.append([cons[k] for k in queue])
-    return out
+    return by_cell
+
+
+def linked(
+    cons: Mapping[int, tuple[frozenset[int], int]],
+    by_cell: Mapping[int, list[int]],
+    start: Iterable[int],
+    seen: set[int],
+) -> list[int]:
+    """The keys of the constraints linked to `start`'s through shared cells, breadth first and
+    `start`'s first, leaving out (and adding to) `seen`: the keys already walked."""
+    queue = [key for key in start if key not in seen]
+    seen.update(queue)
+    for key in queue:
+        for c in cons[key][0]:
+            for other in by_cell[c]:
+                if other not in seen:
+                    seen.add(other)
+                    queue.append(other)
+    return queue
 
 
 def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
@@ -642,7 +658,9 @@ __all__ = [
     "MoveLabel",
     "Position",
     "analyse",
+    "constraints_by_cell",
     "label_position",
+    "linked",
     "probabilities",
     "solve",
 ]

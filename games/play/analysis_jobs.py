@@ -275,13 +275,19 @@ class AnalysisWorker(BackgroundLoop):
         connection.close()
 
 
-def backlog() -> Any:
-    """Every ended, unsealed game without an analysis, oldest end first (the backfill)."""
+def unread_games(missing: str) -> Any:
+    """The ids of every ended, unsealed game with no `missing` row yet (a reverse relation of
+    Game's), oldest end first: what a back-fill still has to read."""
     return (
-        Game.objects.filter(state__in=ENDED_STATES, sealed=False, analysis__isnull=True)
+        Game.objects.filter(state__in=ENDED_STATES, sealed=False, **{f"{missing}__isnull": True})
         .order_by("ended_at", "id")
         .values_list("id", flat=True)
     )
+
+
+def backlog() -> Any:
+    """Every ended, unsealed game without an analysis, oldest end first (the backfill)."""
+    return unread_games("analysis")
 
 
 __all__ = [
@@ -292,4 +298,5 @@ __all__ = [
     "on_analysed",
     "refold",
     "skill_outcomes",
+    "unread_games",
 ]

@@ -6,6 +6,7 @@ board pages by the boards' one rule (PageAsk.page_of) and carries the viewer's r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -20,6 +21,8 @@ from games.puzzles.models import PuzzleRating, PuzzleRun, RunKind
 
 PERIODS = ("all", "day")
 
+Fields = Callable[[Any], dict[str, Any]]  # a board's own columns of one row (beside rank, player)
+
 
 def _ratings(players: str | None) -> QuerySet[PuzzleRating]:
     """The rows of a pool's boards: a closed account (inactive) is on none (API.md: `close`
@@ -29,17 +32,47 @@ def _ratings(players: str | None) -> QuerySet[PuzzleRating]:
     ).select_related("player")
 
 
-def _rank(rows: QuerySet[Any], ahead: Q) -> int:
-    return rows.filter(ahead).count() + 1
+def _ranked_page(
+    rows: QuerySet[Any],
+    ask: PageAsk,
+    *,
+    score: str,
+    at: str,
+    fields: Fields | None = None,
+    named: str = "score",
+) -> BoardPage:
+    """A board's page of `rows`: the highest `score` first, ties to whoever reached it first
+    (`at`), then to the lower player id; the viewer's rank counts the rows ahead by that
+    same order, so `me` and the page always agree. Each line: its rank, its player, then
+    `fields`, or on a board of bests the best (`score`, named `named`) and when it was made."""
+
+    def line(item: Any, rank: int) -> dict[str, Any]:
+        own = (
+            fields(item)
+            if fields is not None
+            else {named: getattr(item, score), "achieved_at": iso(getattr(item, at))}
+        )
+        return {"rank": rank, "player": item.player.username, **own}
+
+    rows = rows.order_by(f"-{score}", at, "player_id")
+    mine = rows.filter(player=ask.viewer).first() if ask.viewer is not None else None
+    me = None
+    if mine is not None:
+        best, when = getattr(mine, score), getattr(mine, at)
+        ahead = (
+            Q(**{f"{score}__gt": best})
+            | Q(**{score: best, f"{at}__lt": when})
+            | Q(**{score: best, at: when, "player_id__lt": mine.player_id})
+        )
+        me = line(mine, rows.filter(ahead).count() + 1)
+    return sliced_page(rows, ask, count=rows.count(), me=me, row=line)
 
 
 # --- ratings -----------------------------------------------------------------------------------
 
 
-def _rating_row(item: PuzzleRating, rank: int) -> dict[str, Any]:
+def _rating_fields(item: PuzzleRating) -> dict[str, Any]:
     return {
-        "rank": rank,
-        "player": item.player.username,
         "rating": shown_rating(item.rating),
         "solved": item.solved,
         "provisional": rules.provisional(item.deviation),
@@ -48,55 +81,22 @@ def _rating_row(item: PuzzleRating, rank: int) -> dict[str, Any]:
 
 def rating_board_page(*, players: str | None, ask: PageAsk) -> BoardPage:
     """Players with a rated attempt, by rating; ties to whoever got there first."""
-    rows = (
-        _ratings(players)
-        .filter(rated_attempts__gt=0)
-        .order_by("-rating", "updated_at", "player_id")
-    )
-    mine = rows.filter(player=ask.viewer).first() if ask.viewer is not None else None
-    me = None
-    if mine is not None:
-        ahead = (
-            Q(rating__gt=mine.rating)
-            | Q(rating=mine.rating, updated_at__lt=mine.updated_at)
-            | Q(rating=mine.rating, updated_at=mine.updated_at, player_id__lt=mine.player_id)
-        )
-        me = _rating_row(mine, _rank(rows, ahead))
-    return sliced_page(rows, ask, count=rows.count(), me=me, row=_rating_row)
+    rows = _ratings(players).filter(rated_attempts__gt=0)
+    return _ranked_page(rows, ask, score="rating", at="updated_at", fields=_rating_fields)
 
 
 # --- streaks -----------------------------------------------------------------------------------
 
 
-def _streak_row(item: PuzzleRating, rank: int) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "player": item.player.username,
-        "best_streak": item.best_streak,
-        "achieved_at": iso(item.best_streak_at),
-    }
-
-
 def streak_board_page(*, players: str | None, ask: PageAsk) -> BoardPage:
-    rows = (
-        _ratings(players)
-        .filter(best_streak__gt=0)
-        .order_by("-best_streak", "best_streak_at", "player_id")
+    rows = _ratings(players).filter(best_streak__gt=0)
+    return _ranked_page(
+        rows,
+        ask,
+        score="best_streak",
+        at="best_streak_at",
+        named="best_streak",
     )
-    mine = rows.filter(player=ask.viewer).first() if ask.viewer is not None else None
-    me = None
-    if mine is not None:
-        ahead = (
-            Q(best_streak__gt=mine.best_streak)
-            | Q(best_streak=mine.best_streak, best_streak_at__lt=mine.best_streak_at)
-            | Q(
-                best_streak=mine.best_streak,
-                best_streak_at=mine.best_streak_at,
-                player_id__lt=mine.player_id,
-            )
-        )
-        me = _streak_row(mine, _rank(rows, ahead))
-    return sliced_page(rows, ask, count=rows.count(), me=me, row=_streak_row)
 
 
 # --- storms ------------------------------------------------------------------------------------
@@ -112,49 +112,19 @@ def check_period(period: str | None) -> str:
     return period
 
 
-def _storm_all_row(item: PuzzleRating, rank: int) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "player": item.player.username,
-        "score": item.best_storm,
-        "achieved_at": iso(item.best_storm_at),
-    }
-
-
-def _storm_day_row(item: PuzzleRun, rank: int) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "player": item.player.username,
-        "score": item.score,
-        "achieved_at": iso(item.started_at),
-    }
-
-
 def storm_board_page(
     *, players: str | None, ask: PageAsk, period: str | None, day: date
 ) -> BoardPage:
     """Best storm scores: each player's best of all time, or of one UTC day (from the day's
     storms, running ones included: a score only grows while its time runs)."""
     if check_period(period) == "all":
-        rows = (
-            _ratings(players)
-            .filter(best_storm__gt=0)
-            .order_by("-best_storm", "best_storm_at", "player_id")
+        rows = _ratings(players).filter(best_storm__gt=0)
+        return _ranked_page(
+            rows,
+            ask,
+            score="best_storm",
+            at="best_storm_at",
         )
-        mine = rows.filter(player=ask.viewer).first() if ask.viewer is not None else None
-        me = None
-        if mine is not None:
-            ahead = (
-                Q(best_storm__gt=mine.best_storm)
-                | Q(best_storm=mine.best_storm, best_storm_at__lt=mine.best_storm_at)
-                | Q(
-                    best_storm=mine.best_storm,
-                    best_storm_at=mine.best_storm_at,
-                    player_id__lt=mine.player_id,
-                )
-            )
-            me = _storm_all_row(mine, _rank(rows, ahead))
-        return sliced_page(rows, ask, count=rows.count(), me=me, row=_storm_all_row)
     # One day: each player's best storm of the day, the earliest of equal ones.
     better = PuzzleRun.objects.filter(
         kind=RunKind.STORM, day=day, player=OuterRef("player")
@@ -174,15 +144,5 @@ def storm_board_page(
         )
         .exclude(Exists(better))
         .select_related("player")
-        .order_by("-score", "started_at", "player_id")
     )
-    best = runs.filter(player=ask.viewer).first() if ask.viewer is not None else None
-    me = None
-    if best is not None:
-        ahead = (
-            Q(score__gt=best.score)
-            | Q(score=best.score, started_at__lt=best.started_at)
-            | Q(score=best.score, started_at=best.started_at, player_id__lt=best.player_id)
-        )
-        me = _storm_day_row(best, _rank(runs, ahead))
-    return sliced_page(runs, ask, count=runs.count(), me=me, row=_storm_day_row)
+    return _ranked_page(runs, ask, score="score", at="started_at")

@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 
 from games.engine import Board
 from games.play.analysis import AVOIDABLE_GUESS, FORCED_GUESS, MoveIn
+from games.play.analysis_jobs import unread_games
 from games.play.models import ENDED_STATES, Game, GameAnalysis, Move
 from games.puzzles import positions, rules
 from games.puzzles.models import Puzzle, PuzzleSource
@@ -106,6 +107,21 @@ def judge(
     found = positions.classify(width, height, mines, view, safe)
     if found is None or found.trivial:
         return None
+    return spec_of(width, height, mines, view, safe, found, seq=seq, origin=origin)
+
+
+def spec_of(
+    width: int,
+    height: int,
+    mines: int,
+    view: str,
+    safe: frozenset[int],
+    found: positions.Classification,
+    *,
+    seq: int,
+    origin: str,
+) -> PuzzleSpec:
+    """The spec of a position whose safe cells are `safe`, proved as `found` says."""
     return PuzzleSpec(
         width=width,
         height=height,
@@ -230,6 +246,43 @@ def specs_for_game(game: Game) -> list[PuzzleSpec]:
     )
 
 
+def mines_text(rows: Iterable[str]) -> str:
+    """A Puzzle's `layout` from a board's engine ASCII: `*` a mine (hidden, flagged, or the
+    one that lost), `.` a safe cell."""
+    return "".join("*" if ch in "*MX" else "." for row in rows for ch in row)
+
+
+def store(
+    spec: PuzzleSpec,
+    *,
+    level: str,
+    layout: str,
+    source_game: Game | None = None,
+    rating: float | None = None,
+) -> Puzzle:
+    """The Puzzle row of a kept position, at the starting rating its themes, depth and size
+    give (`rating`: another mean, the deviation kept)."""
+    mu, sigma = rules.starting_rating(spec.themes, spec.depth, len(spec.solution))
+    return Puzzle.objects.create(
+        level=level,
+        width=spec.width,
+        height=spec.height,
+        mines=spec.mines,
+        view=spec.view,
+        layout=layout,
+        solution=list(spec.solution),
+        themes=rules.themes_text(spec.themes),
+        theme=spec.themes[-1],
+        depth=spec.depth,
+        rating=mu if rating is None else rating,
+        deviation=sigma,
+        key=spec.key,
+        source_game=source_game,
+        source_seq=spec.seq,
+        origin=spec.origin,
+    )
+
+
 def generate_for_game(game_id: Any) -> int:
     """Keep the puzzles of one ended game, once: how many new puzzles it gave. A sealed
     game (its race or its day still running), an unended one, or one already mined gives
@@ -243,11 +296,7 @@ def generate_for_game(game_id: Any) -> int:
         return 0
     started = time.perf_counter()
     specs = specs_for_game(game)
-    layout = "".join(
-        "*" if ch in "*MX" else "."
-        for row in Board.decode(bytes(game.board)).to_ascii()
-        for ch in row
-    )
+    layout = mines_text(Board.decode(bytes(game.board)).to_ascii())
     made = 0
     with transaction.atomic():
         try:
@@ -266,27 +315,9 @@ def generate_for_game(game_id: Any) -> int:
         for spec in specs:
             if spec.key in taken:
                 continue
-            mu, sigma = rules.starting_rating(spec.themes, spec.depth, len(spec.solution))
             try:
                 with transaction.atomic():
-                    Puzzle.objects.create(
-                        level=game.level,
-                        width=spec.width,
-                        height=spec.height,
-                        mines=spec.mines,
-                        view=spec.view,
-                        layout=layout,
-                        solution=list(spec.solution),
-                        themes=rules.themes_text(spec.themes),
-                        theme=spec.themes[-1],
-                        depth=spec.depth,
-                        rating=mu,
-                        deviation=sigma,
-                        key=spec.key,
-                        source_game=game,
-                        source_seq=spec.seq,
-                        origin=spec.origin,
-                    )
+                    store(spec, level=game.level, layout=layout, source_game=game)
             except IntegrityError:  # the same position kept from another game meanwhile
                 continue
             made += 1
@@ -304,11 +335,7 @@ def after_analysis(game_id: Any) -> None:
 
 def backlog() -> Any:
     """Every ended, unsealed game not mined yet, oldest end first (`manage.py backfill_puzzles`)."""
-    return (
-        Game.objects.filter(state__in=ENDED_STATES, sealed=False, puzzle_source__isnull=True)
-        .order_by("ended_at", "id")
-        .values_list("id", flat=True)
-    )
+    return unread_games("puzzle_source")
 
 
 __all__ = [
@@ -322,6 +349,9 @@ __all__ = [
     "generate_for_game",
     "judge",
     "last_position",
+    "mines_text",
     "single_safe",
+    "spec_of",
     "specs_for_game",
+    "store",
 ]

@@ -40,6 +40,8 @@ from games.play.analysis import (
     BudgetExceeded,
     Position,
     Solved,
+    constraints_by_cell,
+    linked,
     locally_safe,
     probabilities,
     solve,
@@ -313,19 +315,8 @@ def _proves(cons: list[Constraint], cell: int, *, budget: int = LOCAL_NODES) -> 
 
 def _component(cons: dict[int, Constraint], cell: int) -> list[Constraint]:
     """The numbers linked to `cell` through shared closed cells."""
-    by_cell: dict[int, list[int]] = {}
-    for key, (cells, _) in cons.items():
-        for c in cells:
-            by_cell.setdefault(c, []).append(key)
-    queue = list(by_cell.get(cell, []))
-    seen = set(queue)
-    for key in queue:
-        for c in cons[key][0]:
-            for other in by_cell[c]:
-                if other not in seen:
-                    seen.add(other)
-                    queue.append(other)
-    return [cons[k] for k in sorted(seen)]
+    by_cell = constraints_by_cell(cons)
+    return [cons[k] for k in sorted(linked(cons, by_cell, by_cell.get(cell, []), set()))]
 
 
 def _pattern_cells(width: int, height: int, red: _Reduced) -> frozenset[int]:

@@ -5,7 +5,7 @@ else of the layout: `solution` and `source_game` are null, the layout never leav
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q
@@ -15,16 +15,8 @@ from accounts.models import User
 from accounts.standings.ratings import shown_rating
 from demineur_site.formats import iso
 from games.puzzles import positions, rules
-from games.puzzles.models import (
-    AttemptState,
-    Puzzle,
-    PuzzleAttempt,
-    PuzzleOfTheDay,
-    PuzzleRating,
-    PuzzleRun,
-    RunKind,
-)
-from games.puzzles.services import current_view, day_of, rating_of, run_attempt
+from games.puzzles.models import AttemptState, Puzzle, PuzzleAttempt, PuzzleRun, RunKind
+from games.puzzles.services import current_view, last_daily, rating_of, run_attempt
 
 HISTORY = 100  # rated attempts on the dashboard's chart
 
@@ -44,21 +36,11 @@ def attempt_dict(attempt: PuzzleAttempt) -> dict[str, Any]:
     }
 
 
-def _daily_of(puzzle: Puzzle) -> date | None:
-    """The last day `puzzle` was the puzzle of the day, up to today."""
-    return (
-        PuzzleOfTheDay.objects.filter(puzzle=puzzle, day__lte=day_of(timezone.now()))
-        .order_by("-day")
-        .values_list("day", flat=True)
-        .first()
-    )
-
-
 def puzzle_dict(puzzle: Puzzle, attempt: PuzzleAttempt | None) -> dict[str, Any]:
     """API.md's Puzzle, with the caller's `attempt` (None: none, or not signed in)."""
     ended = attempt is not None and attempt.state != AttemptState.PLAYING
     w = puzzle.width
-    daily = _daily_of(puzzle)
+    daily = last_daily(puzzle)
     return {
         "id": str(puzzle.id),
         "level": puzzle.level,
@@ -127,7 +109,7 @@ def run_dict(run: PuzzleRun, *, now: datetime | None = None) -> dict[str, Any]:
 def dashboard_dict(player: User) -> dict[str, Any]:
     """The player's puzzle rating, bests, and attempts and solves per theme (their started
     attempts: a puzzle counts in each of its themes)."""
-    row: PuzzleRating = rating_of(player)
+    row = rating_of(player)
     per_theme: dict[str, dict[str, int]] = {
         t: {"attempts": 0, "solved": 0} for t in positions.THEMES
     }

@@ -8,7 +8,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from games.api.serializers import CellOut, StrictIntegerField
+from accounts.standings.serializers import BoardRowOut
+from games.api.serializers import CellOut, StrictIntegerField, page_of
 from games.puzzles.models import AttemptMode, AttemptState, RunKind
 from games.puzzles.positions import THEMES
 
@@ -130,44 +131,26 @@ class PuzzleDashboardOut(serializers.Serializer[Any]):
     history = RatingPointOut(many=True)
 
 
-class _BoardPageOut(serializers.Serializer[Any]):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-
-
-class PuzzleBoardRowOut(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
+class PuzzleBoardRowOut(BoardRowOut):
     rating = serializers.IntegerField()
     solved = serializers.IntegerField()
     provisional = serializers.BooleanField()
 
 
-class PuzzleBoardPageOut(_BoardPageOut):
-    results = PuzzleBoardRowOut(many=True)
-    me = PuzzleBoardRowOut(allow_null=True)
+PuzzleBoardPageOut = page_of("PuzzleBoardPageOut", PuzzleBoardRowOut, me=True, described=False)
 
 
-class PuzzleStreakRowOut(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
+class PuzzleStreakRowOut(BoardRowOut):
     best_streak = serializers.IntegerField()
     achieved_at = serializers.DateTimeField(allow_null=True)
 
 
-class PuzzleStreakPageOut(_BoardPageOut):
-    results = PuzzleStreakRowOut(many=True)
-    me = PuzzleStreakRowOut(allow_null=True)
+PuzzleStreakPageOut = page_of("PuzzleStreakPageOut", PuzzleStreakRowOut, me=True, described=False)
 
 
-class PuzzleStormRowOut(serializers.Serializer[Any]):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
+class PuzzleStormRowOut(BoardRowOut):
     score = serializers.IntegerField()
     achieved_at = serializers.DateTimeField(allow_null=True)
 
 
-class PuzzleStormPageOut(_BoardPageOut):
-    results = PuzzleStormRowOut(many=True)
-    me = PuzzleStormRowOut(allow_null=True)
+PuzzleStormPageOut = page_of("PuzzleStormPageOut", PuzzleStormRowOut, me=True, described=False)

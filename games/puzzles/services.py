@@ -88,6 +88,16 @@ def _is_daily(puzzle: Puzzle, now: datetime) -> bool:
     return PuzzleOfTheDay.objects.filter(day=day_of(now), puzzle=puzzle).exists()
 
 
+def last_daily(puzzle: Puzzle) -> date | None:
+    """The last day `puzzle` was the puzzle of the day, up to today."""
+    return (
+        PuzzleOfTheDay.objects.filter(puzzle=puzzle, day__lte=day_of(timezone.now()))
+        .order_by("-day")
+        .values_list("day", flat=True)
+        .first()
+    )
+
+
 def _new_attempt(
     player: User,
     puzzle: Puzzle,
@@ -525,6 +535,7 @@ __all__ = [
     "current_view",
     "day_of",
     "hold_clear",
+    "last_daily",
     "latest_attempt",
     "puzzle_get",
     "puzzle_next",

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from games.daily import rules
 from games.engine import LEVELS
+from tests.frontend.pages import section_attr
 
 pytestmark = pytest.mark.django_db
 
@@ -27,17 +28,12 @@ def _day(offset: int) -> str:
     return (rules.day_of(timezone.now()) + timedelta(days=offset)).isoformat()
 
 
-def _attr(html: str, name: str) -> str:
-    found = re.search(rf'<section id="daily"[^>]* {name}="([^"]*)"', html)
-    assert found, f"no {name} on the daily section"
-    return found.group(1)
-
-
 def test_the_daily_page_is_today_with_a_tab_per_level_and_the_previous_day() -> None:
     answer = Client().get("/daily")
     assert answer.status_code == 200
     html = answer.content.decode()
-    assert _attr(html, "data-day") == "" and _attr(html, "data-today") == _today()
+    assert section_attr(html, "daily", "data-day") == ""
+    assert section_attr(html, "daily", "data-today") == _today()
     tabs = re.findall(r'role="tab" aria-controls="board-panel" data-level="(\w+)"', html)
     assert tabs == list(LEVELS)
     assert f'href="/daily/{_day(-1)}" rel="prev"' in html
@@ -48,14 +44,14 @@ def test_the_daily_page_is_today_with_a_tab_per_level_and_the_previous_day() -> 
 
 def test_a_past_day_links_its_neighbours_and_the_day_before_today_links_today() -> None:
     html = Client().get(f"/daily/{_day(-3)}").content.decode()
-    assert _attr(html, "data-day") == _day(-3)
+    assert section_attr(html, "daily", "data-day") == _day(-3)
     assert f'href="/daily/{_day(-4)}" rel="prev"' in html
     assert f'href="/daily/{_day(-2)}" rel="next"' in html
     html = Client().get(f"/daily/{_day(-1)}").content.decode()
     assert 'href="/daily" rel="next"' in html
     # Today by its date is today's page, under its own address.
     html = Client().get(f"/daily/{_today()}").content.decode()
-    assert _attr(html, "data-day") == _today() and 'id="next-day"' not in html
+    assert section_attr(html, "daily", "data-day") == _today() and 'id="next-day"' not in html
 
 
 @pytest.mark.parametrize("day", ["tomorrow", "2026-02-30", "not-a-day", "20261201", "+1"])

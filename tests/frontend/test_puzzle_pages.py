@@ -15,25 +15,18 @@ from django.test import Client
 
 from games.puzzles import rules
 from games.puzzles.positions import THEMES
+from tests.frontend.pages import section_attr
 from tests.support import puzzles as drawings
 
 pytestmark = pytest.mark.django_db
-
-
-def _attr(page: str, section: str, name: str) -> str:
-    found = re.search(rf'<section[^>]* id="{section}"[^>]*>', page)
-    assert found, f"no #{section}"
-    value = re.search(rf' {name}="([^"]*)"', found.group(0))
-    assert value, f"no {name} on #{section}"
-    return value.group(1)
 
 
 def test_the_training_page_offers_every_theme_in_the_servers_order() -> None:
     answer = Client().get("/puzzles?theme=chain")
     assert answer.status_code == 200
     page = answer.content.decode()
-    assert _attr(page, "puzzle", "data-mode") == "next"
-    assert _attr(page, "puzzle", "data-theme") == "chain"
+    assert section_attr(page, "puzzle", "data-mode") == "next"
+    assert section_attr(page, "puzzle", "data-theme") == "chain"
     select = re.search(r'<select class="field" id="theme">(.*?)</select>', page, re.S)
     assert select
     assert re.findall(r'<option value="(\w+)"', select.group(1)) == list(THEMES)
@@ -59,13 +52,13 @@ def test_the_menu_names_the_puzzles_and_marks_them_current() -> None:
 
 def test_the_puzzle_of_the_day_and_one_puzzle_are_the_same_page() -> None:
     daily = Client().get("/puzzles/daily").content.decode()
-    assert _attr(daily, "puzzle", "data-mode") == "daily"
+    assert section_attr(daily, "puzzle", "data-mode") == "daily"
     puzzle = drawings.store(drawings.FLOW)
     answer = Client().get(f"/puzzles/{puzzle.id}")
     assert answer.status_code == 200
     page = answer.content.decode()
-    assert _attr(page, "puzzle", "data-mode") == "one"
-    assert _attr(page, "puzzle", "data-puzzle-id") == str(puzzle.id)
+    assert section_attr(page, "puzzle", "data-mode") == "one"
+    assert section_attr(page, "puzzle", "data-puzzle-id") == str(puzzle.id)
     assert puzzle.layout not in page and '"solution"' not in page  # the answer stays on the server
 
 
@@ -83,10 +76,10 @@ def test_an_id_that_is_no_puzzles_is_the_translated_404_page(path: str) -> None:
 
 def test_the_streak_and_the_storm_say_their_rules_from_the_servers_constants() -> None:
     streak = Client().get("/puzzles/streak").content.decode()
-    assert _attr(streak, "puzzle-run", "data-kind") == "streak"
+    assert section_attr(streak, "puzzle-run", "data-kind") == "streak"
     assert "the first failure ends the streak" in streak
     storm = Client().get("/puzzles/storm").content.decode()
-    assert _attr(storm, "puzzle-run", "data-kind") == "storm"
+    assert section_attr(storm, "puzzle-run", "data-kind") == "storm"
     minutes = int(rules.STORM_DURATION.total_seconds() // 60)
     penalty = int(rules.STORM_PENALTY.total_seconds())
     assert f"in {minutes} minutes" in storm and f"takes {penalty} s off it" in storm

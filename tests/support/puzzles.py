@@ -13,7 +13,7 @@ from typing import Any
 
 from games.engine import Board
 from games.play.analysis import MoveIn
-from games.puzzles import positions, rules
+from games.puzzles import positions
 from games.puzzles.models import Puzzle
 
 
@@ -49,30 +49,19 @@ def drawn(rows: list[str]) -> Drawn:
 
 
 def store(rows: list[str], *, level: str = "custom", source_game: Any = None) -> Puzzle:
-    """A Puzzle row from a drawing, its answer computed as the generator computes it."""
+    """A Puzzle row from a drawing, its answer computed and kept as the generator keeps one
+    (but for the generator's refusals: a drawing may be trivial)."""
+    from games.puzzles import generator
+
     d = drawn(rows)
     safe = positions.safe_cells(d.width, d.height, d.mines, d.view)
     assert safe, "a puzzle proves at least one cell safe"
     found = positions.classify(d.width, d.height, d.mines, d.view, safe)
     assert found is not None
-    mu, sigma = rules.starting_rating(found.themes, found.depth, len(safe))
-    return Puzzle.objects.create(
-        level=level,
-        width=d.width,
-        height=d.height,
-        mines=d.mines,
-        view=d.view,
-        layout=d.layout,
-        solution=sorted(safe),
-        themes=rules.themes_text(found.themes),
-        theme=found.theme,
-        depth=found.depth,
-        rating=mu,
-        deviation=sigma,
-        key=positions.canonical_key(d.width, d.height, d.mines, d.view),
-        source_game=source_game,
-        origin="deduction",
+    spec = generator.spec_of(
+        d.width, d.height, d.mines, d.view, safe, found, seq=0, origin=generator.ORIGIN_DEDUCTION
     )
+    return generator.store(spec, level=level, layout=d.layout, source_game=source_game)
 
 
 # One drawing per theme (docs/PUZZLES.md, Themes), each a position a game can show.
@@ -195,32 +184,13 @@ def generated(count: int, *, seed: int = 7, ratings: list[float] | None = None) 
     keys: set[str] = set()
     while len(made) < count:
         layout, moves = quick_game(9, 9, 10, rng)
-        mines = "".join("*" if ch in "*MX" else "." for row in layout for ch in row)
+        mines = generator.mines_text(layout)
         for spec in generator.candidates(width=9, height=9, layout=layout, moves=moves):
             if spec.key in keys or len(made) == count:
                 continue
             keys.add(spec.key)
-            mu, sigma = rules.starting_rating(spec.themes, spec.depth, len(spec.solution))
-            if ratings is not None:
-                mu = ratings[len(made)]
-            made.append(
-                Puzzle.objects.create(
-                    level="beginner",
-                    width=9,
-                    height=9,
-                    mines=spec.mines,
-                    view=spec.view,
-                    layout=mines,
-                    solution=list(spec.solution),
-                    themes=rules.themes_text(spec.themes),
-                    theme=spec.themes[-1],
-                    depth=spec.depth,
-                    rating=mu,
-                    deviation=sigma,
-                    key=spec.key,
-                    origin=spec.origin,
-                )
-            )
+            rating = ratings[len(made)] if ratings is not None else None
+            made.append(generator.store(spec, level="beginner", layout=mines, rating=rating))
     return made
 
 

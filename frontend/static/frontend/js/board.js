@@ -7,7 +7,7 @@
 //   tap:  click, tap, Enter or Space        flag: right-click, a touch's long press or F
 //   chord: tapping an opened number (the owner decides), left + right buttons, the middle
 //          button, or D
-import { gettext, fmt } from "./api.js";
+import { gettext, ngettext, fmt } from "./api.js";
 import { SITE } from "./constants.js";
 
 const DEFAULT_LONG_PRESS_MS = SITE.settings.defaults.long_press_ms; // when the owner sets none
@@ -43,7 +43,7 @@ function cellLabel(v) {
  * @typedef {object} BoardOptions
  * @property {number} width
  * @property {number} height
- * @property {string} [label]
+ * @property {string} [label]  without one, the board says its size: "Minefield, 9 columns by 9 rows"
  * @property {boolean} [interactive]  false: a picture (replay, final boards), keys still move
  * @property {(x: number, y: number, how: string) => void} [onTap]  how: "pointer" or "key"
  * @property {(x: number, y: number, how: string) => void} [onFlag]  how: "right-click", "long-press", "key"
@@ -91,7 +91,14 @@ export class BoardView {
     root.replaceChildren();
     root.classList.add("board");
     root.setAttribute("role", "grid");
-    root.setAttribute("aria-label", this.opts.label || gettext("Board"));
+    root.setAttribute(
+      "aria-label",
+      this.opts.label ||
+        fmt(gettext("Minefield, %(columns)s by %(rows)s"), {
+          columns: fmt(ngettext("%(n)s column", "%(n)s columns", width), { n: width }),
+          rows: fmt(ngettext("%(n)s row", "%(n)s rows", height), { n: height }),
+        }),
+    );
     root.setAttribute("aria-rowcount", String(height));
     root.setAttribute("aria-colcount", String(width));
     root.style.setProperty("--cols", String(width));

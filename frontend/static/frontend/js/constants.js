@@ -1,12 +1,22 @@
 // @ts-check
 // What the server decides and the scripts need to know: the levels and their sizes, the
-// custom board's bounds, the race countdown and the number of racers, an arena's length, the settings' defaults
-// and ranges, the largest page of a list. The server renders them into every page
+// custom board's bounds, the race countdown and the number of racers, an arena's length, the
+// settings' defaults and ranges, the largest page of a list, the puzzles' themes and the
+// storm's clock. The server renders them into every page
 // (frontend/views.py site_constants, base.html: the JSON of <html data-site-constants>) and
 // this module reads them once, so no script keeps a copy of a server constant
 // (docs/FRONTEND.md, Constants).
 
 /** @typedef {{ name: string, label: string, width: number, height: number, mines: number }} Level */
+
+/**
+ * The puzzles' constants (docs/PUZZLES.md; frontend/views.py `_puzzle_constants`).
+ * @typedef {object} PuzzleConstants
+ * @property {{ name: string, label: string }[]} themes  every theme, easiest first, with its
+ *   words in the page's language (games.puzzles.positions.THEMES, PUZZLE_THEME_LABELS)
+ * @property {number} storm_ms  a storm's length (games.puzzles.rules.STORM_DURATION)
+ * @property {number} storm_penalty_ms  the time a failed puzzle costs a storm (STORM_PENALTY)
+ */
 
 /**
  * @typedef {object} PlayerSettings
@@ -21,13 +31,14 @@
  * @typedef {object} SiteConstants
  * @property {Level[]} levels  the ranked levels, easiest first (games.engine.LEVELS)
  * @property {{ label: string, min_side: number, max_side: number, kept_free: number }} custom
- * @property {{ classic: string, no_guess: string }} modes  the modes' words (RULES.md, No-guess boards)
  *   a custom board's sides, and the cells kept free of mines (at most width × height − kept_free)
+ * @property {{ classic: string, no_guess: string }} modes  the modes' words (RULES.md, No-guess boards)
  * @property {{ countdown_ms: number, min_racers: number, max_racers: number }} race
  * @property {{ min_minutes: number, max_minutes: number, pairing_stop_ms: number }} arena  an
  *   arena's length, and how long before its end no race forms (docs/ARENAS.md)
  * @property {{ defaults: PlayerSettings, long_press_ms: { min: number, max: number }, themes: string[] }} settings
  * @property {number} max_page_size  the most rows a list gives in one page (API.md, Lists)
+ * @property {PuzzleConstants} puzzles
  */
 
 /** @returns {SiteConstants} */

@@ -7,6 +7,7 @@
 // anyone may practise the day's boards (unranked). A daily is played on the game page
 // (docs/FRONTEND.md says why): Play makes the game and goes there.
 import { api, ApiError, gettext, fmt, ngettext, me, messageOf, playerLabel, isGuestName } from "./api.js";
+import { drawPager, wirePager } from "./pager.js";
 import { $, $$, el, labelCells } from "./dom.js";
 import { SITE, levelLabel } from "./constants.js";
 import { ENDED } from "./game_state.js";
@@ -215,10 +216,7 @@ async function loadBoard() {
   $("board-note").textContent = d.over
     ? gettext("The final board. Every game's replay is open now.")
     : gettext("Live: times and cells opened, never a board. The boards and replays are shown after 00:00 UTC.");
-  const pages = Math.max(1, Math.ceil(page.count / PAGE_SIZE));
-  $("board-page").textContent = fmt(gettext("Page %(page)s of %(pages)s"), { page: view.page, pages });
-  $("board-prev", HTMLButtonElement).disabled = !page.previous;
-  $("board-next", HTMLButtonElement).disabled = !page.next;
+  drawPager(page, view.page, PAGE_SIZE);
 }
 
 for (const tab of $$("#board-tabs [role=tab]")) tab.addEventListener("click", () => pick(tab.dataset.level || "beginner"));
@@ -238,14 +236,7 @@ for (const b of $$("[data-players]")) {
     loadBoard();
   });
 }
-$("board-prev").addEventListener("click", () => {
-  view.page = Math.max(1, view.page - 1);
-  loadBoard();
-});
-$("board-next").addEventListener("click", () => {
-  view.page += 1;
-  loadBoard();
-});
+wirePager(view, loadBoard);
 
 // --- keeping it live -------------------------------------------------------------------------
 

@@ -271,10 +271,6 @@ export function createView(s) {
     s.board = new BoardView($("board"), {
       width: g.width,
       height: g.height,
-      label: fmt(gettext("Minefield, %(columns)s by %(rows)s"), {
-        columns: fmt(ngettext("%(n)s column", "%(n)s columns", g.width), { n: g.width }),
-        rows: fmt(ngettext("%(n)s row", "%(n)s rows", g.height), { n: g.height }),
-      }),
       interactive: true,
       onTap: controls().tap,
       onFlag: controls().flag,

@@ -1,10 +1,11 @@
 // @ts-check
 // A player's profile (API.md, profiles): stats per level, a chart of recent winning times
-// (inline SVG, no library) and the newest ended games with links to their replays.
+// (chart.js: inline SVG, no library) and the newest ended games with links to their replays.
 import { api, ApiError, gettext, ngettext, fmt, fmtTime, fmtNum, fmtDate, messageOf } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
 import { levelLabel, modeLabel, SITE } from "./constants.js";
 import { fmtDay, rowResult } from "./daily_common.js";
+import { drawLineChart } from "./chart.js";
 
 const username = $("profile").dataset.username || "";
 // The levels as the server lists them, easiest first, then custom boards.
@@ -48,15 +49,6 @@ function statsRows(stats) {
   });
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-/** An SVG element of the chart. @param {string} tag  @param {Record<string, string | number>} attrs  @param {string} [text] */
-function svg(tag, attrs, text) {
-  const n = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
-  if (text !== undefined) n.textContent = text;
-  return n;
-}
-
 // The chart shows up to this many of the player's newest solo wins at the chosen level.
 const CHART_GAMES = 100;
 /** @type {Record<string, any[]>} the chart's games per level, read once */
@@ -83,36 +75,22 @@ async function chartGames(level) {
 /** A line chart of the winning times at one level, oldest to newest. @param {string} level */
 async function drawChart(level) {
   const games = await chartGames(level);
-  const box = $("chart");
-  if (!games.length) {
-    box.replaceChildren(el("p", { class: "muted", text: gettext("No won game at this level among the recent games.") }));
-    return;
-  }
-  // As wide as its box, so the labels keep their size on a phone (no shrunken text).
-  const W = Math.max(300, Math.min(900, box.clientWidth || 640)), H = 240, L = 56, R = 16, T = 16, B = 34;
   const times = games.map((g) => g.elapsed_ms / 1000);
   // Round steps for the grid (1, 2 or 5 times a power of ten): 0 s, 10 s, 20 s…
   const raw = (Math.max(...times) * 1.05) / 4 || 1;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) || 10 * mag;
-  const max = step * 4;
-  const x = (/** @type {number} */ i) => (games.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (games.length - 1));
-  const y = (/** @type {number} */ s) => T + (H - T - B) * (1 - s / max);
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": fmt(gettext("Winning times at %(level)s, oldest to newest"), { level: levelLabel(level) }) });
-  for (let k = 0; k <= 4; k++) {
-    const v = step * k;
-    chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }));
-    chart.append(svg("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, fmtNum(v, step < 1 ? 1 : 0) + "\u00a0s"));
-  }
-  chart.append(svg("polyline", { points: times.map((s, i) => `${x(i)},${y(s)}`).join(" "), class: "line" }));
-  times.forEach((s, i) => {
-    const dot = svg("circle", { cx: x(i), cy: y(s), r: 4.5, class: "dot" });
-    dot.append(svg("title", {}, `${fmtTime(games[i].elapsed_ms)} · ${fmtDate(games[i].ended_at)}`));
-    chart.append(dot);
-  });
-  chart.append(svg("text", { x: L, y: H - 10 }, gettext("older")));
-  chart.append(svg("text", { x: W - R, y: H - 10, "text-anchor": "end" }, gettext("newer")));
-  box.replaceChildren(chart);
+  drawLineChart(
+    $("chart"),
+    {
+      values: times,
+      grid: [0, 1, 2, 3, 4].map((k) => step * k),
+      gridLabel: (v) => fmtNum(v, step < 1 ? 1 : 0) + "\u00a0s",
+      dotTitle: (i) => `${fmtTime(games[i].elapsed_ms)} · ${fmtDate(games[i].ended_at)}`,
+      label: fmt(gettext("Winning times at %(level)s, oldest to newest"), { level: levelLabel(level) }),
+    },
+    gettext("No won game at this level among the recent games."),
+  );
 }
 
 /** @param {any} g  a recent game of the profile */

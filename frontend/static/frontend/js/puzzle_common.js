@@ -68,9 +68,8 @@ import { playSound } from "./sounds.js";
  */
 /** The answer to an opening. @typedef {{ correct: boolean, puzzle: Puzzle, run: Run | null }} OpenAnswer */
 
-/** The puzzles' constants (frontend/views.py site_constants: `puzzles`).
- * @type {{ themes: { name: string, label: string }[], storm_ms: number, storm_penalty_ms: number }} */
-export const PUZZLES = /** @type {any} */ (SITE).puzzles;
+/** The puzzles' constants (constants.js `PuzzleConstants`). */
+export const PUZZLES = SITE.puzzles;
 
 /** A theme's words in the page's language, as the server says them. @param {string} name */
 export function themeLabel(name) {
@@ -141,10 +140,6 @@ export function createPuzzleBoard(opts) {
     board = new BoardView(fresh, {
       width: p.width,
       height: p.height,
-      label: fmt(gettext("Minefield, %(columns)s by %(rows)s"), {
-        columns: fmt(ngettext("%(n)s column", "%(n)s columns", p.width), { n: p.width }),
-        rows: fmt(ngettext("%(n)s row", "%(n)s rows", p.height), { n: p.height }),
-      }),
       interactive: true,
       onTap: tap,
       onFlag: flag,

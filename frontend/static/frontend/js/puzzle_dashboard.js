@@ -1,11 +1,13 @@
 // @ts-check
 // The puzzle dashboard (API.md, GET /api/puzzles/dashboard; docs/FRONTEND.md, The puzzle pages):
 // the player's puzzle rating (provisional or held said so), bests, attempts, solves and accuracy
-// per theme, the rating after each rated attempt as a chart (inline SVG, as the profile's: no
+// per theme, the rating after each rated attempt as a chart (chart.js, as the profile's: no
 // library, no outside host), then the puzzle boards: rating, streak and storm (a day's or all
 // time), humans or bots, by pages with the player's own row.
 import { api, gettext, fmt, fmtNum, fmtDate, me, messageOf } from "./api.js";
+import { drawPager, wirePager } from "./pager.js";
 import { $, $$, byId, el, labelCells } from "./dom.js";
+import { drawLineChart } from "./chart.js";
 import { boardHead, boardRows, readBoard, showCurrentTab, themeLabel } from "./puzzle_common.js";
 
 /** @typedef {import("./puzzle_common.js").BoardKind} BoardKind */
@@ -61,46 +63,33 @@ async function loadMine() {
   $("puzzle-dashboard").dataset.state = "ready";
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-/** An SVG element of the chart. @param {string} tag  @param {Record<string, string | number>} attrs  @param {string} [text] */
-function svg(tag, attrs, text) {
-  const n = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
-  if (text !== undefined) n.textContent = text;
-  return n;
-}
-
-/** The rating after each rated attempt, oldest to newest. @param {{ at: string, rating: number }[]} history */
-function drawChart(history) {
-  const box = $("rating-chart");
-  if (!history.length) {
-    box.replaceChildren(el("p", { class: "muted", text: gettext("No rated puzzle yet: the chart starts with your first.") }));
-    return;
-  }
-  // As wide as its box, so the labels keep their size on a phone.
-  const W = Math.max(300, Math.min(900, box.clientWidth || 640)), H = 220, L = 52, R = 16, T = 14, B = 30;
-  const values = history.map((h) => h.rating);
-  // Round steps of 50, 100, 200 or 500 around the ratings shown.
+/** The chart's grid: round steps of 50, 100, 200 or 500 around the ratings shown (one at least).
+ * @param {number[]} values */
+function ratingGrid(values) {
   const spread = Math.max(...values) - Math.min(...values);
   const step = [50, 100, 200, 500, 1000].find((s) => s * 4 >= spread * 1.1) || 1000;
   const low = Math.floor(Math.min(...values) / step) * step;
   const high = Math.max(low + step * 2, Math.ceil(Math.max(...values) / step) * step);
-  const x = (/** @type {number} */ i) => (history.length === 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (history.length - 1));
-  const y = (/** @type {number} */ v) => T + (H - T - B) * (1 - (v - low) / (high - low));
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": fmt(gettext("Your puzzle rating after each rated puzzle, oldest to newest: from %(first)s to %(last)s"), { first: values[0], last: values[values.length - 1] }) });
-  for (let v = low; v <= high; v += step) {
-    chart.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid" }));
-    chart.append(svg("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, String(v)));
-  }
-  chart.append(svg("polyline", { points: values.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "line" }));
-  values.forEach((v, i) => {
-    const dot = svg("circle", { cx: x(i), cy: y(v), r: 4, class: "dot" });
-    dot.append(svg("title", {}, `${v} · ${fmtDate(history[i].at)}`));
-    chart.append(dot);
-  });
-  chart.append(svg("text", { x: L, y: H - 8 }, gettext("older")));
-  chart.append(svg("text", { x: W - R, y: H - 8, "text-anchor": "end" }, gettext("newer")));
-  box.replaceChildren(chart);
+  /** @type {number[]} */
+  const grid = [];
+  for (let v = low; v <= high; v += step) grid.push(v);
+  return grid;
+}
+
+/** The rating after each rated attempt, oldest to newest. @param {{ at: string, rating: number }[]} history */
+function drawChart(history) {
+  const values = history.map((h) => h.rating);
+  drawLineChart(
+    $("rating-chart"),
+    {
+      values,
+      grid: values.length ? ratingGrid(values) : [],
+      gridLabel: String,
+      dotTitle: (i) => `${values[i]} · ${fmtDate(history[i].at)}`,
+      label: fmt(gettext("Your puzzle rating after each rated puzzle, oldest to newest: from %(first)s to %(last)s"), { first: values[0], last: values[values.length - 1] }),
+    },
+    gettext("No rated puzzle yet: the chart starts with your first."),
+  );
 }
 
 // --- the boards ------------------------------------------------------------------------------------
@@ -124,10 +113,7 @@ async function loadBoard() {
   table.hidden = empty;
   $("board-empty").hidden = !empty;
   $("board-panel").dataset.board = view.kind;
-  const pages = Math.max(1, Math.ceil(page.count / PAGE_SIZE));
-  $("board-page").textContent = fmt(gettext("Page %(page)s of %(pages)s"), { page: view.page, pages });
-  $("board-prev", HTMLButtonElement).disabled = !page.previous;
-  $("board-next", HTMLButtonElement).disabled = !page.next;
+  drawPager(page, view.page, PAGE_SIZE);
 }
 
 function drawControls() {
@@ -146,13 +132,16 @@ function drawControls() {
   history.replaceState(null, "", location.pathname + (q.toString() ? `?${q}` : ""));
 }
 
-/** @param {BoardKind} kind */
-function pick(kind) {
-  view.kind = kind;
+/** A board or a filter picked: its first page. @param {() => void} change  what is picked */
+function refilter(change) {
+  change();
   view.page = 1;
   drawControls();
   loadBoard();
 }
+
+/** @param {BoardKind} kind */
+const pick = (kind) => refilter(() => (view.kind = kind));
 
 for (const tab of $$("#board-tabs [role=tab]")) tab.addEventListener("click", () => pick(/** @type {BoardKind} */ (tab.dataset.board)));
 $("board-tabs").addEventListener("keydown", (e) => {
@@ -164,30 +153,9 @@ $("board-tabs").addEventListener("keydown", (e) => {
   pick(KINDS[to]);
   $$("#board-tabs [role=tab]")[to].focus();
 });
-for (const b of $$("[data-players]")) {
-  b.addEventListener("click", () => {
-    view.players = b.dataset.players === "bots" ? "bots" : "humans";
-    view.page = 1;
-    drawControls();
-    loadBoard();
-  });
-}
-for (const b of $$("[data-period]")) {
-  b.addEventListener("click", () => {
-    view.period = b.dataset.period === "day" ? "day" : "all";
-    view.page = 1;
-    drawControls();
-    loadBoard();
-  });
-}
-$("board-prev").addEventListener("click", () => {
-  view.page = Math.max(1, view.page - 1);
-  loadBoard();
-});
-$("board-next").addEventListener("click", () => {
-  view.page += 1;
-  loadBoard();
-});
+for (const b of $$("[data-players]")) b.addEventListener("click", () => refilter(() => (view.players = b.dataset.players === "bots" ? "bots" : "humans")));
+for (const b of $$("[data-period]")) b.addEventListener("click", () => refilter(() => (view.period = b.dataset.period === "day" ? "day" : "all")));
+wirePager(view, loadBoard);
 
 if (!me()) $("puzzle-dashboard").dataset.state = "visitor";
 drawControls();
