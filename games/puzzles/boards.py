@@ -90,13 +90,7 @@ def rating_board_page(*, players: str | None, ask: PageAsk) -> BoardPage:
 
 def streak_board_page(*, players: str | None, ask: PageAsk) -> BoardPage:
     rows = _ratings(players).filter(best_streak__gt=0)
-    return _ranked_page(
-        rows,
-        ask,
-        score="best_streak",
-        at="best_streak_at",
-        named="best_streak",
-    )
+    return _ranked_page(rows, ask, score="best_streak", at="best_streak_at", named="best_streak")
 
 
 # --- storms ------------------------------------------------------------------------------------
@@ -119,12 +113,7 @@ def storm_board_page(
     storms, running ones included: a score only grows while its time runs)."""
     if check_period(period) == "all":
         rows = _ratings(players).filter(best_storm__gt=0)
-        return _ranked_page(
-            rows,
-            ask,
-            score="best_storm",
-            at="best_storm_at",
-        )
+        return _ranked_page(rows, ask, score="best_storm", at="best_storm_at")
     # One day: each player's best storm of the day, the earliest of equal ones.
     better = PuzzleRun.objects.filter(
         kind=RunKind.STORM, day=day, player=OuterRef("player")
