@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-stack test-under-load test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-stack test-under-load test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races bench-puzzles soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -107,7 +107,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -162,6 +162,14 @@ bench-socketmove: venv
 .PHONY: bench-watchers
 bench-watchers: venv
 	$(PY) -m bench.watchers.run --plots
+
+# Puzzles (docs/PUZZLES.md): the generation's cost per finished game and what it yields, per
+# level (no database); then the next-puzzle pick with 100,000 puzzles and 100,000 players, p99
+# against 20 ms (PostgreSQL: BENCH_PUZZLES_DATABASE_URL, else DATABASE_URL's database with
+# `_bench_puzzles`, seeded once and kept).
+bench-puzzles: venv
+	$(PY) -m bench.puzzles.run
+	$(PY) -m bench.puzzles.pick
 
 # The long form of the no-guess proof: 500 games per level through HTTP (docs/NOGUESS.md).
 .PHONY: test-noguess

@@ -705,6 +705,7 @@ class ExportView(APIView):
     @account_schema({200: OpenApiTypes.OBJECT, 401: None})
     def get(self, request: Request) -> Response:
         from accounts.standings.selectors import stats_for_user
+        from games.puzzles import presenters as puzzle_presenters
 
         user = _signed_in(request)
         current = _session_key(request)
@@ -726,6 +727,7 @@ class ExportView(APIView):
                 {"level": r.level, "rating": r.rating, "races": r.races, "wins": r.wins}
                 for r in RaceRating.objects.filter(player=user).order_by("level")
             ],
+            "puzzles": puzzle_presenters.personal_export(user),
         }
         response = Response(body)
         response["Content-Disposition"] = f'attachment; filename="demineur-{user.pk}.json"'

@@ -150,3 +150,14 @@ def dashboard_dict(player: User) -> dict[str, Any]:
         ],
         "history": [{"at": iso(at), "rating": shown_rating(r)} for at, r in history],
     }
+
+
+def personal_export(player: User) -> dict[str, Any]:
+    """The player's puzzles in their personal-data export (docs/ACCOUNTS.md, Your data): the
+    dashboard, and every attempt as the caller of `GET /api/puzzles/{id}` sees it (an attempt
+    still being played shows nothing of the puzzle's answer)."""
+    attempts = PuzzleAttempt.objects.filter(player=player).order_by("shown_at", "pk")
+    return {
+        **dashboard_dict(player),
+        "attempts": [{"puzzle": str(a.puzzle_id), **attempt_dict(a)} for a in attempts],
+    }

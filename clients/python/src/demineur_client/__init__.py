@@ -1,11 +1,12 @@
 """Démineur's Python client (API.md): `Client` (sync) and `AsyncClient`, one attribute per
-area (accounts, tokens, users, games, leaderboards, races); `GameSocket` and `RaceSocket`
-for the live frames; `DeductionSolver` and `BotRunner` for bots. Errors are exceptions
+area (accounts, tokens, users, games, leaderboards, races, daily, puzzles, streams);
+`GameSocket` and `RaceSocket` for the live frames; `DeductionSolver`, `PuzzleSolver` and
+`BotRunner` for bots. Errors are exceptions
 carrying API.md's codes (errors.py)."""
 
 from ._transport import RetryPolicy
 from .aio import AsyncClient
-from .bot import BotRunner
+from .bot import BotRunner, PuzzleResult
 from .client import Client
 from .errors import (
     ApiError,
@@ -21,7 +22,7 @@ from .errors import (
     Unavailable,
 )
 from .sockets import GameSocket, RaceSocket
-from .solver import Decision, DeductionSolver, Solver
+from .solver import Decision, DeductionSolver, PuzzleSolver, Solver
 
 __all__ = [
     "ApiError",
@@ -37,6 +38,8 @@ __all__ = [
     "GameSocket",
     "NotFound",
     "NotSignedIn",
+    "PuzzleResult",
+    "PuzzleSolver",
     "RaceSocket",
     "RetryPolicy",
     "Solver",

@@ -21,6 +21,7 @@ GamesT = TypeVar("GamesT")
 LeaderboardsT = TypeVar("LeaderboardsT")
 RacesT = TypeVar("RacesT")
 DailyT = TypeVar("DailyT")
+PuzzlesT = TypeVar("PuzzlesT")
 StreamsT = TypeVar("StreamsT")
 
 # A stream answers its first line at once but may then stay quiet between keep-alives.
@@ -97,7 +98,9 @@ class Area(Generic[ClientT]):
         self._client = client
 
 
-class Areas(Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, DailyT, StreamsT]):
+class Areas(
+    Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, DailyT, PuzzlesT, StreamsT]
+):
     """The areas of API.md, named once for both clients. A client gives its own area classes
     (methods in client.py, coroutines in aio.py) as its type arguments, and binds the same
     classes, in the same order, with `_bind_areas`."""
@@ -109,6 +112,7 @@ class Areas(Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, D
     leaderboards: LeaderboardsT
     races: RacesT
     daily: DailyT
+    puzzles: PuzzlesT
     streams: StreamsT
 
     def _bind_areas(
@@ -121,6 +125,7 @@ class Areas(Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, D
             Callable[[Self], LeaderboardsT],
             Callable[[Self], RacesT],
             Callable[[Self], DailyT],
+            Callable[[Self], PuzzlesT],
             Callable[[Self], StreamsT],
         ],
     ) -> None:

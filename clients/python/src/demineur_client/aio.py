@@ -15,7 +15,20 @@ from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
-from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
+from .types import (
+    Account,
+    Game,
+    Move,
+    MoveResult,
+    Page,
+    Profile,
+    Puzzle,
+    PuzzleOpened,
+    PuzzleRun,
+    QueuePlace,
+    Race,
+    Token,
+)
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
@@ -23,7 +36,17 @@ USER_AGENT = "demineur-client/0.1 (async)"
 
 class AsyncClient(
     BaseClient[httpx.AsyncBaseTransport],
-    Areas["Accounts", "Tokens", "Users", "Games", "Leaderboards", "Races", "Daily", "Streams"],
+    Areas[
+        "Accounts",
+        "Tokens",
+        "Users",
+        "Games",
+        "Leaderboards",
+        "Races",
+        "Daily",
+        "Puzzles",
+        "Streams",
+    ],
 ):
     """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
 
@@ -33,7 +56,9 @@ class AsyncClient(
         self, timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None
     ) -> None:
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
-        self._bind_areas(Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Streams)
+        self._bind_areas(
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+        )
 
     async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
         """One send of `call`: the server's answer, or the network error in its place."""
@@ -167,6 +192,54 @@ class Daily(Area[AsyncClient]):
         self, username: str, *, since: str | None = None, until: str | None = None
     ) -> dict[str, Any]:
         return await self._client.send(calls.daily_calendar(username, since=since, until=until))
+
+
+class Puzzles(Area[AsyncClient]):
+    """Puzzles (API.md, Puzzles; docs/PUZZLES.md): positions from real games, opened one safe
+    cell at a time. The answer (`solution`) and the source game stay None until the attempt
+    has ended."""
+
+    async def next(self, theme: str | None = None) -> Puzzle:
+        """A puzzle near the player's puzzle rating they have not tried (`theme`: single,
+        subset, pattern, chain, mines_left); the same one until it is played out."""
+        return await self._client.send(calls.puzzle_next(theme))
+
+    async def daily(self) -> Puzzle:
+        return await self._client.send(calls.puzzle_daily())
+
+    async def get(self, puzzle_id: str) -> Puzzle:
+        return await self._client.send(calls.puzzle(puzzle_id))
+
+    async def open(self, puzzle_id: str, x: int, y: int) -> PuzzleOpened:
+        """`correct` when the numbers open now (and the mines left) proved the cell safe; any
+        other opening fails the attempt."""
+        return await self._client.send(calls.puzzle_open(puzzle_id, x, y))
+
+    async def retry(self, puzzle_id: str) -> Puzzle:
+        """A new attempt, practice, once the last one has ended."""
+        return await self._client.send(calls.puzzle_retry(puzzle_id))
+
+    async def dashboard(self) -> dict[str, Any]:
+        return await self._client.send(calls.puzzle_dashboard())
+
+    async def board(self, board: str = "rating", **params: Any) -> Page:
+        """board: rating, streak or storm; params: page, page_size, players ("bots"),
+        around="me", and the storm's period ("all", "day") and date."""
+        return await self._client.send(calls.puzzle_board(board, **params))
+
+    async def streak(self) -> PuzzleRun:
+        """The running streak, else the last one."""
+        return await self._client.send(calls.puzzle_run("streak"))
+
+    async def streak_start(self) -> PuzzleRun:
+        return await self._client.send(calls.puzzle_run_start("streak"))
+
+    async def storm(self) -> PuzzleRun:
+        """The running storm, else the last one (reading it once its time is up ends it)."""
+        return await self._client.send(calls.puzzle_run("storm"))
+
+    async def storm_start(self) -> PuzzleRun:
+        return await self._client.send(calls.puzzle_run_start("storm"))
 
 
 class Races(Area[AsyncClient]):

@@ -5,13 +5,15 @@ re-reads the state).
 
     DEMINEUR_TOKEN=KEY python -m demineur_client.bot --url http://127.0.0.1:8000 --games 5
     python -m demineur_client.bot --url ... --token-file ~/.config/demineur/token --race
+    python -m demineur_client.bot --url ... --puzzles 20 --theme pattern
 
 The token is read from the environment variable DEMINEUR_TOKEN or from a file
 (`--token-file PATH`, `-` for standard input), never from the command line: every local user
 can read a process's arguments (`ps`), so `--token KEY` is refused.
 
 Plugging in your own solver: any object with `decide(board, mines) -> Decision`, passed as
-`BotRunner(api, solver=MySolver())` (README.md)."""
+`BotRunner(api, solver=MySolver())` (README.md); for puzzles, `puzzle_solver=`, whose
+`guess` is never played."""
 
 from __future__ import annotations
 
@@ -23,13 +25,14 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .aio import AsyncClient
-from .errors import Conflict, TransportError, Unavailable
+from .errors import Conflict, NotFound, TransportError, Unavailable
 from .sockets import GameSocket, RaceSocket
-from .solver import Decision, DeductionSolver, Solver
-from .types import Game
+from .solver import Decision, DeductionSolver, PuzzleSolver, Solver
+from .types import Game, Puzzle
 
 log = logging.getLogger("demineur_client.bot")
 
@@ -40,6 +43,18 @@ class Result:
     state: str
     elapsed_ms: int
     moves: int
+
+
+@dataclass
+class PuzzleResult:
+    """`state`: solved, failed, or playing when the solver could prove nothing more (the
+    attempt is left in play rather than lost on a guess)."""
+
+    puzzle_id: str
+    state: str
+    openings: int
+    rating_before: int | None
+    rating_after: int | None
 
 
 class BoardView:
@@ -75,9 +90,11 @@ class BotRunner:
         restarts: int = 30,
         receive_timeout: float = 30.0,
         on_move: Callable[[str, int, int], None] | None = None,
+        puzzle_solver: Solver | None = None,
     ) -> None:
         self.api = api
         self.solver = solver or DeductionSolver()
+        self.puzzle_solver = puzzle_solver or PuzzleSolver()
         self.restart_wait = restart_wait
         self.restarts = restarts
         # A socket silent this long is taken for dead (a server gone without closing it) and
@@ -165,6 +182,50 @@ class BotRunner:
                     return await self.play_game(await self.api.games.get(racer["game"]))
         raise RuntimeError(f"race {race['id']} ended before this bot's game started")
 
+    async def play_puzzle(self, *, theme: str | None = None) -> PuzzleResult:
+        """The next puzzle near the bot's puzzle rating (`theme` among its themes), solved.
+        Raises NotFound when none is left to try."""
+        puzzle = await self._patiently(lambda: self.api.puzzles.next(theme))
+        return await self.solve_puzzle(puzzle)
+
+    async def solve_puzzle(self, puzzle: Puzzle) -> PuzzleResult:
+        """Opens, one at a time, a cell the puzzle solver proves safe from the board as it
+        stands (each opening shows a number that may prove more) and the count of mines left,
+        until the attempt ends. Never a guess: an unproved opening fails a puzzle even when
+        the cell is safe (RULES.md, Puzzles)."""
+        openings = 0
+        puzzle_id = puzzle["id"]
+        while _attempt_state(puzzle) == "playing":
+            decision = self.puzzle_solver.decide(puzzle["board"], puzzle["mines_left"])
+            if not decision.reveal:
+                break
+            x, y = min(decision.reveal, key=lambda cell: (cell[1], cell[0]))
+            if self.on_move:
+                self.on_move("open", x, y)
+            try:
+                opened = await self._patiently(partial(self.api.puzzles.open, puzzle_id, x, y))
+                puzzle = opened["puzzle"]
+            except Conflict as refused:
+                # An opening whose answer was lost may have been taken: read where it stands.
+                if refused.code not in ("cell_open", "attempt_over"):
+                    raise
+                puzzle = await self._patiently(partial(self.api.puzzles.get, puzzle_id))
+            openings += 1
+        attempt = puzzle.get("attempt") or {}
+        return PuzzleResult(
+            puzzle_id,
+            _attempt_state(puzzle),
+            openings,
+            attempt.get("rating_before"),
+            attempt.get("rating_after"),
+        )
+
+
+def _attempt_state(puzzle: Puzzle) -> str:
+    """A puzzle shown to a signed-in player carries their attempt, `playing` until it ends."""
+    attempt = puzzle.get("attempt")
+    return attempt.get("state", "playing") if attempt else "playing"
+
 
 TOKEN_ENV = "DEMINEUR_TOKEN"
 TOKEN_ON_THE_COMMAND_LINE = (
@@ -203,20 +264,32 @@ def read_token(token_file: str | None, environ: Mapping[str, str]) -> str:
 async def _main(args: argparse.Namespace, token: str) -> None:
     async with AsyncClient(args.url, token=token) as api:
         runner = BotRunner(api)
-        for number in range(args.games):
+        games = args.games if args.games is not None else 0 if args.puzzles else 1
+        for number in range(games):
             if args.race:
                 result = await runner.play_race(args.level, no_guess=args.no_guess)
             else:
                 result = await runner.play_solo(args.level, no_guess=args.no_guess)
             print(
-                f"{number + 1}/{args.games} {result.game_id} {result.state} {result.elapsed_ms} ms {result.moves} moves",
+                f"{number + 1}/{games} {result.game_id} {result.state} {result.elapsed_ms} ms {result.moves} moves",
+                flush=True,
+            )
+        for number in range(args.puzzles):
+            try:
+                solved = await runner.play_puzzle(theme=args.theme)
+            except NotFound:
+                print(f"puzzle {number + 1}/{args.puzzles}: none left to try", flush=True)
+                break
+            print(
+                f"puzzle {number + 1}/{args.puzzles} {solved.puzzle_id} {solved.state} "
+                f"{solved.openings} openings rating {solved.rating_before} -> {solved.rating_after}",
                 flush=True,
             )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        description="Play Démineur with a deduction solver.",
+        description="Play Démineur, or solve its puzzles, with a deduction solver.",
         epilog=f"The API token of a bot account comes from {TOKEN_ENV} or --token-file.",
         allow_abbrev=False,
     )
@@ -230,11 +303,22 @@ def main(argv: list[str] | None = None) -> None:
     # Still parsed, only to refuse it with a message that says where the token goes now.
     parser.add_argument("--token", help=argparse.SUPPRESS)
     parser.add_argument("--level", default="beginner")
-    parser.add_argument("--games", type=int, default=1)
+    parser.add_argument(
+        "--games", type=int, default=None, help="games to play (default 1, 0 with --puzzles)"
+    )
     parser.add_argument(
         "--race", action="store_true", help="quick-match races instead of solo games"
     )
     parser.add_argument("--no-guess", action="store_true")
+    parser.add_argument(
+        "--puzzles",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then solve N puzzles (the next near the bot's puzzle rating), opening only "
+        "what the numbers and the mines left prove safe",
+    )
+    parser.add_argument("--theme", help="the puzzles' theme: single, subset, pattern, ...")
     args = parser.parse_args(argv)
     if args.token is not None:
         parser.error(TOKEN_ON_THE_COMMAND_LINE)

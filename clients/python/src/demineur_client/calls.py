@@ -11,7 +11,20 @@ from urllib.parse import quote
 import httpx
 
 from ._transport import Call
-from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
+from .types import (
+    Account,
+    Game,
+    Move,
+    MoveResult,
+    Page,
+    Profile,
+    Puzzle,
+    PuzzleOpened,
+    PuzzleRun,
+    QueuePlace,
+    Race,
+    Token,
+)
 
 
 def _id(value: str) -> str:
@@ -246,6 +259,56 @@ def queue_place() -> Call[QueuePlace]:
 
 def queue_leave() -> Call[None]:
     return Call.empty("DELETE", "/api/races/queue", idempotent=True)
+
+
+# --- puzzles ------------------------------------------------------------------------------
+
+
+def puzzle_next(theme: str | None = None) -> Call[Puzzle]:
+    """The same puzzle until it is played out (a skip cannot spare a rating), so asking again
+    after a lost answer is safe."""
+    return Call("GET", "/api/puzzles/next", params={"theme": theme}, idempotent=True)
+
+
+def puzzle_daily() -> Call[Puzzle]:
+    return Call("GET", "/api/puzzles/daily", idempotent=True)
+
+
+def puzzle(puzzle_id: str) -> Call[Puzzle]:
+    return Call("GET", f"/api/puzzles/{_id(puzzle_id)}", idempotent=True)
+
+
+def puzzle_open(puzzle_id: str, x: int, y: int) -> Call[PuzzleOpened]:
+    """Not sent again after a network error: had the first reached the server, the second
+    would be refused (409 `cell_open`, or `attempt_over` after a failure)."""
+    return Call("POST", f"/api/puzzles/{_id(puzzle_id)}/open", {"x": x, "y": y})
+
+
+def puzzle_retry(puzzle_id: str) -> Call[Puzzle]:
+    """A new practice attempt once the last has ended; asked again, the attempt it made is in
+    play and is the answer, so sending it twice is safe."""
+    return Call("POST", f"/api/puzzles/{_id(puzzle_id)}/retry", idempotent=True)
+
+
+def puzzle_dashboard() -> Call[dict[str, Any]]:
+    return Call("GET", "/api/puzzles/dashboard", read=_object, idempotent=True)
+
+
+def puzzle_run(kind: str) -> Call[PuzzleRun]:
+    """`streak` or `storm`: the running one, else the last."""
+    return Call("GET", f"/api/puzzles/{_id(kind)}", idempotent=True)
+
+
+def puzzle_run_start(kind: str) -> Call[PuzzleRun]:
+    """A new streak or storm; not sent again, since a second one would end the first."""
+    return Call("POST", f"/api/puzzles/{_id(kind)}")
+
+
+def puzzle_board(board: str = "rating", **params: Any) -> Call[Page]:
+    """rating, streak or storm; params: page, page_size, players, around ("me"), and the
+    storm's period ("all" or "day") and date."""
+    path = "/api/leaderboards/puzzles"
+    return _listing(path if board == "rating" else f"{path}/{_id(board)}", **params)
 
 
 # --- NDJSON streams (not Calls: the clients read them line by line, streams.py) -----------

@@ -1,7 +1,7 @@
 """The synchronous client: `Client(base_url, token=...)`, one attribute per area of API.md
-(accounts, tokens, users, games, leaderboards, races, sockets). Every method sends one Call
-(calls.py) through `Client.send`, which retries 429/503 with back-off honouring Retry-After
-and gives every request a default timeout."""
+(accounts, tokens, users, games, leaderboards, races, daily, puzzles, streams). Every method
+sends one Call (calls.py) through `Client.send`, which retries 429/503 with back-off honouring
+Retry-After and gives every request a default timeout."""
 
 from __future__ import annotations
 
@@ -17,7 +17,20 @@ from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
-from .types import Account, Game, Move, MoveResult, Page, Profile, QueuePlace, Race, Token
+from .types import (
+    Account,
+    Game,
+    Move,
+    MoveResult,
+    Page,
+    Profile,
+    Puzzle,
+    PuzzleOpened,
+    PuzzleRun,
+    QueuePlace,
+    Race,
+    Token,
+)
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (sync)"
@@ -25,7 +38,17 @@ USER_AGENT = "demineur-client/0.1 (sync)"
 
 class Client(
     BaseClient[httpx.BaseTransport],
-    Areas["Accounts", "Tokens", "Users", "Games", "Leaderboards", "Races", "Daily", "Streams"],
+    Areas[
+        "Accounts",
+        "Tokens",
+        "Users",
+        "Games",
+        "Leaderboards",
+        "Races",
+        "Daily",
+        "Puzzles",
+        "Streams",
+    ],
 ):
     """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
     `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
@@ -34,7 +57,9 @@ class Client(
 
     def _build(self, timeout: httpx.Timeout | float, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
-        self._bind_areas(Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Streams)
+        self._bind_areas(
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+        )
 
     def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
         """One send of `call`: the server's answer, or the network error in its place."""
@@ -168,6 +193,54 @@ class Daily(Area[Client]):
         self, username: str, *, since: str | None = None, until: str | None = None
     ) -> dict[str, Any]:
         return self._client.send(calls.daily_calendar(username, since=since, until=until))
+
+
+class Puzzles(Area[Client]):
+    """Puzzles (API.md, Puzzles; docs/PUZZLES.md): positions from real games, opened one safe
+    cell at a time. The answer (`solution`) and the source game stay None until the attempt
+    has ended."""
+
+    def next(self, theme: str | None = None) -> Puzzle:
+        """A puzzle near the player's puzzle rating they have not tried (`theme`: single,
+        subset, pattern, chain, mines_left); the same one until it is played out."""
+        return self._client.send(calls.puzzle_next(theme))
+
+    def daily(self) -> Puzzle:
+        return self._client.send(calls.puzzle_daily())
+
+    def get(self, puzzle_id: str) -> Puzzle:
+        return self._client.send(calls.puzzle(puzzle_id))
+
+    def open(self, puzzle_id: str, x: int, y: int) -> PuzzleOpened:
+        """`correct` when the numbers open now (and the mines left) proved the cell safe; any
+        other opening fails the attempt."""
+        return self._client.send(calls.puzzle_open(puzzle_id, x, y))
+
+    def retry(self, puzzle_id: str) -> Puzzle:
+        """A new attempt, practice, once the last one has ended."""
+        return self._client.send(calls.puzzle_retry(puzzle_id))
+
+    def dashboard(self) -> dict[str, Any]:
+        return self._client.send(calls.puzzle_dashboard())
+
+    def board(self, board: str = "rating", **params: Any) -> Page:
+        """board: rating, streak or storm; params: page, page_size, players ("bots"),
+        around="me", and the storm's period ("all", "day") and date."""
+        return self._client.send(calls.puzzle_board(board, **params))
+
+    def streak(self) -> PuzzleRun:
+        """The running streak, else the last one."""
+        return self._client.send(calls.puzzle_run("streak"))
+
+    def streak_start(self) -> PuzzleRun:
+        return self._client.send(calls.puzzle_run_start("streak"))
+
+    def storm(self) -> PuzzleRun:
+        """The running storm, else the last one (reading it once its time is up ends it)."""
+        return self._client.send(calls.puzzle_run("storm"))
+
+    def storm_start(self) -> PuzzleRun:
+        return self._client.send(calls.puzzle_run_start("storm"))
 
 
 class Races(Area[Client]):

@@ -146,3 +146,157 @@ class DeductionSolver:
             return (risk[cell], -edges, cell[1], cell[0])
 
         return min(closed, key=key)
+
+
+class _OverBudget(Exception):
+    """A frontier too tangled to enumerate within the solver's budget."""
+
+
+class PuzzleSolver:
+    """Only what is proved, never a guess: in a puzzle the first opening the numbers (and the
+    count of mines left) do not prove safe fails it, even a lucky one (RULES.md, Puzzles).
+
+    The DeductionSolver's rules first, which are cheap and sound; when they prove nothing, every
+    layout of each frontier component is enumerated and the components are combined under the
+    count of mines left with the closed cells no number touches, so a cell is safe exactly when
+    it holds no mine in any layout the numbers and the count allow. A component needing more
+    than `budget` steps proves nothing (the bot stops rather than guess)."""
+
+    def __init__(self, budget: int = 200_000) -> None:
+        self.budget = budget
+        self.rules = DeductionSolver()
+
+    def decide(self, board: Sequence[str], mines: int) -> Decision:
+        quick = self.rules.decide(board, mines)
+        if quick.reveal:
+            return Decision(reveal=quick.reveal, flag=quick.flag)
+        try:
+            safe, mined = self._exact(board, mines)
+        except _OverBudget:
+            return Decision(flag=quick.flag)
+        return Decision(reveal=frozenset(safe), flag=frozenset(mined) | quick.flag)
+
+    def _exact(self, board: Sequence[str], mines: int) -> tuple[set[Cell], set[Cell]]:
+        rules = constraints(board)
+        closed = {(x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#"}
+        left = mines - sum(row.count("F") for row in board)
+        frontier = set().union(*(cells for cells, _ in rules)) if rules else set()
+        interior = closed - frontier
+        components = _components(rules)
+        # per component: for each count of mines it can hold, the cells that are a mine in
+        # some layout with that count, and those that are safe in some layout
+        counts = [
+            _layouts(cells, comp_rules, left, self.budget) for cells, comp_rules in components
+        ]
+        if any(not c for c in counts):
+            return set(), set()  # numbers that contradict each other prove nothing
+        sums = [frozenset(c) for c in counts]
+        safe: set[Cell] = set()
+        mined: set[Cell] = set()
+        for i, ((cells, _), by_count) in enumerate(zip(components, counts, strict=True)):
+            others = _sums(sums[:i] + sums[i + 1 :])
+            maybe_mine: set[Cell] = set()
+            maybe_safe: set[Cell] = set()
+            for k, (mine_in, safe_in) in by_count.items():
+                if any(0 <= left - k - s <= len(interior) for s in others):
+                    maybe_mine |= mine_in
+                    maybe_safe |= safe_in
+            if not maybe_mine and not maybe_safe:
+                return set(), set()  # no layout agrees with the count: nothing is proved
+            safe |= set(cells) - maybe_mine
+            mined |= set(cells) - maybe_safe
+        if interior:
+            rest = [left - s for s in _sums(sums) if 0 <= left - s <= len(interior)]
+            if rest and max(rest) == 0:
+                safe |= interior
+            elif rest and min(rest) == len(interior):
+                mined |= interior
+        return safe, mined
+
+
+def _components(
+    rules: list[tuple[frozenset[Cell], int]],
+) -> list[tuple[list[Cell], list[tuple[frozenset[Cell], int]]]]:
+    """The frontier split into parts no number links, each with its cells in an order where
+    neighbours come together (so that the enumeration closes constraints early) and its rules."""
+    by_cell: dict[Cell, list[int]] = {}
+    for r, (cells, _) in enumerate(rules):
+        for cell in cells:
+            by_cell.setdefault(cell, []).append(r)
+    seen: set[Cell] = set()
+    out: list[tuple[list[Cell], list[tuple[frozenset[Cell], int]]]] = []
+    for start in sorted(by_cell):
+        if start in seen:
+            continue
+        order: list[Cell] = []
+        taken: set[int] = set()
+        queue = [start]
+        seen.add(start)
+        while queue:
+            cell = queue.pop(0)
+            order.append(cell)
+            for r in by_cell[cell]:
+                taken.add(r)
+                for other in sorted(rules[r][0] - seen):
+                    seen.add(other)
+                    queue.append(other)
+        out.append((order, [rules[r] for r in sorted(taken)]))
+    return out
+
+
+def _layouts(
+    cells: list[Cell], rules: list[tuple[frozenset[Cell], int]], left: int, budget: int
+) -> dict[int, tuple[set[Cell], set[Cell]]]:
+    """For each count k of mines the component can hold (at most `left`): the cells a mine in
+    some layout of k mines, and those safe in some. Raises _OverBudget past `budget` steps."""
+    index = {cell: i for i, cell in enumerate(cells)}
+    of_cell: list[list[int]] = [[] for _ in cells]
+    for r, (members, _) in enumerate(rules):
+        for cell in members:
+            of_cell[index[cell]].append(r)
+    need = [n for _, n in rules]
+    mines_in = [0] * len(rules)
+    unset = [len(members) for members, _ in rules]
+    full = (1 << len(cells)) - 1
+    found: dict[int, list[int]] = {}
+    steps = 0
+
+    def place(i: int, k: int, mask: int) -> None:
+        nonlocal steps
+        steps += 1
+        if steps > budget:
+            raise _OverBudget
+        if i == len(cells):
+            seen = found.setdefault(k, [0, 0])
+            seen[0] |= mask
+            seen[1] |= full & ~mask
+            return
+        for mine in (0, 1):
+            if k + mine > left:
+                break
+            fits = True
+            for r in of_cell[i]:
+                unset[r] -= 1
+                mines_in[r] += mine
+                if mines_in[r] > need[r] or mines_in[r] + unset[r] < need[r]:
+                    fits = False
+            if fits:
+                place(i + 1, k + mine, mask | (mine << i))
+            for r in of_cell[i]:
+                unset[r] += 1
+                mines_in[r] -= mine
+
+    place(0, 0, 0)
+
+    def cells_of(mask: int) -> set[Cell]:
+        return {cell for i, cell in enumerate(cells) if mask >> i & 1}
+
+    return {k: (cells_of(m), cells_of(s)) for k, (m, s) in found.items()}
+
+
+def _sums(options: list[frozenset[int]]) -> set[int]:
+    """Every total of one choice from each set (the mines the components hold together)."""
+    totals = {0}
+    for choice in options:
+        totals = {t + k for t in totals for k in choice}
+    return totals

@@ -7,6 +7,7 @@ from typing import Any, Literal, TypedDict
 
 GameState = Literal["new", "playing", "paused", "won", "lost"]
 RaceState = Literal["open", "countdown", "running", "finished", "cancelled"]
+AttemptState = Literal["playing", "solved", "failed"]
 Action = Literal["reveal", "flag", "chord"]
 
 
@@ -130,3 +131,76 @@ class Token(TypedDict, total=False):
     name: str
     created_at: str
     token: str
+
+
+class OpenedCell(TypedDict):
+    x: int
+    y: int
+    number: int
+
+
+class PuzzleCell(TypedDict):
+    x: int
+    y: int
+
+
+class PuzzleAttempt(TypedDict, total=False):
+    """The caller's attempt: made when the puzzle is shown, started at its first opening."""
+
+    state: AttemptState
+    mode: str
+    rated: bool
+    opened: list[OpenedCell]
+    wrong: dict[str, Any] | None
+    rating_before: int | None
+    rating_after: int | None
+    started_at: str | None
+    ended_at: str | None
+
+
+class Puzzle(TypedDict, total=False):
+    """`board` as a Game's, without flags; `solution`, `depth` and `source_game` stay None
+    until the caller's attempt has ended."""
+
+    id: str
+    level: str
+    width: int
+    height: int
+    mines_left: int
+    board: list[str]
+    rating: int
+    provisional: bool
+    plays: int
+    themes: list[str]
+    daily: str | None
+    attempt: PuzzleAttempt | None
+    solution: list[PuzzleCell] | None
+    depth: int | None
+    source_game: str | None
+
+
+class PuzzleRun(TypedDict, total=False):
+    """A streak or a storm: `puzzle` is the one in play (None once it has ended)."""
+
+    id: str
+    kind: Literal["streak", "storm"]
+    state: Literal["running", "ended"]
+    score: int
+    failures: int
+    best: int
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    ends_at: str | None
+    time_left_ms: int | None
+    penalty_ms: int | None
+    puzzle: Puzzle | None
+    puzzles: list[dict[str, Any]]
+
+
+class PuzzleOpened(TypedDict):
+    """An opening's answer: `correct` when the numbers proved the cell safe."""
+
+    correct: bool
+    puzzle: Puzzle
+    run: PuzzleRun | None
