@@ -101,10 +101,14 @@ class PuzzleRating(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        # One index a board (rating, best streak, best storm), each over a pool's unheld players.
         indexes = [
-            models.Index(fields=["pool", "held", "-rating"], name="puzzle_rating_board"),
-            models.Index(fields=["pool", "held", "-best_streak"], name="puzzle_streak_board"),
-            models.Index(fields=["pool", "held", "-best_storm"], name="puzzle_storm_board"),
+            models.Index(fields=["pool", "held", f"-{field}"], name=f"puzzle_{board}_board")
+            for board, field in (
+                ("rating", "rating"),
+                ("streak", "best_streak"),
+                ("storm", "best_storm"),
+            )
         ]
 
     def __str__(self) -> str:

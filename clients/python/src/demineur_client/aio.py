@@ -11,24 +11,11 @@ from typing import Any, TypeVar, Unpack
 import httpx
 
 from . import calls
+from . import types as t
 from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
-from .types import (
-    Account,
-    Game,
-    Move,
-    MoveResult,
-    Page,
-    Profile,
-    Puzzle,
-    PuzzleOpened,
-    PuzzleRun,
-    QueuePlace,
-    Race,
-    Token,
-)
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
@@ -89,7 +76,7 @@ class AsyncClient(
 class Accounts(Area[AsyncClient]):
     async def register(
         self, username: str, password: str, *, kind: str = "human", email: str | None = None
-    ) -> Account:
+    ) -> t.Account:
         return await self._client.send(calls.register(username, password, kind=kind, email=email))
 
     async def sign_in(self, username: str, password: str, **options: Unpack[SignInOptions]) -> str:
@@ -102,18 +89,18 @@ class Accounts(Area[AsyncClient]):
         await self._client.send(calls.sign_out())
         self._client.token = None
 
-    async def me(self) -> Profile:
+    async def me(self) -> t.Profile:
         return await self._client.send(calls.me())
 
-    async def become_bot(self) -> Profile:
+    async def become_bot(self) -> t.Profile:
         return await self._client.send(calls.become_bot())
 
 
 class Tokens(Area[AsyncClient]):
-    async def list(self) -> builtins.list[Token]:
+    async def list(self) -> builtins.list[t.Token]:
         return await self._client.send(calls.tokens())
 
-    async def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> Token:
+    async def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> t.Token:
         """A named token; `scopes` (API.md, Token scopes): without it, all four."""
         return await self._client.send(calls.token_create(name, scopes))
 
@@ -125,45 +112,45 @@ class Tokens(Area[AsyncClient]):
 
 
 class Users(Area[AsyncClient]):
-    async def get(self, username: str) -> Profile:
+    async def get(self, username: str) -> t.Profile:
         return await self._client.send(calls.user(username))
 
 
 class Games(Area[AsyncClient]):
-    async def create(self, level: str | None = None, **board: Any) -> Game:
+    async def create(self, level: str | None = None, **board: Any) -> t.Game:
         """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
         return await self._client.send(calls.game_create(level, **board))
 
-    async def get(self, game_id: str) -> Game:
+    async def get(self, game_id: str) -> t.Game:
         return await self._client.send(calls.game(game_id))
 
-    async def list(self, **filters: Any) -> Page:
+    async def list(self, **filters: Any) -> t.Page:
         return await self._client.send(calls.games(**filters))
 
-    async def reveal(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    async def reveal(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return await self._client.send(calls.move(game_id, "reveal", x, y, **options))
 
-    async def flag(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    async def flag(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return await self._client.send(calls.move(game_id, "flag", x, y, **options))
 
-    async def chord(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    async def chord(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return await self._client.send(calls.move(game_id, "chord", x, y, **options))
 
-    async def pause(self, game_id: str) -> Game:
+    async def pause(self, game_id: str) -> t.Game:
         return await self._client.send(calls.game_action(game_id, "pause"))
 
-    async def resume(self, game_id: str) -> Game:
+    async def resume(self, game_id: str) -> t.Game:
         return await self._client.send(calls.game_action(game_id, "resume"))
 
-    async def resign(self, game_id: str) -> Game:
+    async def resign(self, game_id: str) -> t.Game:
         return await self._client.send(calls.game_action(game_id, "resign"))
 
-    async def moves(self, game_id: str, *, page: int = 1) -> builtins.list[Move]:
+    async def moves(self, game_id: str, *, page: int = 1) -> builtins.list[t.Move]:
         return await self._client.send(calls.moves(game_id, page=page))
 
 
 class Leaderboards(Area[AsyncClient]):
-    async def get(self, level: str, board: str = "times", **params: Any) -> Page:
+    async def get(self, level: str, board: str = "times", **params: Any) -> t.Page:
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return await self._client.send(calls.leaderboard(level, board, **params))
@@ -178,13 +165,13 @@ class Daily(Area[AsyncClient]):
     async def day(self, day: str) -> dict[str, Any]:
         return await self._client.send(calls.daily_day(day))
 
-    async def start(self, level: str) -> Game:
+    async def start(self, level: str) -> t.Game:
         return await self._client.send(calls.daily_start(level))
 
-    async def practice(self, day: str, level: str) -> Game:
+    async def practice(self, day: str, level: str) -> t.Game:
         return await self._client.send(calls.daily_practice(day, level))
 
-    async def board(self, level: str, **params: Any) -> Page:
+    async def board(self, level: str, **params: Any) -> t.Page:
         """params: date, page, page_size, players, around="me"."""
         return await self._client.send(calls.leaderboard(level, "daily", **params))
 
@@ -199,75 +186,75 @@ class Puzzles(Area[AsyncClient]):
     cell at a time. The answer (`solution`) and the source game stay None until the attempt
     has ended."""
 
-    async def next(self, theme: str | None = None) -> Puzzle:
+    async def next(self, theme: str | None = None) -> t.Puzzle:
         """A puzzle near the player's puzzle rating they have not tried (`theme`: single,
         subset, pattern, chain, mines_left); the same one until it is played out."""
         return await self._client.send(calls.puzzle_next(theme))
 
-    async def daily(self) -> Puzzle:
+    async def daily(self) -> t.Puzzle:
         return await self._client.send(calls.puzzle_daily())
 
-    async def get(self, puzzle_id: str) -> Puzzle:
+    async def get(self, puzzle_id: str) -> t.Puzzle:
         return await self._client.send(calls.puzzle(puzzle_id))
 
-    async def open(self, puzzle_id: str, x: int, y: int) -> PuzzleOpened:
+    async def open(self, puzzle_id: str, x: int, y: int) -> t.PuzzleOpened:
         """`correct` when the numbers open now (and the mines left) proved the cell safe; any
         other opening fails the attempt."""
         return await self._client.send(calls.puzzle_open(puzzle_id, x, y))
 
-    async def retry(self, puzzle_id: str) -> Puzzle:
+    async def retry(self, puzzle_id: str) -> t.Puzzle:
         """A new attempt, practice, once the last one has ended."""
         return await self._client.send(calls.puzzle_retry(puzzle_id))
 
     async def dashboard(self) -> dict[str, Any]:
         return await self._client.send(calls.puzzle_dashboard())
 
-    async def board(self, board: str = "rating", **params: Any) -> Page:
+    async def board(self, board: str = "rating", **params: Any) -> t.Page:
         """board: rating, streak or storm; params: page, page_size, players ("bots"),
         around="me", and the storm's period ("all", "day") and date."""
         return await self._client.send(calls.puzzle_board(board, **params))
 
-    async def streak(self) -> PuzzleRun:
+    async def streak(self) -> t.PuzzleRun:
         """The running streak, else the last one."""
         return await self._client.send(calls.puzzle_run("streak"))
 
-    async def streak_start(self) -> PuzzleRun:
+    async def streak_start(self) -> t.PuzzleRun:
         return await self._client.send(calls.puzzle_run_start("streak"))
 
-    async def storm(self) -> PuzzleRun:
+    async def storm(self) -> t.PuzzleRun:
         """The running storm, else the last one (reading it once its time is up ends it)."""
         return await self._client.send(calls.puzzle_run("storm"))
 
-    async def storm_start(self) -> PuzzleRun:
+    async def storm_start(self) -> t.PuzzleRun:
         return await self._client.send(calls.puzzle_run_start("storm"))
 
 
 class Races(Area[AsyncClient]):
-    async def create(self, level: str, **options: Any) -> Race:
+    async def create(self, level: str, **options: Any) -> t.Race:
         return await self._client.send(calls.race_create(level, **options))
 
-    async def get(self, race_id: str) -> Race:
+    async def get(self, race_id: str) -> t.Race:
         return await self._client.send(calls.race(race_id))
 
-    async def list(self, **filters: Any) -> Page:
+    async def list(self, **filters: Any) -> t.Page:
         return await self._client.send(calls.races(**filters))
 
-    async def join(self, race_id: str) -> Race:
+    async def join(self, race_id: str) -> t.Race:
         return await self._client.send(calls.race_action(race_id, "join"))
 
-    async def leave(self, race_id: str) -> Race:
+    async def leave(self, race_id: str) -> t.Race:
         return await self._client.send(calls.race_action(race_id, "leave"))
 
-    async def ready(self, race_id: str, ready: bool = True) -> Race:
+    async def ready(self, race_id: str, ready: bool = True) -> t.Race:
         return await self._client.send(calls.race_action(race_id, "ready", {"ready": ready}))
 
-    async def start(self, race_id: str) -> Race:
+    async def start(self, race_id: str) -> t.Race:
         return await self._client.send(calls.race_action(race_id, "start"))
 
-    async def queue(self, level: str, *, no_guess: bool = False) -> QueuePlace:
+    async def queue(self, level: str, *, no_guess: bool = False) -> t.QueuePlace:
         return await self._client.send(calls.queue_join(level, no_guess=no_guess))
 
-    async def queue_place(self) -> QueuePlace:
+    async def queue_place(self) -> t.QueuePlace:
         return await self._client.send(calls.queue_place())
 
     async def queue_leave(self) -> None:

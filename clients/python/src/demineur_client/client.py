@@ -13,24 +13,11 @@ from typing import Any, TypeVar, Unpack
 import httpx
 
 from . import calls
+from . import types as t
 from ._base import Area, Areas, BaseClient
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
 from .streams import EventLines, Followed, GameLines
-from .types import (
-    Account,
-    Game,
-    Move,
-    MoveResult,
-    Page,
-    Profile,
-    Puzzle,
-    PuzzleOpened,
-    PuzzleRun,
-    QueuePlace,
-    Race,
-    Token,
-)
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (sync)"
@@ -90,7 +77,7 @@ class Client(
 class Accounts(Area[Client]):
     def register(
         self, username: str, password: str, *, kind: str = "human", email: str | None = None
-    ) -> Account:
+    ) -> t.Account:
         return self._client.send(calls.register(username, password, kind=kind, email=email))
 
     def sign_in(self, username: str, password: str, **options: Unpack[SignInOptions]) -> str:
@@ -103,18 +90,18 @@ class Accounts(Area[Client]):
         self._client.send(calls.sign_out())
         self._client.token = None
 
-    def me(self) -> Profile:
+    def me(self) -> t.Profile:
         return self._client.send(calls.me())
 
-    def become_bot(self) -> Profile:
+    def become_bot(self) -> t.Profile:
         return self._client.send(calls.become_bot())
 
 
 class Tokens(Area[Client]):
-    def list(self) -> builtins.list[Token]:
+    def list(self) -> builtins.list[t.Token]:
         return self._client.send(calls.tokens())
 
-    def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> Token:
+    def create(self, name: str, *, scopes: builtins.list[str] | None = None) -> t.Token:
         """A named token; `scopes` (API.md, Token scopes): without it, all four."""
         return self._client.send(calls.token_create(name, scopes))
 
@@ -126,45 +113,45 @@ class Tokens(Area[Client]):
 
 
 class Users(Area[Client]):
-    def get(self, username: str) -> Profile:
+    def get(self, username: str) -> t.Profile:
         return self._client.send(calls.user(username))
 
 
 class Games(Area[Client]):
-    def create(self, level: str | None = None, **board: Any) -> Game:
+    def create(self, level: str | None = None, **board: Any) -> t.Game:
         """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
         return self._client.send(calls.game_create(level, **board))
 
-    def get(self, game_id: str) -> Game:
+    def get(self, game_id: str) -> t.Game:
         return self._client.send(calls.game(game_id))
 
-    def list(self, **filters: Any) -> Page:
+    def list(self, **filters: Any) -> t.Page:
         return self._client.send(calls.games(**filters))
 
-    def reveal(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    def reveal(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return self._client.send(calls.move(game_id, "reveal", x, y, **options))
 
-    def flag(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    def flag(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return self._client.send(calls.move(game_id, "flag", x, y, **options))
 
-    def chord(self, game_id: str, x: int, y: int, **options: Any) -> MoveResult:
+    def chord(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return self._client.send(calls.move(game_id, "chord", x, y, **options))
 
-    def pause(self, game_id: str) -> Game:
+    def pause(self, game_id: str) -> t.Game:
         return self._client.send(calls.game_action(game_id, "pause"))
 
-    def resume(self, game_id: str) -> Game:
+    def resume(self, game_id: str) -> t.Game:
         return self._client.send(calls.game_action(game_id, "resume"))
 
-    def resign(self, game_id: str) -> Game:
+    def resign(self, game_id: str) -> t.Game:
         return self._client.send(calls.game_action(game_id, "resign"))
 
-    def moves(self, game_id: str, *, page: int = 1) -> builtins.list[Move]:
+    def moves(self, game_id: str, *, page: int = 1) -> builtins.list[t.Move]:
         return self._client.send(calls.moves(game_id, page=page))
 
 
 class Leaderboards(Area[Client]):
-    def get(self, level: str, board: str = "times", **params: Any) -> Page:
+    def get(self, level: str, board: str = "times", **params: Any) -> t.Page:
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return self._client.send(calls.leaderboard(level, board, **params))
@@ -179,13 +166,13 @@ class Daily(Area[Client]):
     def day(self, day: str) -> dict[str, Any]:
         return self._client.send(calls.daily_day(day))
 
-    def start(self, level: str) -> Game:
+    def start(self, level: str) -> t.Game:
         return self._client.send(calls.daily_start(level))
 
-    def practice(self, day: str, level: str) -> Game:
+    def practice(self, day: str, level: str) -> t.Game:
         return self._client.send(calls.daily_practice(day, level))
 
-    def board(self, level: str, **params: Any) -> Page:
+    def board(self, level: str, **params: Any) -> t.Page:
         """params: date, page, page_size, players, around="me"."""
         return self._client.send(calls.leaderboard(level, "daily", **params))
 
@@ -200,75 +187,75 @@ class Puzzles(Area[Client]):
     cell at a time. The answer (`solution`) and the source game stay None until the attempt
     has ended."""
 
-    def next(self, theme: str | None = None) -> Puzzle:
+    def next(self, theme: str | None = None) -> t.Puzzle:
         """A puzzle near the player's puzzle rating they have not tried (`theme`: single,
         subset, pattern, chain, mines_left); the same one until it is played out."""
         return self._client.send(calls.puzzle_next(theme))
 
-    def daily(self) -> Puzzle:
+    def daily(self) -> t.Puzzle:
         return self._client.send(calls.puzzle_daily())
 
-    def get(self, puzzle_id: str) -> Puzzle:
+    def get(self, puzzle_id: str) -> t.Puzzle:
         return self._client.send(calls.puzzle(puzzle_id))
 
-    def open(self, puzzle_id: str, x: int, y: int) -> PuzzleOpened:
+    def open(self, puzzle_id: str, x: int, y: int) -> t.PuzzleOpened:
         """`correct` when the numbers open now (and the mines left) proved the cell safe; any
         other opening fails the attempt."""
         return self._client.send(calls.puzzle_open(puzzle_id, x, y))
 
-    def retry(self, puzzle_id: str) -> Puzzle:
+    def retry(self, puzzle_id: str) -> t.Puzzle:
         """A new attempt, practice, once the last one has ended."""
         return self._client.send(calls.puzzle_retry(puzzle_id))
 
     def dashboard(self) -> dict[str, Any]:
         return self._client.send(calls.puzzle_dashboard())
 
-    def board(self, board: str = "rating", **params: Any) -> Page:
+    def board(self, board: str = "rating", **params: Any) -> t.Page:
         """board: rating, streak or storm; params: page, page_size, players ("bots"),
         around="me", and the storm's period ("all", "day") and date."""
         return self._client.send(calls.puzzle_board(board, **params))
 
-    def streak(self) -> PuzzleRun:
+    def streak(self) -> t.PuzzleRun:
         """The running streak, else the last one."""
         return self._client.send(calls.puzzle_run("streak"))
 
-    def streak_start(self) -> PuzzleRun:
+    def streak_start(self) -> t.PuzzleRun:
         return self._client.send(calls.puzzle_run_start("streak"))
 
-    def storm(self) -> PuzzleRun:
+    def storm(self) -> t.PuzzleRun:
         """The running storm, else the last one (reading it once its time is up ends it)."""
         return self._client.send(calls.puzzle_run("storm"))
 
-    def storm_start(self) -> PuzzleRun:
+    def storm_start(self) -> t.PuzzleRun:
         return self._client.send(calls.puzzle_run_start("storm"))
 
 
 class Races(Area[Client]):
-    def create(self, level: str, **options: Any) -> Race:
+    def create(self, level: str, **options: Any) -> t.Race:
         return self._client.send(calls.race_create(level, **options))
 
-    def get(self, race_id: str) -> Race:
+    def get(self, race_id: str) -> t.Race:
         return self._client.send(calls.race(race_id))
 
-    def list(self, **filters: Any) -> Page:
+    def list(self, **filters: Any) -> t.Page:
         return self._client.send(calls.races(**filters))
 
-    def join(self, race_id: str) -> Race:
+    def join(self, race_id: str) -> t.Race:
         return self._client.send(calls.race_action(race_id, "join"))
 
-    def leave(self, race_id: str) -> Race:
+    def leave(self, race_id: str) -> t.Race:
         return self._client.send(calls.race_action(race_id, "leave"))
 
-    def ready(self, race_id: str, ready: bool = True) -> Race:
+    def ready(self, race_id: str, ready: bool = True) -> t.Race:
         return self._client.send(calls.race_action(race_id, "ready", {"ready": ready}))
 
-    def start(self, race_id: str) -> Race:
+    def start(self, race_id: str) -> t.Race:
         return self._client.send(calls.race_action(race_id, "start"))
 
-    def queue(self, level: str, *, no_guess: bool = False) -> QueuePlace:
+    def queue(self, level: str, *, no_guess: bool = False) -> t.QueuePlace:
         return self._client.send(calls.queue_join(level, no_guess=no_guess))
 
-    def queue_place(self) -> QueuePlace:
+    def queue_place(self) -> t.QueuePlace:
         return self._client.send(calls.queue_place())
 
     def queue_leave(self) -> None:
