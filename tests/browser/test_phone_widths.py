@@ -20,11 +20,9 @@ def test_on_a_phone_no_page_is_wider_than_the_screen(phone: Any) -> None:
     sign_up_by_api(phone, "peggy")
     token_for(phone, "peggy")  # a row in the tokens table
     page = phone.new_page()
-    for path in ("/", "/tokens", "/leaderboards/expert", "/players/peggy", "/how-to-play", "/x"):
-        page.goto(path)
-        page.wait_for_load_state("networkidle")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 360, f"{path} is {width} px wide on a 360 px phone"
+    _each_fits(
+        page, ["/", "/tokens", "/leaderboards/expert", "/players/peggy", "/how-to-play", "/x"]
+    )
 
 
 def _a_player_with_a_win(name: str) -> None:
@@ -59,6 +57,15 @@ def test_on_a_phone_the_statistics_and_the_board_are_cards_with_nothing_cut(phon
     screenshot(page, "walk-phone-leaderboard")
 
 
+def _each_fits(page: Any, paths: list[str]) -> None:
+    """Each page, once loaded and its reads answered, is no wider than the 360 px screen."""
+    for path in paths:
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, f"{path} is {width} px wide on a 360 px phone"
+
+
 PAGES_AT_360 = [
     "/",
     "/daily",
@@ -70,6 +77,8 @@ PAGES_AT_360 = [
     "/signin",
     "/signup",
     "/tokens",
+]
+PUZZLE_PAGES_AT_360 = [
     "/puzzles",
     "/puzzles/daily",
     "/puzzles/streak",
@@ -88,8 +97,10 @@ def test_no_page_scrolls_sideways_on_a_360_px_phone(phone: Any) -> None:
         f"/games/{game_id}",
         f"/games/{Game.objects.filter(player__username='wim').first().id}/replay",
     ]
-    for path in [*PAGES_AT_360, "/players/wim", *games]:
-        page.goto(path)
-        page.wait_for_load_state("networkidle")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 360, (path, width)
+    _each_fits(page, [*PAGES_AT_360, "/players/wim", *games])
+
+
+def test_no_puzzle_page_scrolls_sideways_on_a_360_px_phone(phone: Any) -> None:
+    sign_up_by_api(phone, "yuri")
+    page = phone.new_page()
+    _each_fits(page, PUZZLE_PAGES_AT_360)
