@@ -284,7 +284,7 @@ _WRONG_FLAG = ord("!")
 
 
 @functools.lru_cache(maxsize=16)  # a 100x100 table is about 1 MB: keep a few sizes only
-def _neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+def neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
     """The neighbour indexes of every cell, in reading order (row above, same row, row
     below; left to right): chord opens neighbours in this order."""
     table: list[tuple[int, ...]] = []
@@ -430,7 +430,7 @@ class Board:
         self._sol = bytearray()
         self._clicks_cache = None
         self._safe_closed = width * height - mines
-        self._nbrs = _neighbours(width, height)
+        self._nbrs = neighbours(width, height)
 
     @classmethod
     def _blank(cls, width: int, height: int, mines: int) -> Board:

@@ -34,8 +34,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
 
+from games.engine import Board, neighbours
 from games.play.analysis import (
     BudgetExceeded,
     Position,
@@ -67,21 +67,6 @@ LOCAL_NODES = 20_000
 PATTERNS = ((1, 2, 1), (1, 2, 2, 1))
 
 Constraint = tuple[frozenset[int], int]
-
-
-@cache
-def neighbours(width: int, height: int) -> tuple[tuple[int, ...], ...]:
-    """Each cell's up to eight neighbours, row-major indexes."""
-    return tuple(
-        tuple(
-            (y + dy) * width + x + dx
-            for dy in (-1, 0, 1)
-            for dx in (-1, 0, 1)
-            if (dx or dy) and 0 <= x + dx < width and 0 <= y + dy < height
-        )
-        for y in range(height)
-        for x in range(width)
-    )
 
 
 def check_view(width: int, height: int, view: str) -> None:
@@ -135,21 +120,14 @@ def numbers(width: int, height: int, layout: str) -> str:
 
 
 def open_cell(width: int, height: int, layout: str, view: str, cell: int) -> list[int]:
-    """The cells opening a closed safe `cell` opens, in order: the cell, and when it is a zero
-    every cell its cascade reaches (RULES.md, Cascade opening)."""
-    nums = numbers(width, height, layout)
-    if view[cell] != CLOSED or nums[cell] == "*":
+    """The cells opening a closed safe `cell` opens, in order: the engine's reveal on the
+    puzzle's layout with the view's cells open (the cell, and when it is a zero every cell its
+    cascade reaches: RULES.md, Cascade opening)."""
+    if view[cell] != CLOSED or layout[cell] == "*":
         return []
-    nbrs = neighbours(width, height)
-    opened = [cell]
-    seen = {cell}
-    for i in opened:
-        if nums[i] == "0":
-            for j in nbrs[i]:
-                if j not in seen and view[j] == CLOSED:
-                    seen.add(j)
-                    opened.append(j)
-    return opened
+    drawn = "".join("o" if v != CLOSED else m for v, m in zip(view, layout, strict=True))
+    board = Board.from_ascii(rows_of(width, drawn))
+    return [c.y * width + c.x for c in board.reveal(cell % width, cell // width).changes]
 
 
 def with_opened(view: str, opened: Iterable[tuple[int, str]]) -> str:
