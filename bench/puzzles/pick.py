@@ -37,8 +37,13 @@ def _seed(puzzles: int, players: int, attempts: int, reseed: bool) -> None:
     from accounts.models import User
     from games.puzzles.models import Puzzle, PuzzleAttempt, PuzzleRating
 
-    if Puzzle.objects.count() == puzzles and User.objects.count() == players and not reseed:
-        say(f"seeded already: {puzzles} puzzles, {players} players")
+    seeded = (
+        Puzzle.objects.count() == puzzles
+        and User.objects.count() == players
+        and PuzzleAttempt.objects.count() == players * attempts
+    )
+    if seeded and not reseed:
+        say(f"seeded already: {puzzles} puzzles, {players} players, {attempts} attempts each")
         return
     say("emptying ...")
     with connection.cursor() as cur:

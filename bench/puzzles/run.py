@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from games.engine import LEVELS
     from games.play.analysis import analyse
     from games.puzzles.generator import candidates
+    from games.puzzles.positions import THEMES
     from tests.support.puzzles import quick_game
 
     rows: list[list[object]] = []
@@ -88,9 +89,6 @@ def main(argv: list[str] | None = None) -> int:
     say("")
     show(table(["player", "level", *THEMES], themes_rows))
     return 0
-
-
-THEMES = ("single", "subset", "pattern", "chain", "mines_left")
 
 
 if __name__ == "__main__":

@@ -199,18 +199,22 @@ class BotRunner:
             decision = self.puzzle_solver.decide(puzzle["board"], puzzle["mines_left"])
             if not decision.reveal:
                 break
-            x, y = min(decision.reveal, key=lambda cell: (cell[1], cell[0]))
-            if self.on_move:
-                self.on_move("open", x, y)
-            try:
-                opened = await self._patiently(partial(self.api.puzzles.open, puzzle_id, x, y))
-                puzzle = opened["puzzle"]
-            except Conflict as refused:
-                # An opening whose answer was lost may have been taken: read where it stands.
-                if refused.code not in ("cell_open", "attempt_over"):
-                    raise
-                puzzle = await self._patiently(partial(self.api.puzzles.get, puzzle_id))
-            openings += 1
+            # A cell proved safe stays proved as numbers appear: open every one of them (those
+            # a cascade has not opened meanwhile) before asking the solver again.
+            for x, y in sorted(decision.reveal, key=lambda cell: (cell[1], cell[0])):
+                if _attempt_state(puzzle) != "playing" or puzzle["board"][y][x] != "#":
+                    continue
+                if self.on_move:
+                    self.on_move("open", x, y)
+                try:
+                    opened = await self._patiently(partial(self.api.puzzles.open, puzzle_id, x, y))
+                    puzzle = opened["puzzle"]
+                except Conflict as refused:
+                    # An opening whose answer was lost may have been taken: read where it is.
+                    if refused.code not in ("cell_open", "attempt_over"):
+                        raise
+                    puzzle = await self._patiently(partial(self.api.puzzles.get, puzzle_id))
+                openings += 1
         attempt = puzzle.get("attempt") or {}
         return PuzzleResult(
             puzzle_id,
