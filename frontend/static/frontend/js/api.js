@@ -179,6 +179,15 @@ export function fmtClock(ms) {
   return s < 1000 ? fmtNum(Math.floor(s * 10) / 10, 1) : fmtNum(Math.floor(s), 0);
 }
 
+/** A length of time as a clock: "4:05", "1:02:03". @param {number} ms */
+export function clockText(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = (/** @type {number} */ n) => String(n).padStart(2, "0");
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s / 60) % 60;
+  return h ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}
+
 /** @param {string | null | undefined} iso  @param {boolean} [withTime] */
 export function fmtDate(iso, withTime = true) {
   if (!iso) return "—";

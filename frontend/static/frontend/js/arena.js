@@ -7,11 +7,11 @@
 // The frames carry the Arena with `me: null`: the player's own part is read over REST
 // (GET /api/arenas/{id}) each time the standings change. While the socket is down the arena
 // and its standings are read over REST every 3 s (live.js reconnects).
-import { api, gettext, ngettext, fmt, me, isGuest, playerLabel, fmtDate } from "./api.js";
+import { api, clockText, gettext, ngettext, fmt, me, isGuest, playerLabel, fmtDate } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
 import { SITE } from "./constants.js";
 import { followSocket } from "./live.js";
-import { arenaMessage, arenaKind, arenaStateText, clockText, spanText } from "./arena_common.js";
+import { arenaMessage, arenaKind, arenaStateText, spanText } from "./arena_common.js";
 import { raceCall, racePath } from "./race_common.js";
 
 /** @typedef {import("./arena_common.js").Arena} Arena */

@@ -2,7 +2,7 @@
 // What the arena list (arenas.js), the arena page (arena.js) and the race page of an arena's
 // race (race.js) share: the Arena and its standings rows, the arena refusals in the page's
 // language, the words for an arena's state and its clock (API.md, Arenas; docs/ARENAS.md).
-import { ApiError, gettext, ngettext, fmt, fmtDate } from "./api.js";
+import { ApiError, clockText, gettext, ngettext, fmt, fmtDate } from "./api.js";
 import { modeLabel } from "./constants.js";
 
 /**
@@ -86,15 +86,6 @@ export function arenaStateText(state) {
     case "finished": return gettext("Finished");
     default: return state;
   }
-}
-
-/** A length of time as a clock: "4:05", "1:02:03". @param {number} ms */
-export function clockText(ms) {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const two = (/** @type {number} */ n) => String(n).padStart(2, "0");
-  const h = Math.floor(s / 3600);
-  const m = Math.floor(s / 60) % 60;
-  return h ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
 }
 
 /** When the arena starts or ends, in a few words for a list. @param {Arena} arena */

@@ -87,6 +87,8 @@ export function createView(s) {
   let toolsShown = ""; // which of the bar's buttons show (drawHud)
   /** @type {string | null} the game whose end was sounded (or was over when the page opened) */
   let endHeard = null;
+  /** @type {{ id: string, line: Promise<{ text: string, best: boolean } | null> } | null} the win's rank line, asked once a game */
+  let rankAsked = null;
   // The view draws only once the feed has read a Game, and the board is built with it.
   const game = () => /** @type {Game} */ (s.game);
   const board = () => /** @type {BoardView} */ (s.board);
@@ -341,23 +343,34 @@ export function createView(s) {
    * ranks on the level's times board (GET /api/leaderboards/{level}/times?around=me). */
   /** @param {Game} g  @param {HTMLElement} box */
   async function showRank(g, box) {
+    // The result is drawn again when a second message carries the same end (the move's answer,
+    // the socket's end): the board is asked once per game, and each drawing shows its line.
+    if (!rankAsked || rankAsked.id !== g.id) rankAsked = { id: g.id, line: rankLine(g) };
+    const line = await rankAsked.line;
+    if (!line || game().id !== g.id) return;
+    box.querySelector("#rank-result")?.remove();
+    box.querySelector("#fair-result")?.after(el("p", { class: "rank-result", id: "rank-result", "data-best": String(line.best), text: line.text }));
+  }
+
+  /** The line a ranked win earns: a personal best, or where the best time stays; null when the
+   * board is out of reach, or has no row for the player (a bot's win ranks on the bot boards; a
+   * held win waits for review).
+   * @param {Game} g  @returns {Promise<{ text: string, best: boolean } | null>} */
+  async function rankLine(g) {
     let me = null;
     try {
       const mode = g.no_guess ? "no_guess" : "classic"; // a no-guess win ranks on its own boards
       me = (await api("GET", `/api/leaderboards/${g.level}/times?around=me&page_size=1&mode=${mode}`)).me;
     } catch (err) {
-      return; // the board is out of reach: the result stands without it
+      return null; // the result stands without it
     }
-    if (!me) return; // a bot's win ranks on the bot boards; a held win waits for review
+    if (!me) return null;
     const level = modeLabel(g.level, g.no_guess);
-    const text = me.game_id === g.id
+    const best = me.game_id === g.id;
+    const text = best
       ? fmt(gettext("A personal best! #%(rank)s on the %(level)s times board."), { rank: me.rank, level })
       : fmt(gettext("Your best time stays %(time)s, #%(rank)s on the %(level)s times board."), { time: fmtTime(me.time_ms), rank: me.rank, level });
-    // The result can be drawn twice while the board is read (the move's answer and the
-    // socket's end both carry the end): the later reading replaces the earlier one's line.
-    if (game().id !== g.id) return;
-    box.querySelector("#rank-result")?.remove();
-    box.querySelector("#fair-result")?.after(el("p", { class: "rank-result", id: "rank-result", "data-best": String(me.game_id === g.id), text }));
+    return { text, best };
   }
 
   /** A daily game's end (API.md, GET /api/daily/{date}): the player's share line with its Copy

@@ -103,8 +103,10 @@ function onAnswer(answer, cell) {
 async function onRefused(err) {
   // The attempt ended elsewhere (another tab): the puzzle as it is now.
   if (err instanceof ApiError && err.code === "attempt_over" && shown) {
+    const mine = ++loads;
     try {
-      draw(await api("GET", `/api/puzzles/${shown.id}`));
+      const now = await api("GET", `/api/puzzles/${shown.id}`);
+      if (mine === loads) draw(now); // else another puzzle was asked for meanwhile
       return;
     } catch (again) {
       err = again;
@@ -152,7 +154,10 @@ async function retry() {
   if (!shown) return;
   try {
     await playAsGuest();
-    draw(await api("POST", `/api/puzzles/${shown.id}/retry`), true);
+    const mine = ++loads;
+    const again = await api("POST", `/api/puzzles/${shown.id}/retry`);
+    if (mine !== loads) return; // another puzzle was asked for meanwhile
+    draw(again, true);
     panel.focus();
     say(gettext("Practice: a puzzle is rated at its first attempt only."));
   } catch (err) {

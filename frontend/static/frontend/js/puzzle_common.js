@@ -103,8 +103,7 @@ export function sizeText(p) {
  * or the same one's newer answer); a tap on a closed cell becomes an opening, sent one at a
  * time in the order tapped, and each answer goes to `onAnswer`, which draws what it means.
  * @param {object} opts
- * @param {HTMLElement} opts.root  the page's section: its data-puzzle-id and data-attempt (playing,
- *   solved, failed) say what is shown
+ * @param {HTMLElement} opts.root  the page's section (its data-puzzle-id: the puzzle shown)
  * @param {(answer: OpenAnswer, cell: { x: number, y: number }) => void} opts.onAnswer
  * @param {(err: unknown) => void} opts.onRefused
  * @param {() => void} [opts.onNext]  N, once the puzzle has ended
@@ -179,7 +178,6 @@ export function createPuzzleBoard(opts) {
     if (isOver(p)) drawEnd();
     drawCounter();
     $("flag-mode").hidden = isOver(p); // nothing left to flag (and it would float over the result)
-    opts.root.dataset.attempt = p.attempt ? p.attempt.state : "playing";
     opts.root.dataset.puzzleId = p.id;
   }
 

@@ -7,7 +7,7 @@
 // opening, less a penalty per failure. The storm's time is the server's: the page counts down
 // locally from the `time_left_ms` of the newest answer and never sends a time; at zero it asks
 // the server, which ends the storm.
-import { api, ApiError, gettext, ngettext, fmt, me, messageOf, playAsGuest } from "./api.js";
+import { api, ApiError, clockText, gettext, ngettext, fmt, me, messageOf, playAsGuest } from "./api.js";
 import { $, $$, el, labelCells } from "./dom.js";
 import { cellPlace } from "./board.js";
 import { boardHead, boardRows, createPuzzleBoard, endHeadline, isOver, readBoard, showCurrentTab, solutionText } from "./puzzle_common.js";
@@ -110,8 +110,7 @@ function setClock(r) {
 function drawClock() {
   if (!storm) return;
   const left = clock.ticking ? clock.left - (performance.now() - clock.at) : clock.left;
-  const s = Math.ceil(Math.max(0, left) / 1000);
-  $("storm-clock").textContent = `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  $("storm-clock").textContent = clockText(left);
   if (clock.ticking && left <= 0) timeUp();
 }
 if (storm) setInterval(drawClock, 200);

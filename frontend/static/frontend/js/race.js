@@ -428,8 +428,11 @@ function onMessage(msg) {
     return;
   }
   // While the socket is down the race is read over REST every 2 s (live.js reconnects).
-  followSocket(`/ws/races/${raceId}`, { onFrame: onMessage, poll: reread, pollMs: 2000 });
-  setInterval(checkForTheEnd, END_CHECK_MS);
+  const feed = followSocket(`/ws/races/${raceId}`, { onFrame: onMessage, poll: reread, pollMs: 2000 });
+  const endCheck = setInterval(() => {
+    if (race && (race.state === "finished" || race.state === "cancelled")) clearInterval(endCheck);
+    else if (feed.isUp()) checkForTheEnd(); // while it is down, the feed's own poll reads the race
+  }, END_CHECK_MS);
 })();
 
 /** A racer whose own game is over waits for the race's end, which comes as an event. A lost
