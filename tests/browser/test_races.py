@@ -181,6 +181,22 @@ def test_a_quick_match_puts_two_browsers_in_the_same_race(
         expect(page.locator("#race")).to_have_attribute("data-state", "running")
         expect(page.locator("#board .cell")).to_have_count(81)
 
+    # Back in the lobby with the queue's mark still set (another tab was waiting): the matched
+    # place and the list of carol's races both lead to the race, and the lobby goes there once;
+    # a second navigation would abort the first.
+    carol, race_url = pages[0], pages[0].url
+    carol.evaluate("localStorage.setItem('race-queued', 'beginner')")
+    documents: list[str] = []
+    aborted: list[str] = []
+    carol.on("request", lambda r: documents.append(r.url) if r.resource_type == "document" else None)
+    carol.on("requestfailed", lambda r: aborted.append(r.url) if r.resource_type == "document" else None)
+    carol.goto("/races")
+    carol.wait_for_url(race_url)
+    expect(carol.locator("#race")).to_have_attribute("data-state", "running")
+    assert [u for u in documents if u == race_url] == [race_url]
+    assert aborted == []
+    assert carol.evaluate("localStorage.getItem('race-queued')") is None
+
 
 def test_the_race_page_fits_a_phone(phone: Any, laptop: Any, race_clock: RaceClock) -> None:
     sign_up_by_api(phone, "erin")

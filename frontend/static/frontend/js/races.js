@@ -83,13 +83,22 @@ function stopWaiting() {
   for (const b of $$("[data-quick]")) b.setAttribute("aria-pressed", "false");
 }
 
+// The queue's answer and the list of the visitor's races can both find the race this browser
+// was put in; a second assignment to location.href would abort the navigation the first began.
+let leaving = false;
+
+/** @param {Race} race */
+function goToRace(race) {
+  if (leaving) return;
+  leaving = true;
+  stopWaiting();
+  location.href = racePath(race);
+}
+
 /** @param {QueueEntry} q */
 function onQueue(q) {
-  if (q.state === "matched" && q.race) {
-    stopWaiting();
-    location.href = racePath(q.race);
-    return;
-  }
+  if (leaving) return;
+  if (q.state === "matched" && q.race) return goToRace(q.race);
   showWaiting(q);
   localStorage.setItem(QUEUED, q.level);
   if (!queueTimer) queueTimer = setInterval(pollQueue, QUEUE_POLL_MS);
@@ -189,7 +198,7 @@ async function drawMine(race) {
       copied,
     ),
   );
-  if (race.state === "countdown" || race.state === "running") location.href = racePath(race);
+  if (race.state === "countdown" || race.state === "running") goToRace(race);
 }
 
 /** @param {Race} race  @param {string} action  @param {unknown} [body] */
