@@ -188,8 +188,12 @@ def test_a_quick_match_puts_two_browsers_in_the_same_race(
     carol.evaluate("localStorage.setItem('race-queued', 'beginner')")
     documents: list[str] = []
     aborted: list[str] = []
-    carol.on("request", lambda r: documents.append(r.url) if r.resource_type == "document" else None)
-    carol.on("requestfailed", lambda r: aborted.append(r.url) if r.resource_type == "document" else None)
+    carol.on(
+        "request", lambda r: documents.append(r.url) if r.resource_type == "document" else None
+    )
+    carol.on(
+        "requestfailed", lambda r: aborted.append(r.url) if r.resource_type == "document" else None
+    )
     carol.goto("/races")
     carol.wait_for_url(race_url)
     expect(carol.locator("#race")).to_have_attribute("data-state", "running")
