@@ -21,59 +21,7 @@ T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
 
 
-class AsyncClient(
-    BaseClient[httpx.AsyncBaseTransport],
-    Areas[
-        "Accounts",
-        "Tokens",
-        "Users",
-        "Games",
-        "Leaderboards",
-        "Races",
-        "Daily",
-        "Puzzles",
-        "Streams",
-    ],
-):
-    """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
-
-    _user_agent = USER_AGENT
-
-    def _build(
-        self, timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None
-    ) -> None:
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
-        self._bind_areas(
-            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
-        )
-
-    async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
-        """One send of `call`: the server's answer, or the network error in its place."""
-        try:
-            return await self._http.request(**self._request_args(call))
-        except httpx.TransportError as exc:
-            return exc
-
-    async def send(self, call: Call[T]) -> T:
-        attempt = 0
-        while True:
-            outcome = settle(call, await self._answer(call), attempt, self.retry)
-            if not isinstance(outcome, Retry):
-                return outcome
-            await asyncio.sleep(outcome.seconds)
-            attempt += 1
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class Accounts(Area[AsyncClient]):
+class Accounts(Area["AsyncClient"]):
     async def register(
         self, username: str, password: str, *, kind: str = "human", email: str | None = None
     ) -> t.Account:
@@ -96,7 +44,7 @@ class Accounts(Area[AsyncClient]):
         return await self._client.send(calls.become_bot())
 
 
-class Tokens(Area[AsyncClient]):
+class Tokens(Area["AsyncClient"]):
     async def list(self) -> builtins.list[t.Token]:
         return await self._client.send(calls.tokens())
 
@@ -111,12 +59,12 @@ class Tokens(Area[AsyncClient]):
         await self._client.send(calls.token_revoke(token_id))
 
 
-class Users(Area[AsyncClient]):
+class Users(Area["AsyncClient"]):
     async def get(self, username: str) -> t.Profile:
         return await self._client.send(calls.user(username))
 
 
-class Games(Area[AsyncClient]):
+class Games(Area["AsyncClient"]):
     async def create(self, level: str | None = None, **board: Any) -> t.Game:
         """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
         return await self._client.send(calls.game_create(level, **board))
@@ -149,14 +97,14 @@ class Games(Area[AsyncClient]):
         return await self._client.send(calls.moves(game_id, page=page))
 
 
-class Leaderboards(Area[AsyncClient]):
+class Leaderboards(Area["AsyncClient"]):
     async def get(self, level: str, board: str = "times", **params: Any) -> t.Page:
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return await self._client.send(calls.leaderboard(level, board, **params))
 
 
-class Daily(Area[AsyncClient]):
+class Daily(Area["AsyncClient"]):
     """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
 
     async def today(self) -> dict[str, Any]:
@@ -181,7 +129,7 @@ class Daily(Area[AsyncClient]):
         return await self._client.send(calls.daily_calendar(username, since=since, until=until))
 
 
-class Puzzles(Area[AsyncClient]):
+class Puzzles(Area["AsyncClient"]):
     """Puzzles (API.md, Puzzles; docs/PUZZLES.md): positions from real games, opened one safe
     cell at a time. The answer (`solution`) and the source game stay None until the attempt
     has ended."""
@@ -229,7 +177,7 @@ class Puzzles(Area[AsyncClient]):
         return await self._client.send(calls.puzzle_run_start("storm"))
 
 
-class Races(Area[AsyncClient]):
+class Races(Area["AsyncClient"]):
     async def create(self, level: str, **options: Any) -> t.Race:
         return await self._client.send(calls.race_create(level, **options))
 
@@ -261,7 +209,7 @@ class Races(Area[AsyncClient]):
         await self._client.send(calls.queue_leave())
 
 
-class Streams(Area[AsyncClient]):
+class Streams(Area["AsyncClient"]):
     """NDJSON streams as async iterators (streams.py): `game(id)` to its end, `events()`."""
 
     async def _items(self, stream: Followed) -> AsyncIterator[dict[str, Any]]:
@@ -296,3 +244,45 @@ class Streams(Area[AsyncClient]):
 
     def events(self, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
         return self._follow(EventLines(calls.EVENT_STREAM), reconnects)
+
+
+class AsyncClient(
+    BaseClient[httpx.AsyncBaseTransport],
+    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams],
+):
+    """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
+
+    _user_agent = USER_AGENT
+
+    def _build(
+        self, timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None
+    ) -> None:
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._bind_areas(
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+        )
+
+    async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+        """One send of `call`: the server's answer, or the network error in its place."""
+        try:
+            return await self._http.request(**self._request_args(call))
+        except httpx.TransportError as exc:
+            return exc
+
+    async def send(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            outcome = settle(call, await self._answer(call), attempt, self.retry)
+            if not isinstance(outcome, Retry):
+                return outcome
+            await asyncio.sleep(outcome.seconds)
+            attempt += 1
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -23,58 +23,7 @@ T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (sync)"
 
 
-class Client(
-    BaseClient[httpx.BaseTransport],
-    Areas[
-        "Accounts",
-        "Tokens",
-        "Users",
-        "Games",
-        "Leaderboards",
-        "Races",
-        "Daily",
-        "Puzzles",
-        "Streams",
-    ],
-):
-    """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
-    `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
-
-    _user_agent = USER_AGENT
-
-    def _build(self, timeout: httpx.Timeout | float, transport: httpx.BaseTransport | None) -> None:
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
-        self._bind_areas(
-            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
-        )
-
-    def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
-        """One send of `call`: the server's answer, or the network error in its place."""
-        try:
-            return self._http.request(**self._request_args(call))
-        except httpx.TransportError as exc:
-            return exc
-
-    def send(self, call: Call[T]) -> T:
-        attempt = 0
-        while True:
-            outcome = settle(call, self._answer(call), attempt, self.retry)
-            if not isinstance(outcome, Retry):
-                return outcome
-            time.sleep(outcome.seconds)
-            attempt += 1
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class Accounts(Area[Client]):
+class Accounts(Area["Client"]):
     def register(
         self, username: str, password: str, *, kind: str = "human", email: str | None = None
     ) -> t.Account:
@@ -97,7 +46,7 @@ class Accounts(Area[Client]):
         return self._client.send(calls.become_bot())
 
 
-class Tokens(Area[Client]):
+class Tokens(Area["Client"]):
     def list(self) -> builtins.list[t.Token]:
         return self._client.send(calls.tokens())
 
@@ -112,12 +61,12 @@ class Tokens(Area[Client]):
         self._client.send(calls.token_revoke(token_id))
 
 
-class Users(Area[Client]):
+class Users(Area["Client"]):
     def get(self, username: str) -> t.Profile:
         return self._client.send(calls.user(username))
 
 
-class Games(Area[Client]):
+class Games(Area["Client"]):
     def create(self, level: str | None = None, **board: Any) -> t.Game:
         """`create("expert")`, `create(width=.., height=.., mines=..)`, `no_guess=True`."""
         return self._client.send(calls.game_create(level, **board))
@@ -150,14 +99,14 @@ class Games(Area[Client]):
         return self._client.send(calls.moves(game_id, page=page))
 
 
-class Leaderboards(Area[Client]):
+class Leaderboards(Area["Client"]):
     def get(self, level: str, board: str = "times", **params: Any) -> t.Page:
         """board: times, speed, streaks or races; params as API.md (period, sort, players,
         mode, page, page_size, around="me")."""
         return self._client.send(calls.leaderboard(level, board, **params))
 
 
-class Daily(Area[Client]):
+class Daily(Area["Client"]):
     """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
 
     def today(self) -> dict[str, Any]:
@@ -182,7 +131,7 @@ class Daily(Area[Client]):
         return self._client.send(calls.daily_calendar(username, since=since, until=until))
 
 
-class Puzzles(Area[Client]):
+class Puzzles(Area["Client"]):
     """Puzzles (API.md, Puzzles; docs/PUZZLES.md): positions from real games, opened one safe
     cell at a time. The answer (`solution`) and the source game stay None until the attempt
     has ended."""
@@ -230,7 +179,7 @@ class Puzzles(Area[Client]):
         return self._client.send(calls.puzzle_run_start("storm"))
 
 
-class Races(Area[Client]):
+class Races(Area["Client"]):
     def create(self, level: str, **options: Any) -> t.Race:
         return self._client.send(calls.race_create(level, **options))
 
@@ -262,7 +211,7 @@ class Races(Area[Client]):
         self._client.send(calls.queue_leave())
 
 
-class Streams(Area[Client]):
+class Streams(Area["Client"]):
     """NDJSON streams as iterators (streams.py): `game(id)` to the game's end, `events()`."""
 
     def _items(self, stream: Followed) -> Iterator[dict[str, Any]]:
@@ -296,3 +245,44 @@ class Streams(Area[Client]):
 
     def events(self, *, reconnects: int = 5) -> Iterator[dict[str, Any]]:
         return self._follow(EventLines(calls.EVENT_STREAM), reconnects)
+
+
+class Client(
+    BaseClient[httpx.BaseTransport],
+    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams],
+):
+    """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
+    `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
+
+    _user_agent = USER_AGENT
+
+    def _build(self, timeout: httpx.Timeout | float, transport: httpx.BaseTransport | None) -> None:
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
+        self._bind_areas(
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+        )
+
+    def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+        """One send of `call`: the server's answer, or the network error in its place."""
+        try:
+            return self._http.request(**self._request_args(call))
+        except httpx.TransportError as exc:
+            return exc
+
+    def send(self, call: Call[T]) -> T:
+        attempt = 0
+        while True:
+            outcome = settle(call, self._answer(call), attempt, self.retry)
+            if not isinstance(outcome, Retry):
+                return outcome
+            time.sleep(outcome.seconds)
+            attempt += 1
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
