@@ -10,7 +10,9 @@ from typing import Any, ClassVar, Generic, Self, TypedDict, TypeVar
 
 import httpx
 
+from . import calls
 from ._transport import DEFAULT_TIMEOUT, Call, RetryPolicy, headers
+from .streams import EventLines, Followed, GameLines
 
 ClientT = TypeVar("ClientT")
 TransportT = TypeVar("TransportT")
@@ -131,3 +133,22 @@ class Areas(
     ) -> None:
         for name, area in zip(Areas.__annotations__, areas, strict=True):
             setattr(self, name, area(self))
+
+
+LinesT = TypeVar("LinesT")  # what a flavour's streams give: an iterator, or an async one
+
+
+class StreamsArea(Area[ClientT], Generic[ClientT, LinesT]):
+    """The NDJSON streams of both flavours: which stream each method follows is said once here;
+    a flavour's `_follow` reads it (an iterator, or an async one), reopening it as it asks."""
+
+    def _follow(self, stream: Followed, reconnects: int) -> LinesT:
+        raise NotImplementedError
+
+    def game(self, game_id: str, *, reconnects: int = 5) -> LinesT:
+        """The game's stream, line by line, to the game's end."""
+        return self._follow(GameLines(calls.game_stream(game_id)), reconnects)
+
+    def events(self, *, reconnects: int = 5) -> LinesT:
+        """The signed-in player's event stream."""
+        return self._follow(EventLines(calls.EVENT_STREAM), reconnects)

@@ -12,10 +12,10 @@ import httpx
 
 from . import calls
 from . import types as t
-from ._base import Area, Areas, BaseClient
+from ._base import Area, Areas, BaseClient, StreamsArea
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
-from .streams import EventLines, Followed, GameLines
+from .streams import Followed
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (async)"
@@ -209,7 +209,7 @@ class Races(Area["AsyncClient"]):
         await self._client.send(calls.queue_leave())
 
 
-class Streams(Area["AsyncClient"]):
+class Streams(StreamsArea["AsyncClient", AsyncIterator[dict[str, Any]]]):
     """NDJSON streams as async iterators (streams.py): `game(id)` to its end, `events()`."""
 
     async def _items(self, stream: Followed) -> AsyncIterator[dict[str, Any]]:
@@ -238,12 +238,6 @@ class Streams(Area["AsyncClient"]):
             if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
             await asyncio.sleep(self._client.retry.delay(attempt, None))
-
-    def game(self, game_id: str, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
-        return self._follow(GameLines(calls.game_stream(game_id)), reconnects)
-
-    def events(self, *, reconnects: int = 5) -> AsyncIterator[dict[str, Any]]:
-        return self._follow(EventLines(calls.EVENT_STREAM), reconnects)
 
 
 class AsyncClient(

@@ -14,10 +14,10 @@ import httpx
 
 from . import calls
 from . import types as t
-from ._base import Area, Areas, BaseClient
+from ._base import Area, Areas, BaseClient, StreamsArea
 from ._transport import Call, Retry, refusal, settle
 from .calls import SignInOptions
-from .streams import EventLines, Followed, GameLines
+from .streams import Followed
 
 T = TypeVar("T")
 USER_AGENT = "demineur-client/0.1 (sync)"
@@ -211,7 +211,7 @@ class Races(Area["Client"]):
         self._client.send(calls.queue_leave())
 
 
-class Streams(Area["Client"]):
+class Streams(StreamsArea["Client", Iterator[dict[str, Any]]]):
     """NDJSON streams as iterators (streams.py): `game(id)` to the game's end, `events()`."""
 
     def _items(self, stream: Followed) -> Iterator[dict[str, Any]]:
@@ -239,12 +239,6 @@ class Streams(Area["Client"]):
             if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
             time.sleep(self._client.retry.delay(attempt, None))
-
-    def game(self, game_id: str, *, reconnects: int = 5) -> Iterator[dict[str, Any]]:
-        return self._follow(GameLines(calls.game_stream(game_id)), reconnects)
-
-    def events(self, *, reconnects: int = 5) -> Iterator[dict[str, Any]]:
-        return self._follow(EventLines(calls.EVENT_STREAM), reconnects)
 
 
 class Client(
