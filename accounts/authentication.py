@@ -1,4 +1,5 @@
-"""`Authorization: Token <key>` against the hashed ApiToken table (REST and WebSockets)."""
+"""`Authorization: Token <key>` (or `Bearer <key>`) against the hashed ApiToken table (REST and
+WebSockets)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+from rest_framework.authentication import get_authorization_header
 from rest_framework.request import Request
 
 from accounts import scopes
@@ -56,13 +58,38 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     return user, token
 
 
+# The words that may come before a token's key in `Authorization`: `Token` (API.md) and
+# `Bearer` (RFC 6750), which OAuth libraries and clients generated from the schema send.
+KEYWORDS = (b"token", b"bearer")
+
+
+def token_key(header: str) -> str | None:
+    """The key of an `Authorization: Token <key>` or `Bearer <key>` header, else None."""
+    keyword, _, key = header.strip().partition(" ")
+    if keyword.lower().encode() in KEYWORDS and key.strip():
+        return key.strip()
+    return None
+
+
 class ApiTokenAuthentication(authentication.TokenAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        found = super().authenticate(request)
-        if found is not None:
-            scopes.check_request(request._request, found[1])
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in KEYWORDS:
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed(
+                "Invalid token header: `Token <key>` or `Bearer <key>`, one key without spaces."
+            )
+        try:
+            key = parts[1].decode()
+        except UnicodeError:
+            raise exceptions.AuthenticationFailed(
+                "Invalid token header: the key holds characters no key has."
+            ) from None
+        found = self.authenticate_credentials(key)
+        scopes.check_request(request._request, found[1])
         return found
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:

@@ -112,8 +112,9 @@ def client_key(request: HttpRequest) -> str | None:
     or of the session cookie; None for a client with neither."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     credential = ""
-    if header.lower().startswith("token "):
-        credential = "t:" + header[6:].strip()
+    keyword, _, key = header.strip().partition(" ")
+    if keyword.lower() in ("token", "bearer") and key.strip():
+        credential = "t:" + key.strip()
     else:
         session = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
         if session:

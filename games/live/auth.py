@@ -2,7 +2,8 @@
 
 Three ways in, decided once at the handshake:
 
-* **API token** (bots, scripts, apps): ``Authorization: Token <key>`` or ``?token=<key>``.
+* **API token** (bots, scripts, apps): ``Authorization: Token <key>`` (or ``Bearer <key>``)
+  or ``?token=<key>``.
   No Origin is required: a token is a credential no other site can make a browser send.
   A token that matches nobody is refused: the socket is accepted, gets one ``error``
   message (401 ``authentication_failed``) and is closed with code 4401, so a bot can read why.
@@ -48,7 +49,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
 
 from accounts import scopes
-from accounts.authentication import user_for_token_key
+from accounts.authentication import token_key, user_for_token_key
 from accounts.socket_credentials import SocketCredential
 from demineur_site.api_errors import (
     SERVICE_UNAVAILABLE_RETRY_AFTER,
@@ -78,9 +79,9 @@ def token_from_scope(scope: Scope) -> str | None:
     """The API token of the handshake, from the header first, then the query string."""
     header = _header(scope, b"authorization")
     if header is not None:
-        keyword, _, key = header.strip().partition(" ")
-        if keyword.lower() == TOKEN_KEYWORD and key.strip():
-            return key.strip()
+        key = token_key(header)
+        if key is not None:
+            return key
     query = parse_qs(bytes(scope.get("query_string", b"")).decode("latin1"))
     values = query.get("token")
     if values and values[-1]:
