@@ -30,7 +30,7 @@ from games.engine import Board
 from games.errors import GameError
 from games.play import levels, noguess
 from games.play import services as play
-from games.play.models import Game
+from games.play.models import BoardSize, Game
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +91,7 @@ def daily_deal(*, day: date, level: str) -> DailyChallenge:
                 return DailyChallenge.objects.create(
                     day=day,
                     level=level,
-                    width=spec.width,
-                    height=spec.height,
-                    mines=spec.mines,
+                    **BoardSize.of(spec),
                     board=board.encode(),
                     start_x=x,
                     start_y=y,

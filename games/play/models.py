@@ -4,6 +4,7 @@ here: the engine plays, games.play.services writes."""
 from __future__ import annotations
 
 import uuid
+from typing import Protocol
 
 from django.conf import settings
 from django.db import models
@@ -51,6 +52,17 @@ ENDED_STATES = (GameState.WON, GameState.LOST)
 RUNNING_STATES = (GameState.PLAYING, GameState.PAUSED)
 
 
+class Sized(Protocol):
+    """Anything with a board's size: a level (engine.Level), a Board, a puzzle's position."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def mines(self) -> int: ...
+
+
 class BoardSize(models.Model):
     """A board's size, as a game, a race and a daily (games.races.models, games.daily.models)
     each fix it: a level's, or a custom board's."""
@@ -61,6 +73,12 @@ class BoardSize(models.Model):
 
     class Meta:
         abstract = True
+
+    @staticmethod
+    def of(size: Sized) -> dict[str, int]:
+        """The size fields of a new row, read from `size`: `Race.objects.create(**BoardSize.of
+        (level), ...)`."""
+        return {"width": size.width, "height": size.height, "mines": size.mines}
 
 
 class Game(BoardSize):
@@ -93,6 +111,15 @@ class Game(BoardSize):
     last_action_at = models.DateTimeField(default=timezone.now)
     elapsed_ms = models.BigIntegerField(null=True, blank=True)  # final time, set at the end
     bbbv_per_s = models.FloatField(null=True, blank=True)  # won games with elapsed_ms > 0
+    # The community's counters (games.play.counters; docs/STATS.md): clicks by kind, the
+    # effective ones and the flags placed, counted move by move; the layout's ZiNi, at the end.
+    # Null on a game that started before they were kept (migration 0003 leaves those null).
+    reveal_clicks = models.PositiveIntegerField(null=True, blank=True, default=0)
+    flag_clicks = models.PositiveIntegerField(null=True, blank=True, default=0)
+    chord_clicks = models.PositiveIntegerField(null=True, blank=True, default=0)
+    effective_clicks = models.PositiveIntegerField(null=True, blank=True, default=0)
+    flags_placed = models.PositiveIntegerField(null=True, blank=True, default=0)
+    zini = models.PositiveIntegerField(null=True, blank=True)
     # A race game (RULES.md, Races) names its race; `sealed` holds while that race runs: nobody
     # else sees the board, the moves or a socket, and not even the player sees the layout.
     race = models.ForeignKey(

@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 from games.engine import Board
 from games.play.analysis import AVOIDABLE_GUESS, FORCED_GUESS, MoveIn
 from games.play.analysis_jobs import unread_games
-from games.play.models import ENDED_STATES, Game, GameAnalysis, Move
+from games.play.models import ENDED_STATES, BoardSize, Game, GameAnalysis, Move
 from games.puzzles import positions, rules
 from games.puzzles.models import Puzzle, PuzzleSource
 
@@ -265,9 +265,7 @@ def store(
     mu, sigma = rules.starting_rating(spec.themes, spec.depth, len(spec.solution))
     return Puzzle.objects.create(
         level=level,
-        width=spec.width,
-        height=spec.height,
-        mines=spec.mines,
+        **BoardSize.of(spec),
         view=spec.view,
         layout=layout,
         solution=list(spec.solution),

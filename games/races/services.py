@@ -41,7 +41,7 @@ from games import engine
 from games.errors import GameError
 from games.play import events as play_events
 from games.play import levels, services
-from games.play.models import Action, Game, GameState, Move
+from games.play.models import Action, BoardSize, Game, GameState, Move
 from games.play.selectors import row_by_id
 from games.races import events as race_events
 from games.races import rules as race_rules
@@ -224,9 +224,7 @@ def _new_race(
         lambda code: Race.objects.create(
             code=code,
             level=spec.name,
-            width=spec.width,
-            height=spec.height,
-            mines=spec.mines,
+            **BoardSize.of(spec),
             host=host,
             created_by=created_by,
             max_players=max_players,

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.engine import Board
-from games.play.models import Game, GameState
+from games.play.models import BoardSize, Game, GameState
 from tests.support.browser import screenshot, sign_up_by_api
 from tests.support.personas import PASSWORD
 
@@ -41,9 +41,7 @@ def _won_games(user: User, level: str, count: int) -> None:
         Game.objects.create(
             player=user,
             level=level,
-            width=spec.width,
-            height=spec.height,
-            mines=spec.mines,
+            **BoardSize.of(spec),
             ranked=True,
             state=GameState.WON,
             end_reason="cleared",
