@@ -59,6 +59,8 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         path = str(getattr(item, "path", "")).split("/tests/", 1)[-1]
         if f"tests/{path}" in STACK_MODULES:
             item.add_marker(pytest.mark.stack)  # type: ignore[attr-defined]
+        if path.startswith("browser/"):  # every test there drives Chromium (tests/browser/)
+            item.add_marker(pytest.mark.browser)  # type: ignore[attr-defined]
     ordering.long_first(items)
     if getattr(config.option, "loadgroup", False):  # type: ignore[attr-defined]  # --dist loadgroup
         ordering.group_for_xdist(items)

@@ -15,8 +15,6 @@ from tests.support.browser import screenshot
 from tests.support.personas import PASSWORD
 from tests.support.smtp import Inbox, link_token, smtp_server
 
-pytestmark = pytest.mark.browser
-
 
 @pytest.fixture
 def smtp(settings: Any) -> Iterator[Inbox]:

@@ -7,13 +7,10 @@ import re
 import urllib.request
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import screenshot, sign_up_by_api, start_custom_game
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def test_a_player_signs_in_creates_and_revokes_a_token_then_signs_out(

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -27,8 +26,6 @@ from games.races.clock import RaceClock
 from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
 from tests.support.browser import new_context, screenshot, sign_up_by_api, token_for
-
-pytestmark = pytest.mark.browser
 
 ARENA_URL = re.compile(r"/arenas/[0-9a-f-]{36}$")
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")

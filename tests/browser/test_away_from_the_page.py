@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import cell, new_player_game, screenshot
-
-pytestmark = pytest.mark.browser
 
 GRACE_S = 5  # game_state.js AWAY_GRACE_MS
 

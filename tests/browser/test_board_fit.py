@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import cell, new_player_game, screenshot, settle, sign_up_by_api
-
-pytestmark = pytest.mark.browser
 
 
 def test_on_a_phone_the_expert_board_frame_stops_above_the_flag_toggle(phone: Any) -> None:

@@ -11,8 +11,6 @@ from playwright.sync_api import expect
 
 from tests.support.browser import cell, screenshot, start_game
 
-pytestmark = pytest.mark.browser
-
 
 def padding(page: Any, selector: str, side: str) -> float:
     return float(

@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.boards import mines_of
 from tests.support.browser import cell, layout_after_first_tap, new_player_game, screenshot
-
-pytestmark = pytest.mark.browser
 
 NOTICE = "The server cannot be reached. Check your connection."
 

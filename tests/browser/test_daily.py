@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -19,8 +18,6 @@ from games.play.models import Game
 from tests.support.boards import board_of, mine_cell, safe_closed, win
 from tests.support.browser import cell, open_every_safe_cell, screenshot, sign_up_by_api
 from tests.support.personas import client_for
-
-pytestmark = pytest.mark.browser
 
 
 def _home_with_the_daily_held(page: Any) -> None:

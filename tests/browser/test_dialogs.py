@@ -13,8 +13,6 @@ from playwright.sync_api import expect
 
 from tests.support.browser import cell, new_player_game, screenshot
 
-pytestmark = pytest.mark.browser
-
 
 def no_native_dialogs(page: Any) -> list[str]:
     """Every confirm()/alert() the page opens (none is expected), answered "no"."""

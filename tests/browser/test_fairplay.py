@@ -24,8 +24,6 @@ from tests.support.browser import (
 )
 from tests.support.personas import PASSWORD
 
-pytestmark = pytest.mark.browser
-
 RANKED_NOTE = (
     "Ranked game: pausing unranks it, and so does leaving this page for more than 5 s"
     " (a reload does not)."

@@ -14,7 +14,6 @@ import json
 import re
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.boards import mines_of
@@ -25,8 +24,6 @@ from tests.support.browser import (
     sign_up_by_api,
 )
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def closed_safe_cells(first: tuple[int, int]) -> list[tuple[int, int]]:

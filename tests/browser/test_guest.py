@@ -13,8 +13,6 @@ from tests.support.boards import mines_of
 from tests.support.browser import cell, layout_after_first_tap, screenshot
 from tests.support.personas import PASSWORD
 
-pytestmark = pytest.mark.browser
-
 GUEST_REASON = "Not ranked: games played as a guest never rank."
 # What a code looks like: the API's stable reasons (details.codes), never shown on the page.
 RAW_CODES = re.compile(r"\b(invalid|username_taken|username_reserved|password_\w+)\b")

@@ -17,8 +17,6 @@ from games.races.clock import RaceClock
 from tests.support.boards import board_of, safe_cells
 from tests.support.browser import screenshot, sign_up_by_api
 
-pytestmark = pytest.mark.browser
-
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
 
 

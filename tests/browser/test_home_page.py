@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
 from games.play import services
 from tests.support.browser import cell, new_player_game, screenshot, sign_up_by_api, start_game
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def test_the_home_page_asks_before_a_new_game_ends_a_started_one_as_a_loss(desktop: Any) -> None:

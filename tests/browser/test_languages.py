@@ -14,8 +14,6 @@ from tests.support.browser import finished_beginner_with_flag_moves, how_to_play
 from tests.support.languages import PAGE_LANGUAGES
 from tests.support.personas import PASSWORD
 
-pytestmark = pytest.mark.browser
-
 
 @pytest.mark.parametrize("lang", ["pl", "ms", "ca", "nl", "th"])
 def test_the_browser_language_chooses_the_pages_and_the_script_strings(

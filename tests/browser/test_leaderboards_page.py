@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
-
-pytestmark = pytest.mark.browser
 
 
 def test_the_ranking_tabs_follow_the_arrow_keys(desktop: Any) -> None:

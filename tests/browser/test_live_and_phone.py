@@ -19,8 +19,6 @@ from tests.support.browser import (
     start_game,
 )
 
-pytestmark = pytest.mark.browser
-
 
 def test_a_second_browser_watching_the_game_sees_each_move_live(
     desktop: Any, browser: Any, live: str

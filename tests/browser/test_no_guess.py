@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import cell, open_every_safe_cell, screenshot, sign_up_by_api
 from tests.support.deduction import solve
 from tests.support.noguess import game_no_guess, layout_and_opening
-
-pytestmark = pytest.mark.browser
 
 
 def test_a_player_picks_no_guess_wins_it_and_finds_it_on_the_no_guess_board(desktop: Any) -> None:

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
 from games.play.models import Game
 from tests.support.browser import cell, screenshot, sign_up_by_api, start_game, token_for
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def test_on_a_phone_no_page_is_wider_than_the_screen(phone: Any) -> None:

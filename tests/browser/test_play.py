@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from games.play.models import Game
@@ -22,8 +21,6 @@ from tests.support.browser import (
     start_game,
 )
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def test_a_new_player_signs_up_flags_three_ways_chords_pauses_and_wins(desktop: Any) -> None:

@@ -7,13 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.boards import mines_of
 from tests.support.browser import cell, layout_after_first_tap, screenshot
-
-pytestmark = pytest.mark.browser
 
 
 def test_an_unknown_players_profile_is_a_404_page(desktop: Any) -> None:

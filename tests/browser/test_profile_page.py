@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -15,8 +14,6 @@ from games.engine import Board
 from games.play.models import BoardSize, Game, GameState
 from tests.support.browser import screenshot, sign_up_by_api
 from tests.support.personas import PASSWORD
-
-pytestmark = pytest.mark.browser
 
 
 def test_another_players_profile_does_not_highlight_my_profile(desktop: Any) -> None:

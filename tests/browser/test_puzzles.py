@@ -15,7 +15,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
@@ -26,8 +25,6 @@ from tests.support.boards import game_from_ascii
 from tests.support.browser import screenshot, sign_up_by_api
 from tests.support.http import post
 from tests.support.personas import PASSWORD, client_for
-
-pytestmark = pytest.mark.browser
 
 # A game bob loses on an avoidable guess: its position before the guess is a puzzle (the 1-1
 # along the bottom row: (3, 4) and (5, 4) are safe), with bob's game as its source.

@@ -8,14 +8,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from games.races.clock import RaceClock
 from tests.support.boards import board_of, safe_cells
 from tests.support.browser import screenshot, sign_up_by_api
-
-pytestmark = pytest.mark.browser
 
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
 

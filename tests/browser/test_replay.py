@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import (
@@ -15,8 +14,6 @@ from tests.support.browser import (
     screenshot,
     sign_up_by_api,
 )
-
-pytestmark = pytest.mark.browser
 
 
 def test_the_replay_follows_explicit_flag_moves_and_frames_each_move(desktop: Any) -> None:

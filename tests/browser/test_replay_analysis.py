@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
@@ -14,8 +13,6 @@ from tests.support.boards import game_from_ascii
 from tests.support.browser import cell, screenshot, sign_up_by_api
 from tests.support.http import post
 from tests.support.personas import client_for
-
-pytestmark = pytest.mark.browser
 
 # The first tap at (0, 0) opens the top four rows; the bottom row under 1 2 2 2 1 holds
 # (2, 4) for certain and one of two mirror pairs: (0, 4) or (1, 4) is a coin.

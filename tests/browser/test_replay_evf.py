@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import ms_toollib
-import pytest
 from playwright.sync_api import expect
 
 from tests.support.boards import mines_of
@@ -16,8 +15,6 @@ from tests.support.browser import (
     layout_after_first_tap,
     sign_up_by_api,
 )
-
-pytestmark = pytest.mark.browser
 
 
 def test_the_replay_page_downloads_the_game_as_evf(desktop: Any, tmp_path: Path) -> None:

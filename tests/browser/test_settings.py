@@ -25,8 +25,6 @@ from tests.support.browser import (
 )
 from tests.support.personas import PASSWORD
 
-pytestmark = pytest.mark.browser
-
 LIGHT_BG = "rgb(243, 241, 236)"
 DARK_BG = "rgb(17, 22, 29)"
 HINT = "open a cell first"

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.support.browser import screenshot, start_game
-
-pytestmark = pytest.mark.browser
 
 
 def test_offline_page_and_no_cached_api(desktop: Any) -> None:

@@ -12,8 +12,6 @@ from playwright.sync_api import expect
 from tests.support.browser import how_to_play_in, screenshot, sign_up_by_api, speaking
 from tests.support.languages import PAGE_LANGUAGES
 
-pytestmark = pytest.mark.browser
-
 
 @pytest.mark.parametrize("lang", ["fr", "es", "de", "pt-br", "zh-hans", "ja"])
 def test_the_browser_language_chooses_the_page_and_its_scripts(
