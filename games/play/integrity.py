@@ -3,8 +3,8 @@
 Every stored game is replayed from its layout through the engine, move by move, and what the
 replay gives is compared with what is stored: the board, the state and how it ended, `seq`
 (1 to n, no gap), the clock (`at_ms` never goes back; an ended game's time is its last
-move's), clicks, the mine counter, 3BV, 3BV solved and 3BV/s, and the original `changes` kept
-for idempotent replays. Then each player's statistics are recomputed from their ended games
+move's), clicks and the counters of games.play.counters, the mine counter, 3BV, 3BV solved,
+3BV/s and ZiNi, and the original `changes` kept for idempotent replays. Then each player's statistics are recomputed from their ended games
 with the same pure rules the service applies (accounts.standings.records) and compared with the stored
 rows. Anything that differs is a `Mismatch` naming the game (or the player and level).
 """
@@ -21,6 +21,7 @@ from accounts.models import User
 from accounts.standings.models import PlayerStats
 from accounts.standings.records import GameEnd, Summary, bucket_for, sets_bests, stats_after
 from games.engine import Board, EngineError
+from games.play import counters
 from games.play.models import ENDED_STATES, SOLO, Action, EndReason, Game, GameState, Move
 
 HAND = (Action.REVEAL, Action.FLAG, Action.CHORD)
@@ -89,6 +90,7 @@ def check_game(game: Game, moves: list[Move]) -> list[Mismatch]:
         bad("the first move is not a reveal at 0 ms")
     last_at = 0
     paused = False
+    played: list[tuple[str, list[dict[str, Any]]]] = []
     for move in moves:
         if move.at_ms < last_at:
             bad(f"move {move.seq}: the clock went back ({move.at_ms} < {last_at} ms)")
@@ -111,6 +113,8 @@ def check_game(game: Game, moves: list[Move]) -> list[Mismatch]:
             continue
         if move.changes is not None and changes is not None and move.changes != changes:
             bad(f"move {move.seq}: the stored changes differ from the replay's")
+        if changes is not None:
+            played.append((move.action, changes))
     if board.to_ascii() != stored.to_ascii():
         bad("the stored board differs from the replay's")
     expected_state = {"won": GameState.WON, "lost": GameState.LOST}.get(board.status)
@@ -123,6 +127,10 @@ def check_game(game: Game, moves: list[Move]) -> list[Mismatch]:
         bad(f"clicks is {game.clicks}, {clicks} hand moves are stored")
     if game.mines_left != board.mines_left:
         bad(f"mines_left is {game.mines_left}, the replay's is {board.mines_left}")
+    if game.effective_clicks is not None:  # null: started before the counters were kept
+        for column, value in counters.counts_of(played).items():
+            if getattr(game, column) != value:
+                bad(f"{column} is {getattr(game, column)}, the replay counts {value}")
     if game.state in ENDED_STATES:
         _check_end(game, moves, board, bad)
     return out
@@ -141,6 +149,8 @@ def _check_end(game: Game, moves: list[Move], board: Board, bad: Callable[[str],
         bad(f"end_reason is {game.end_reason}, the moves say {reason}")
     if game.bbbv_solved != board.bbbv_solved():
         bad(f"bbbv_solved is {game.bbbv_solved}, the replay's is {board.bbbv_solved()}")
+    if game.zini is not None and game.zini != counters.board_zini(board):
+        bad(f"zini is {game.zini}, the layout's is {counters.board_zini(board)}")
     won = game.state == GameState.WON
     speed = game.bbbv / (last.at_ms / 1000) if won and last.at_ms > 0 and game.bbbv else None
     if (speed is None) != (game.bbbv_per_s is None) or (

@@ -14,6 +14,7 @@ from django.utils import timezone
 from demineur_site.formats import iso
 from games import clock
 from games.engine import Board
+from games.play.counters import counters_dict
 from games.play.models import ENDED_STATES, Game, GameAnalysis, GameState
 
 
@@ -31,7 +32,8 @@ def game_elapsed_ms(game: Game, *, now: datetime | None = None) -> int:
 
 def result_stats(game: Game) -> dict[str, Any] | None:
     """API.md: after the end only (and, for a race game, once its race has ended: the 3BV is
-    the layout's, shared by every racer)."""
+    the layout's, shared by every racer). The community's counters follow API.md's five
+    (games.play.counters; docs/STATS.md)."""
     if game.state not in ENDED_STATES or game.bbbv is None or game.sealed:
         return None
     solved = game.bbbv_solved or 0
@@ -41,6 +43,7 @@ def result_stats(game: Game) -> dict[str, Any] | None:
         "clicks": game.clicks,
         "bbbv_per_s": round(game.bbbv_per_s, 3) if game.bbbv_per_s is not None else None,
         "efficiency": round(solved / game.clicks, 3) if game.clicks else None,
+        **counters_dict(game),
     }
 
 

@@ -119,12 +119,40 @@ UNRANKED_REASONS = UnrankedReason.values
 END_REASONS = EndReason.values
 
 
+def _counter(help_text: str) -> serializers.IntegerField:
+    return serializers.IntegerField(allow_null=True, help_text=help_text)
+
+
+def _rate(help_text: str) -> serializers.FloatField:
+    return serializers.FloatField(allow_null=True, help_text=help_text)
+
+
 class ResultStatsOut(serializers.Serializer[Any]):
+    """API.md's result stats, then the community's counters (docs/STATS.md, "The counters of
+    a game"): null for a game that ended before they were counted."""
+
     bbbv = serializers.IntegerField()
     bbbv_solved = serializers.IntegerField()
     clicks = serializers.IntegerField()
     bbbv_per_s = serializers.FloatField(allow_null=True)
-    efficiency = serializers.FloatField(allow_null=True)
+    efficiency = _rate("IOE under its first name: bbbv_solved / clicks.")
+    reveal_clicks = _counter("Accepted reveal moves.")
+    flag_clicks = _counter("Accepted flag moves (placing, removing, or a no-op).")
+    chord_clicks = _counter("Accepted chord moves.")
+    effective_clicks = _counter(
+        "Clicks that changed the board: opened a safe cell, or placed or removed a flag."
+    )
+    wasted_clicks = _counter("clicks - effective_clicks.")
+    flags_used = _counter("Flags placed (a flag taken off and placed again counts twice).")
+    no_flags = serializers.BooleanField(
+        allow_null=True, help_text="Won without a flag ever placed (NF)."
+    )
+    ioe = _rate("Index of efficiency: bbbv_solved / clicks.")
+    correctness = _rate("effective_clicks / clicks.")
+    throughput = _rate("bbbv_solved / effective_clicks.")
+    rqp = _rate("Time in seconds / 3BV/s; won games with a 3BV/s only.")
+    zini = _counter("The layout's greedy ZiNi (ms-toollib): fewest clicks with flags and chords.")
+    zini_efficiency = _rate("ZiNi / clicks; won games only.")
 
 
 class AnalysedMoveOut(serializers.Serializer[Any]):

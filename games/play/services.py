@@ -27,7 +27,7 @@ from accounts.standings.records import GameEnd, sets_bests
 from games import clock, engine
 from games.engine import Board, EngineError, Outcome
 from games.errors import GameError
-from games.play import events, fairplay, move_store, noguess
+from games.play import counters, events, fairplay, move_store, noguess
 from games.play.models import ENDED_STATES, Action, EndReason, Game, GameState, Move, UnrankedReason
 
 MOVE_ACTIONS = (Action.REVEAL, Action.FLAG, Action.CHORD)
@@ -409,6 +409,7 @@ def game_move(
             game.bbbv = board.bbbv()
         game.clicks += 1
         changes = outcome.change_dicts()
+        counters.count_move(game, action, changes)
         at_ms = _store_move(
             game, board, ask, player_name=player.username, now=now, changes=changes, outcome=outcome
         )
@@ -492,6 +493,7 @@ def _finish(
         game.bbbv = board.bbbv()
     game.bbbv_solved = board.bbbv_solved() if game.bbbv is not None else 0
     game.bbbv_per_s = (game.bbbv / (at_ms / 1000)) if won and at_ms > 0 and game.bbbv else None
+    game.zini = counters.board_zini(board) if game.bbbv is not None else None
     if game.race_id is not None:
         # RULES.md, Races: race games count in race statistics and ratings only (games.races.services).
         return
@@ -782,6 +784,10 @@ def _deal_opened(
         "board": board.encode(),
         "seq": 1,
         "clicks": 1,
+        # The opening is move 1, a reveal that opened cells (games.play.counters).
+        "reveal_clicks": 1,
+        "effective_clicks": 1,
+        "zini": counters.board_zini(board) if won else None,
         "mines_left": board.mines_left,
         "opened": board.opened_count(),
         "bbbv": bbbv,

@@ -18,7 +18,12 @@ from tests.support.http import new_game, post, start
 
 pytestmark = pytest.mark.django_db
 
-RESULT_STATS_KEYS = {"bbbv", "bbbv_solved", "clicks", "bbbv_per_s", "efficiency"}
+RESULT_STATS_KEYS = {"bbbv", "bbbv_solved", "clicks", "bbbv_per_s", "efficiency"} | {
+    # the community's counters: tests/play/test_game_counters.py
+    *("reveal_clicks", "flag_clicks", "chord_clicks", "effective_clicks", "wasted_clicks"),
+    *("flags_used", "no_flags", "ioe", "correctness", "throughput", "rqp", "zini"),
+    "zini_efficiency",
+}
 
 
 def _first_tap_winning_seed(width: int, height: int, count: int, at: tuple[int, int]) -> int:
@@ -54,13 +59,15 @@ def test_a_game_won_by_its_first_tap_has_elapsed_0_and_no_speed(alice_api, first
     assert won["started_at"] == won["ended_at"]
     stats = won["result_stats"]
     assert set(stats) == RESULT_STATS_KEYS
-    assert stats == {
+    assert {k: stats[k] for k in ("bbbv", "bbbv_solved", "clicks", "bbbv_per_s", "efficiency")} == {
         "bbbv": 1,
         "bbbv_solved": 1,
         "clicks": 1,
         "bbbv_per_s": None,
         "efficiency": 1.0,
     }
+    # One opening, cleared by one reveal: the fewest clicks, and no time for an RQP.
+    assert (stats["zini"], stats["zini_efficiency"], stats["rqp"]) == (1, 1.0, None)
     moves = alice_api.get(f"/api/games/{game['id']}/moves").json()["results"]
     assert [(m["action"], m["at_ms"]) for m in moves] == [("reveal", 0)]
 
