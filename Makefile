@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 PYTHON ?= $(shell for p in python3.12 python3.13 $$HOME/.pyenv/versions/3.12*/bin/python3 $$HOME/.pyenv/versions/3.13*/bin/python3 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 
-.PHONY: help venv run serve migrate test test-stack test-under-load test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races bench-puzzles soak scale-demo compose-test swarm-test lock serve-prod serve-prod-stop clean
+.PHONY: help venv run serve migrate test test-stack test-under-load test-fast screenshots lint format typecheck bench bench-engine bench-leaderboards bench-live bench-http bench-races bench-puzzles soak scale-demo images compose-test swarm-test lock serve-prod serve-prod-stop clean
 
 help:
 	@echo "make run       venv + install + migrate + serve http://$(HOST):$(PORT) (site, API, WebSockets)"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench     every benchmark under bench/"
 	@echo "make soak      30 min soak (SOAK_MINUTES=N), crash test, long fuzzing (docs/RELIABILITY.md)"
 	@echo "make scale-demo  replica + 3 Redis + 2 nodes on this machine, backup/restore (docs/DEPLOYMENT.md)"
+	@echo "make images   the base images docker-compose.yml needs: pulled, or stand-ins where Docker Hub is out of reach"
 	@echo "make compose-test  build the image, run docker-compose.yml for real, outages included (docs/DEPLOYMENT.md)"
 	@echo "make swarm-test    the same compose file on a one-node Docker Swarm: rolling update, secrets"
 	@echo "make serve-prod  production layout here: Caddy + gunicorn + uvicorn on PORT (8080) (docs/deploy/SERVING.md)"
@@ -199,10 +200,18 @@ soak: venv
 scale-demo: venv
 	$(PY) deploy/scale_demo.py
 
+# The base images of docker-compose.yml and the Dockerfile on this engine: kept, pulled, or
+# where Docker Hub is out of reach built from Debian's packages and tagged with the real names,
+# after which `docker compose up -d --build` (or `docker-compose up -d --build`) works as
+# printed (docs/deploy/SERVING.md). The system's python3, no virtualenv: an operator's first step.
+images:
+	python3 deploy/images.py
+
 # docker-compose.yml built and run for real on this machine's Docker engine (docs/DEPLOYMENT.md,
 # "The compose test"); stand-in base images from Debian when Docker Hub cannot be reached.
 # Minutes, not part of `make test` (which skips these modules); each is bounded by a timeout.
 COMPOSE_TEST_TIMEOUT ?= 1800
+
 compose-test: venv
 	COMPOSE_TEST=1 timeout $(COMPOSE_TEST_TIMEOUT) $(PY) -m pytest -q -s -p no:cacheprovider tests/deploy/test_compose_stack.py
 

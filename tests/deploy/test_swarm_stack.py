@@ -23,7 +23,6 @@ import pytest
 
 from deploy.compose_stack import (
     PROJECT_IMAGE,
-    REAL_IMAGES,
     ROOT,
     Engine,
     base_images,
@@ -102,7 +101,6 @@ print("SUMMARY " + json.dumps({"sent": sent, "failed": len(failures), "failures"
 class Swarm:
     engine: Engine
     src: Path
-    standin: bool
     made_swarm: bool = False
     files: list[str] = field(default_factory=list)
 
@@ -186,12 +184,9 @@ def swarm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Swarm]:
     }
     for name, value in secret_values.items():
         run([engine.docker, "secret", "create", name, "-"], timeout=30, input=value)
-    files = ["-f", "docker-compose.yml"]
-    standin = bases != REAL_IMAGES
-    if standin:
-        files += ["-f", "docker-compose.standin.yml"]
-    files += ["-f", "docker-compose.swarm.yml"]
-    swarm = Swarm(engine, src, standin, made, files)
+    # The base images under their real names, stand-ins or not (deploy/images.py).
+    files = ["-f", "docker-compose.yml", "-f", "docker-compose.swarm.yml"]
+    swarm = Swarm(engine, src, made, files)
     swarm.secret_values = secret_values  # type: ignore[attr-defined]
     try:
         # The base file's required ${...}: placeholders (the services read the secrets).
