@@ -28,6 +28,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_sort": 400,
     "invalid_players": 400,
     "invalid_mode": 400,
+    "invalid_style": 400,  # a times or speed board's `?style=` (docs/STATS.md)
     "no_guess_unavailable": 400,
     "not_authenticated": 401,
     "not_your_game": 403,

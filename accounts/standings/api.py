@@ -83,6 +83,14 @@ class LeaderboardView(APIView):
             description="Times and speed boards; a streak board takes only `all`.",
         ),
         OpenApiParameter("sort", str, enum=list(leaderboards.SORTS)),
+        OpenApiParameter(
+            "style",
+            str,
+            enum=list(leaderboards.STYLES),
+            description="Times and speed boards: `nf` ranks only the wins without a flag ever"
+            " placed (no-flag records); `all` (the default) every win. A streak board takes"
+            " only `all`.",
+        ),
     )
     def get(self, request: Request, level: str, board: str) -> Response:
         params = request.query_params
@@ -93,6 +101,7 @@ class LeaderboardView(APIView):
             sort=params.get("sort"),
             players=params.get("players"),
             mode=params.get("mode"),
+            style=params.get("style"),
         )
         # `?page_size=` read before `?page=` here (the other boards: board_paging's order).
         centred, viewer = around_me(request)

@@ -63,6 +63,11 @@ _STATS = PlayerStats._meta.db_table
 _USERS = User._meta.db_table
 
 
+# `?style=` (docs/STATS.md, No-flag records) on the times and speed boards: every win (`all`,
+# the default) or only the wins without a flag ever placed (`nf`).
+STYLES = ("all", "nf")
+
+
 @dataclass(frozen=True)
 class BoardSpec:
     level: str
@@ -70,6 +75,14 @@ class BoardSpec:
     period: str = "all"
     sort: str = "best"  # streaks only
     pool: str = BoardPool.HUMAN
+    style: str = "all"  # times and speed only
+
+    @property
+    def kind(self) -> RecordKind:
+        """The record chains a times or speed board reads."""
+        if self.board == "times":
+            return RecordKind.NF_TIME if self.style == "nf" else RecordKind.TIME
+        return RecordKind.NF_SPEED if self.style == "nf" else RecordKind.SPEED
 
 
 def board_spec(
@@ -80,14 +93,25 @@ def board_spec(
     sort: str | None,
     players: str | None = None,
     mode: str | None = None,
+    style: str | None = None,
 ) -> BoardSpec:
-    """Validate a board address: unknown level or board 404, unknown period, sort, players or
-    mode 400. Custom boards are never ranked, so `custom` is not a leaderboard level. A
-    no-guess board is its level's no-guess bucket (records.bucket_for): `level` is then e.g.
-    `expert:ng` in every query."""
+    """Validate a board address: unknown level or board 404, unknown period, sort, players,
+    mode or style 400. Custom boards are never ranked, so `custom` is not a leaderboard level.
+    A no-guess board is its level's no-guess bucket (records.bucket_for): `level` is then e.g.
+    `expert:ng` in every query. An NF board (`style=nf`) reads the NF record chains."""
     spec = _board_spec(level=level, board=board, period=period, sort=sort)
-    spec = replace(spec, level=bucket_for(level, no_guess_mode(mode)))
+    spec = replace(spec, level=bucket_for(level, no_guess_mode(mode)), style=_style(spec, style))
     return spec if players is None else replace(spec, pool=pool_of(players))
+
+
+def _style(spec: BoardSpec, style: str | None) -> str:
+    if style is None:
+        return "all"
+    if style not in STYLES:
+        raise DomainError("invalid_style", f"Unknown style {style!r}.", {"styles": list(STYLES)})
+    if style == "nf" and spec.board == "streaks":
+        raise DomainError("invalid_style", "Streak boards have no NF style.", {"styles": ["all"]})
+    return style
 
 
 def no_guess_mode(mode: str | None) -> bool:
@@ -178,7 +202,7 @@ def _sql(spec: BoardSpec, now: datetime) -> _Sql:
                 f" t.{col}_at"
             ),
         )
-    kind = RecordKind.TIME if spec.board == "times" else RecordKind.SPEED
+    kind = spec.kind
     span = PERIODS[spec.period]
     cutoff = None if span is None else now - span
     chain, chain_params = chain_filter("t", cutoff)
@@ -478,7 +502,7 @@ def board_name(spec: BoardSpec) -> str:
     """The board's name in accounts_board_count / accounts_board_anchor."""
     if spec.board == "streaks":
         return f"streak:{spec.sort}"
-    return f"{RecordKind.TIME if spec.board == 'times' else RecordKind.SPEED}:{spec.period}"
+    return f"{spec.kind}:{spec.period}"
 
 
 def _bucket_sql(spec: BoardSpec) -> str:
@@ -579,7 +603,7 @@ def _histogram_sql(spec: BoardSpec, now: datetime) -> tuple[str, list[Any]]:
         c0 = anchor[0][0] if anchor else c
         if c0 != c:
             lo, hi = min(c0, c), max(c0, c)
-            kind = RecordKind.TIME if spec.board == "times" else RecordKind.SPEED
+            kind = spec.kind
             sql += (
                 " UNION ALL SELECT accounts_board_score_bucket(r.score),"
                 " (r.prev_at < %s AND r.achieved_at >= %s)::int"

@@ -49,6 +49,13 @@ class PlayerStats(models.Model):
     # The five best winning times, fastest first: [{time_ms, game_id, achieved_at}, ...].
     # Kept here so a profile is one indexed read.
     best_times = models.JSONField(default=list, blank=True)
+    # The same two bests among the wins without a flag ever placed (NF, docs/STATS.md).
+    nf_best_time_ms = models.BigIntegerField(null=True, blank=True)
+    nf_best_time_game = models.UUIDField(null=True, blank=True)
+    nf_best_time_at = models.DateTimeField(null=True, blank=True)
+    nf_best_bbbv_per_s = models.FloatField(null=True, blank=True)
+    nf_best_bbbv_per_s_game = models.UUIDField(null=True, blank=True)
+    nf_best_bbbv_per_s_at = models.DateTimeField(null=True, blank=True)
     # Luck (RULES.md, No-guess boards, Analysis): losses on a forced guess, forced guesses
     # survived, and the skill streak (a run of wins that an unlucky loss neither counts nor breaks).
     unlucky_losses = models.PositiveIntegerField(default=0, db_default=0)
@@ -117,6 +124,9 @@ class PlayerStats(models.Model):
 class RecordKind(models.TextChoices):
     TIME = "time"
     SPEED = "speed"
+    # The no-flag boards' chains (`?style=nf`): the wins without a flag ever placed.
+    NF_TIME = "nf_time"
+    NF_SPEED = "nf_speed"
 
 
 class PersonalRecord(models.Model):
@@ -137,7 +147,7 @@ class PersonalRecord(models.Model):
     )
     level = models.CharField(max_length=16)
     pool = models.CharField(max_length=5, choices=BoardPool.choices, default=BoardPool.HUMAN)
-    kind = models.CharField(max_length=5, choices=RecordKind.choices)
+    kind = models.CharField(max_length=8, choices=RecordKind.choices)
     score = models.FloatField()
     time_ms = models.BigIntegerField()
     bbbv_per_s = models.FloatField(null=True, blank=True)

@@ -17,6 +17,10 @@ def _str(value: UUID | None) -> str | None:
     return str(value) if value is not None else None
 
 
+def _speed(value: float | None) -> float | None:
+    return round(value, 3) if value is not None else None
+
+
 def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
     """API.md "Stats per level", plus the games where each streak began and ended and when
     each best was achieved."""
@@ -35,9 +39,7 @@ def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
         "guesses_survived": row.guesses_survived,
         "best_time_ms": row.best_time_ms,
         "best_time_game_id": _str(row.best_time_game),
-        "best_bbbv_per_s": round(row.best_bbbv_per_s, 3)
-        if row.best_bbbv_per_s is not None
-        else None,
+        "best_bbbv_per_s": _speed(row.best_bbbv_per_s),
         "best_bbbv_per_s_game_id": _str(row.best_bbbv_per_s_game),
         "average_win_ms": round(row.total_win_ms / row.won) if row.won else None,
         "best_times": list(row.best_times or []),
@@ -47,4 +49,9 @@ def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
         "best_streak_last_game_id": _str(row.best_streak_last_game),
         "best_time_achieved_at": iso(row.best_time_at),
         "best_bbbv_per_s_achieved_at": iso(row.best_bbbv_per_s_at),
+        # No-flag records (docs/STATS.md): the same bests among the wins without a flag.
+        "nf_best_time_ms": row.nf_best_time_ms,
+        "nf_best_time_game_id": _str(row.nf_best_time_game),
+        "nf_best_bbbv_per_s": _speed(row.nf_best_bbbv_per_s),
+        "nf_best_bbbv_per_s_game_id": _str(row.nf_best_bbbv_per_s_game),
     }

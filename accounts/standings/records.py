@@ -126,6 +126,13 @@ class Summary:
     best_bbbv_per_s_game: UUID | None = None
     best_bbbv_per_s_at: datetime | None = None
     best_times: tuple[dict[str, Any], ...] = ()
+    # The same two bests among the wins without a flag ever placed (NF, docs/STATS.md).
+    nf_best_time_ms: int | None = None
+    nf_best_time_game: UUID | None = None
+    nf_best_time_at: datetime | None = None
+    nf_best_bbbv_per_s: float | None = None
+    nf_best_bbbv_per_s_game: UUID | None = None
+    nf_best_bbbv_per_s_at: datetime | None = None
 
 
 # RULES.md, Fair play: the reasons a win sets no best of its bucket. A pause let the player
@@ -163,6 +170,9 @@ class GameEnd:
     # Whether a win sets the bucket's bests (`sets_bests`); None: as `ranked` (a ranked game
     # always may). Either way the game counts in played, won, streaks and the average.
     bests: bool | None = None
+    # A win without a flag ever placed (NF): it also sets the bucket's NF bests and joins the
+    # NF boards (docs/STATS.md, No-flag records).
+    no_flags: bool = False
 
     @property
     def sets_bests(self) -> bool:
@@ -205,22 +215,34 @@ def bests_after(s: Summary, end: GameEnd) -> tuple[Summary, GameEndResult]:
             )
         ),
     )
-    best_time = s.best_time_ms is None or end.elapsed_ms < s.best_time_ms
-    if best_time:
-        out = replace(
-            out, best_time_ms=end.elapsed_ms, best_time_game=end.game_id, best_time_at=end.ended_at
-        )
-    # A game won by its first tap has no 3BV/s (API.md, Fine points): it never counts here.
-    speed = end.bbbv_per_s
-    best_speed = speed is not None and (s.best_bbbv_per_s is None or speed > s.best_bbbv_per_s)
-    if best_speed:
-        out = replace(
-            out,
-            best_bbbv_per_s=speed,
-            best_bbbv_per_s_game=end.game_id,
-            best_bbbv_per_s_at=end.ended_at,
-        )
+    out, best_time, best_speed = _two_bests(out, end, prefix="")
+    if end.no_flags:
+        out, _, _ = _two_bests(out, end, prefix="nf_")
     return out, GameEndResult(best_time=best_time, best_speed=best_speed)
+
+
+def _two_bests(s: Summary, end: GameEnd, *, prefix: str) -> tuple[Summary, bool, bool]:
+    """The best time and 3BV/s of `s` named `{prefix}best_...` after the win `end`, and
+    whether each is new."""
+    time_now = getattr(s, f"{prefix}best_time_ms")
+    best_time = time_now is None or end.elapsed_ms < time_now
+    changes: dict[str, Any] = {}
+    if best_time:
+        changes |= {
+            f"{prefix}best_time_ms": end.elapsed_ms,
+            f"{prefix}best_time_game": end.game_id,
+            f"{prefix}best_time_at": end.ended_at,
+        }
+    # A game won by its first tap has no 3BV/s (API.md, Fine points): it never counts here.
+    speed, speed_now = end.bbbv_per_s, getattr(s, f"{prefix}best_bbbv_per_s")
+    best_speed = speed is not None and (speed_now is None or speed > speed_now)
+    if best_speed:
+        changes |= {
+            f"{prefix}best_bbbv_per_s": speed,
+            f"{prefix}best_bbbv_per_s_game": end.game_id,
+            f"{prefix}best_bbbv_per_s_at": end.ended_at,
+        }
+    return replace(s, **changes), best_time, best_speed
 
 
 @dataclass(frozen=True)

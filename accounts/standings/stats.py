@@ -38,6 +38,9 @@ from accounts.standings.records import (
     stats_after,
 )
 
+# The NF bests (docs/STATS.md, No-flag records): Summary's fields and PlayerStats' columns alike.
+NF_BESTS = tuple(f.name for f in fields(Summary) if f.name.startswith("nf_best_"))
+
 
 def _summary(row: PlayerStats) -> Summary:
     return Summary(
@@ -61,6 +64,7 @@ def _summary(row: PlayerStats) -> Summary:
         best_bbbv_per_s_game=row.best_bbbv_per_s_game,
         best_bbbv_per_s_at=row.best_bbbv_per_s_at,
         best_times=tuple(row.best_times or ()),
+        **{name: getattr(row, name) for name in NF_BESTS},
     )
 
 
@@ -86,6 +90,7 @@ def summary_fields(s: Summary) -> dict[str, Any]:
         "best_bbbv_per_s_game": s.best_bbbv_per_s_game,
         "best_bbbv_per_s_at": s.best_bbbv_per_s_at,
         "best_times": list(s.best_times),
+        **{name: getattr(s, name) for name in NF_BESTS},
     }
 
 
@@ -203,7 +208,7 @@ def ensure_boards(*, level: str) -> None:
     rows: list[str] = []
     params: list[Any] = []
     for pool in (BoardPool.HUMAN, BoardPool.BOT):
-        for kind in (RecordKind.TIME, RecordKind.SPEED):
+        for kind in RecordKind:  # the standard boards' and the NF boards'
             for period, span in PERIODS.items():
                 rows.append("(%s, %s, %s, %s, %s::interval, now() - %s::interval)")
                 params += [level, pool, f"{kind}:{period}", kind, span, span]
@@ -235,6 +240,10 @@ def _enter_boards(*, user_id: int, bucket: str, pool: str, end: GameEnd) -> None
     chains = {RecordKind.TIME.value: link}
     if end.bbbv_per_s is not None:
         chains[RecordKind.SPEED.value] = replace(link, score=-end.bbbv_per_s)
+    if end.no_flags:  # a win without a flag also joins the NF boards (`?style=nf`)
+        chains[RecordKind.NF_TIME.value] = chains[RecordKind.TIME.value]
+        if end.bbbv_per_s is not None:
+            chains[RecordKind.NF_SPEED.value] = chains[RecordKind.SPEED.value]
     _update_chains(user_id=user_id, level=bucket, pool=pool, new=chains, now=end.ended_at)
 
 
@@ -279,13 +288,19 @@ def record_ranked_win(
     bbbv_per_s: float | None,
     ended_at: datetime,
     no_guess: bool = False,
+    no_flags: bool = False,
 ) -> GameEndResult | None:
     """A won game held for review and then cleared by staff: it sets the bests it would have
-    set at its end, and joins the boards at the time it was won. Played, won and streaks
-    already counted it at the end."""
+    set at its end (its NF bests too, `no_flags`), and joins the boards at the time it was
+    won. Played, won and streaks already counted it at the end."""
     bucket = bucket_for(level, no_guess)
     win = GameEnd(
-        won=True, game_id=game_id, elapsed_ms=elapsed_ms, bbbv_per_s=bbbv_per_s, ended_at=ended_at
+        won=True,
+        game_id=game_id,
+        elapsed_ms=elapsed_ms,
+        bbbv_per_s=bbbv_per_s,
+        ended_at=ended_at,
+        no_flags=no_flags,
     )
     end = _stored(win)
     with transaction.atomic():

@@ -449,6 +449,7 @@ def review_clear(*, review_id: int, staff: User) -> Review:
             elapsed_ms=int(game.elapsed_ms),
             bbbv_per_s=game.bbbv_per_s,
             ended_at=game.ended_at,
+            no_flags=game.flags_placed == 0,
         )
         _decided(review, ReviewStatus.CLEARED, staff)
     return review

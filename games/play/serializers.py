@@ -181,24 +181,56 @@ class AnalysisOut(serializers.Serializer[Any]):
 
 
 class GameOut(BoardOut):
-    player = serializers.CharField()
-    no_guess = serializers.BooleanField()
-    state = serializers.ChoiceField(choices=GameState.values)
-    mines_left = serializers.IntegerField()
-    elapsed_ms = serializers.IntegerField()
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    ended_at = serializers.DateTimeField(allow_null=True)
-    ranked = serializers.BooleanField()
-    unranked_reason = serializers.ChoiceField(choices=UNRANKED_REASONS, allow_null=True)
-    race = serializers.UUIDField(allow_null=True)
+    player = serializers.CharField(help_text="The player's username.")
+    no_guess = serializers.BooleanField(
+        help_text="A no-guess board: solvable by deduction from the first tap's opening (RULES.md)."
+    )
+    state = serializers.ChoiceField(
+        choices=GameState.values,
+        help_text="`new` (no tap yet, no mines placed), `playing`, `paused`, then `won` or `lost`.",
+    )
+    mines_left = serializers.IntegerField(help_text="Mines minus flags placed.")
+    elapsed_ms = serializers.IntegerField(
+        help_text="The server's game clock: ms since the first tap, pauses excluded; 0 before it (RULES.md, Time). A client may tick it locally between answers but never sends it."
+    )
+    created_at = serializers.DateTimeField(help_text="When the game was created.")
+    started_at = serializers.DateTimeField(
+        allow_null=True, help_text="The first tap; null before it."
+    )
+    ended_at = serializers.DateTimeField(
+        allow_null=True, help_text="The end; null while the game runs."
+    )
+    ranked = serializers.BooleanField(
+        help_text="Whether the game can still enter a leaderboard (a bot's ranks on the bot boards)."
+    )
+    unranked_reason = serializers.ChoiceField(
+        choices=UNRANKED_REASONS,
+        allow_null=True,
+        help_text="Null while the game can rank, else why it cannot (RULES.md, Fair play).",
+    )
+    race = serializers.UUIDField(
+        allow_null=True, help_text="The race's id for a race game, else null."
+    )
     daily = serializers.DateField(
         allow_null=True, help_text="The day of a daily game (practice included), else null."
     )
-    end_reason = serializers.ChoiceField(choices=END_REASONS, allow_null=True)
-    result_stats = ResultStatsOut(allow_null=True)
-    seq = serializers.IntegerField()
-    board = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    end_reason = serializers.ChoiceField(
+        choices=END_REASONS,
+        allow_null=True,
+        help_text="Null while the game runs, then `cleared` (won), or `mine`, `resigned`, `abandoned` (lost).",
+    )
+    result_stats = ResultStatsOut(
+        allow_null=True,
+        help_text="After the end only, else null (a race game's once its race ends, a daily game's once its day ends): 3BV, clicks, 3BV/s, efficiency.",
+    )
+    seq = serializers.IntegerField(
+        help_text="The number of the game's last move or event: a watcher who sees a gap re-reads the game."
+    )
+    board = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="The board, one string per row (y from 0), one character per cell (x from 0): `#` closed, `F` flag, `0`-`8` opened (its neighbouring mines). After the end only: `*` an unflagged mine, `X` a mine that was opened, `!` a flag on a cell without a mine (a flag on a mine stays `F`; closed safe cells stay `#`). Null while paused, and to anyone but its player while its race or its day runs; to its own player an ended race or daily game shows only the cells they opened and flagged until the race or the day ends.",
+    )
     analysis = AnalysisOut(
         allow_null=True,
         help_text="Null until the game has ended and been analysed (a race game: its race).",
@@ -206,22 +238,35 @@ class GameOut(BoardOut):
 
 
 class ChangeOut(CellOut):
-    v = serializers.CharField()
+    v = serializers.CharField(help_text="The cell's new character, as in the Game's `board`.")
 
 
 class MoveResultOut(serializers.Serializer[Any]):
-    game = GameOut()
-    changes = ChangeOut(many=True)
-    seq = serializers.IntegerField()
+    game = GameOut(help_text="The game as it is now (after a replayed `client_move_id` too).")
+    changes = ChangeOut(
+        many=True,
+        help_text="Every cell this move opened, flagged or unflagged, in the order the server did it (the layout revealed by the end is in `game.board`).",
+    )
+    seq = serializers.IntegerField(help_text="The move's number in the game (1-based).")
 
 
 class MoveOut(serializers.Serializer[Any]):
-    seq = serializers.IntegerField()
-    action = serializers.CharField()
-    x = serializers.IntegerField(allow_null=True)
-    y = serializers.IntegerField(allow_null=True)
-    at_ms = serializers.IntegerField()
-    flagged = serializers.BooleanField(allow_null=True)
+    seq = serializers.IntegerField(help_text="The move's number in the game (1-based).")
+    action = serializers.CharField(
+        help_text="`reveal`, `flag`, `chord`, `pause`, `resume`, `resign`, or the server's `abandon` (or its opening of a race's or a daily's start cell, a `reveal`)."
+    )
+    x = serializers.IntegerField(
+        allow_null=True, help_text="The column, from 0; null for pause, resume, resign and abandon."
+    )
+    y = serializers.IntegerField(
+        allow_null=True, help_text="The row, from 0; null for pause, resume, resign and abandon."
+    )
+    at_ms = serializers.IntegerField(
+        help_text="The game clock at that move: elapsed ms, pauses excluded."
+    )
+    flagged = serializers.BooleanField(
+        allow_null=True, help_text="For a flag move, whether the cell ended flagged; else null."
+    )
 
 
 GamePageOut = page_of("GamePageOut", GameOut)
@@ -252,6 +297,15 @@ class LevelStatsOut(serializers.Serializer[Any]):
     best_bbbv_per_s_game_id = serializers.UUIDField(allow_null=True)
     average_win_ms = serializers.IntegerField(allow_null=True)
     best_times = BestTimeOut(many=True)
+    # No-flag records (docs/STATS.md): the same bests among the wins without a flag.
+    nf_best_time_ms = serializers.IntegerField(
+        allow_null=True, help_text="The best time of a win without a flag ever placed (NF)."
+    )
+    nf_best_time_game_id = serializers.UUIDField(allow_null=True)
+    nf_best_bbbv_per_s = serializers.FloatField(
+        allow_null=True, help_text="The best 3BV/s of an NF win."
+    )
+    nf_best_bbbv_per_s_game_id = serializers.UUIDField(allow_null=True)
 
 
 class ProfileStatsOut(serializers.Serializer[Any]):

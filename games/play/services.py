@@ -509,6 +509,8 @@ def _finish(
         bbbv_per_s=game.bbbv_per_s,
         ended_at=now,
         ranked=game.ranked,
+        # NF (docs/STATS.md): a win without a flag ever placed; an uncounted game is not one.
+        no_flags=won and game.flags_placed == 0,
     )
     if game.daily is not None:
         # The day's board and the daily statistics, never the solo ones.

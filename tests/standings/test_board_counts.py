@@ -13,6 +13,7 @@ from django.db import connection
 
 from accounts.models import RANKED_LEVELS, User
 from accounts.standings import leaderboards as lb
+from accounts.standings.models import RecordKind
 from accounts.standings.records import GameEnd
 from accounts.standings.stats import record_game_end
 from tests.support.board_history import START, board_history
@@ -26,9 +27,12 @@ pytestmark = [
 
 def _specs(level: str = "beginner", players: str = "humans") -> list[lb.BoardSpec]:
     specs = [
-        lb.board_spec(level=level, board=board, period=period, sort=None, players=players)
+        lb.board_spec(
+            level=level, board=board, period=period, sort=None, players=players, style=style
+        )
         for board in ("times", "speed")
         for period in lb.PERIODS
+        for style in lb.STYLES  # the standard boards, then the NF ones
     ]
     specs += [
         lb.board_spec(level=level, board="streaks", period=None, sort=sort, players=players)
@@ -81,7 +85,8 @@ def test_moving_the_anchors_and_folding_the_deltas_changes_no_answer():
     users = board_history(seed=2)
     for now in (START + timedelta(days=250), START + timedelta(days=420)):
         moved = lb.maintain_boards(now=now)
-        assert moved["advanced"] == len(RANKED_LEVELS) * 2 * 2 * 4  # levels, pools, kinds, periods
+        # levels, pools, kinds (time and speed, standard and NF), periods
+        assert moved["advanced"] == len(RANKED_LEVELS) * 2 * len(RecordKind) * 4
         with connection.cursor() as cur:
             cur.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM accounts_board_count"

@@ -18,7 +18,8 @@ START = datetime(2026, 3, 1, tzinfo=UTC)
 
 def board_history(seed: int, players: int = 9, games: int = 150) -> list[User]:
     """Random game ends over 400 days, recorded out of time order now and then, with equal
-    times (ties), wins without a 3BV/s, a staff-cleared win and a flagged player."""
+    times (ties), wins without a 3BV/s, wins without a flag (the NF boards), a staff-cleared
+    win and a flagged player."""
     rng = random.Random(seed)
     users = [
         User.objects.create_user(username=f"b{seed}_{i}", password=PASSWORD) for i in range(players)
@@ -33,7 +34,12 @@ def board_history(seed: int, players: int = 9, games: int = 150) -> list[User]:
         speed = None if rng.random() < 0.1 else round(rng.uniform(0.3, 4.0), 3)
         record_game_end(
             end=GameEnd(
-                won=won, game_id=uuid.uuid4(), elapsed_ms=ms, bbbv_per_s=speed, ended_at=when
+                won=won,
+                game_id=uuid.uuid4(),
+                elapsed_ms=ms,
+                bbbv_per_s=speed,
+                ended_at=when,
+                no_flags=won and rng.random() < 0.4,  # the NF boards' rows too
             ),
             user_id=user.pk,
             level=rng.choice(["beginner", "beginner", "expert"]),
@@ -47,6 +53,7 @@ def board_history(seed: int, players: int = 9, games: int = 150) -> list[User]:
         elapsed_ms=1_500,
         bbbv_per_s=9.0,
         ended_at=START + timedelta(days=100),
+        no_flags=True,
     )
     remove_from_boards(user_id=users[2].pk)
     return users
