@@ -35,6 +35,9 @@ urlpatterns = [
     path("account", views.account, name="account"),
     path("account/verify-email", views.verify_email, name="verify-email"),
     path("account/reset-password", views.reset_password, name="reset-password"),
+    # The API reference: the contract and docs/ rendered from the repository's Markdown.
+    path("reference/", views.api_reference, name="reference"),
+    path("reference/<path:name>", views.api_reference, name="reference-page"),
     # Strings used by the scripts, in the page's language (Django's JS catalog).
     path("jsi18n/", JavaScriptCatalog.as_view(packages=["frontend"]), name="javascript-catalog"),
 ]

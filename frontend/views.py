@@ -22,11 +22,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
 from rest_framework.fields import ChoiceField, IntegerField
 
 from accounts.serializers import SettingsSerializer
 from accounts.services import SETTINGS_DEFAULTS
 from demineur_site.pagination import Pagination
+from frontend import api_reference as reference
 from games.arenas import rules as arena_rules
 from games.engine import CUSTOM_MAX_SIDE, CUSTOM_MIN_SIDE, custom_mines_max
 from games.engine import LEVELS as ENGINE_LEVELS
@@ -538,3 +540,19 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 def offline(request: HttpRequest) -> HttpResponse:
     """The page the service worker shows when a page cannot be fetched."""
     return render(request, "frontend/offline.html")
+
+
+# --- The API reference (docs/FRONTEND.md, The API reference) --------------------------------
+
+
+@require_safe
+def api_reference(request: HttpRequest, name: str = "") -> HttpResponse:
+    """`/reference/`: the list of the contract's and docs/'s pages; `/reference/<name>`: one of
+    them rendered from the repository's Markdown (frontend.api_reference)."""
+    if not name:
+        return _page(request, "api_reference.html", page="reference", pages=reference.index())
+    found = reference.render(name)
+    if found is None:
+        raise Http404
+    title, html = found
+    return _page(request, "api_reference.html", page="reference", title=title, html=html)
