@@ -159,19 +159,21 @@ def document_errors(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     if create is not None and "oneOf" not in create:
         # `{level}` or `{width, height, mines}`, never both (API.md, Games). Other keys are
         # ignored, as everywhere.
+        # `no_guess` (and any other option) goes with either.
         props = create.get("properties", {})
         custom = ["width", "height", "mines"]
+        options = {k: v for k, v in props.items() if k not in {"level", *custom}}
         create.clear()
         create["oneOf"] = [
             {
                 "type": "object",
-                "properties": {"level": props["level"]},
+                "properties": {"level": props["level"], **options},
                 "required": ["level"],
                 "not": {"anyOf": [{"required": [k]} for k in custom]},
             },
             {
                 "type": "object",
-                "properties": {k: props[k] for k in custom},
+                "properties": {**{k: props[k] for k in custom}, **options},
                 "required": custom,
                 "not": {"required": ["level"]},
             },

@@ -380,8 +380,26 @@ if DEBUG:
     )
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": "Démineur API",
-    "DESCRIPTION": "The public REST API of Démineur. Contract: shared/API.md.",
+    # ASCII: a client generator makes its package name from the title (demineur-api-client).
+    "TITLE": "Demineur API",
+    "DESCRIPTION": (
+        "The public REST API of Démineur, an online Minesweeper. The contract is API.md; the "
+        "prose this schema cites, API.md, RULES.md and docs/, is on the site: "
+        "[the API reference](/reference/).\n\n"
+        "**Auth**: `Authorization: Token <key>` or `Authorization: Bearer <key>` (a key from "
+        "`POST /api/auth/token`), or the site's session cookie with its CSRF token. Public "
+        "reads need none. A token carries scopes (`game:play`, `race:play`, `account:read`, "
+        "`account:write`); each operation names those it accepts (`x-scopes`), and a token "
+        "without one is 403 `missing_scope` with `X-OAuth-Scopes` and "
+        "`X-Accepted-OAuth-Scopes`.\n\n"
+        '**Errors**: every error is `{"error": {"code", "message", "details"}}` with '
+        "a stable `code`; 429 and 503 carry `Retry-After`.\n\n"
+        "**Boards**: a Game's `board` is one string per row, one character per cell: `#` "
+        "closed, `F` flag, `0`-`8` opened; after the end `*` a mine, `X` the mine opened, `!` "
+        "a wrong flag. Coordinates: `x` is the column, `y` the row, from 0.\n\n"
+        "**Live**: `/ws/games/{id}`, `/ws/races/{id}`, `/ws/arenas/{id}` (WebSockets, "
+        "docs/LIVE.md) and the NDJSON streams under `/api/stream/`."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -409,6 +427,9 @@ SPECTACULAR_SETTINGS = {
         # Every operation's error answers, with the API.md error body: a client generated
         # from the schema handles them.
         "demineur_site.schema_views.document_errors",
+        # Summaries and descriptions in API.md's words, scopes, headers, links, per-board
+        # leaderboard paths, and the cited Markdown linked to the site's API reference.
+        "demineur_site.schema_reference.describe",
     ],
 }
 

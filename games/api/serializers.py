@@ -61,9 +61,13 @@ class PageQuery(serializers.Serializer[Any]):
 # The schema describes a class by the first docstring up its bases: the page's fields stand
 # on a class without one, so a page can go undescribed (page_of's `described`).
 class _PageFields(serializers.Serializer[Any]):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
+    count = serializers.IntegerField(help_text="How many rows the whole list has.")
+    next = serializers.URLField(
+        allow_null=True, help_text="The URL of the next page, or null on the last."
+    )
+    previous = serializers.URLField(
+        allow_null=True, help_text="The URL of the previous page, or null on the first."
+    )
 
 
 class _PageOut(_PageFields):
@@ -89,16 +93,18 @@ def page_of(
 class BoardOut(serializers.Serializer[Any]):
     """What a Game and a Race share: an id and a board's level and size (API.md)."""
 
-    id = serializers.UUIDField()
-    level = serializers.CharField()
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
-    mines = serializers.IntegerField()
+    id = serializers.UUIDField(help_text="Its id (a UUID).")
+    level = serializers.CharField(
+        help_text="The level's name (`beginner` ... `marathon`), or `custom` for a board of a custom size."
+    )
+    width = serializers.IntegerField(help_text="Columns: `x` goes from 0 to width - 1.")
+    height = serializers.IntegerField(help_text="Rows: `y` goes from 0 to height - 1.")
+    mines = serializers.IntegerField(help_text="Mines on the board.")
 
 
 class CellOut(serializers.Serializer[Any]):
-    x = serializers.IntegerField()
-    y = serializers.IntegerField()
+    x = serializers.IntegerField(help_text="The column, from 0.")
+    y = serializers.IntegerField(help_text="The row, from 0.")
 
 
 class ErrorDetailOut(serializers.Serializer[Any]):

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from accounts.standings.api import AROUND, board_paging, board_response
 from demineur_site.parsers import valid_body as _valid
+from games.api import examples
 from games.api.helpers import list_filters, list_schema, paginated_response, signed_in
 from games.api.serializers import ERRORS, ErrorOut, PageQuery
 from games.arenas import selectors as arena_selectors
@@ -76,7 +77,9 @@ class ArenaListView(APIView):
 
 
 class ArenaDetailView(APIView):
-    @extend_schema(responses={200: ArenaOut, 404: ErrorOut}, tags=["arenas"])
+    @extend_schema(
+        responses={200: ArenaOut, 404: ErrorOut}, examples=[examples.arena], tags=["arenas"]
+    )
     def get(self, request: Request, arena_id: str) -> Response:
         return _arena_response(request, arena_selectors.arena_get(arena_id=arena_id))
 

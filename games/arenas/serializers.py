@@ -33,33 +33,54 @@ class ArenaCreateIn(serializers.Serializer[Any]):
 
 
 class ArenaMeOut(serializers.Serializer[Any]):
-    score = serializers.IntegerField()
-    race = serializers.UUIDField(allow_null=True)
-    active = serializers.BooleanField()
-    rank = serializers.IntegerField(allow_null=True)
-    streak = serializers.IntegerField()
-    fire = serializers.BooleanField()
-    eligible_at = serializers.DateTimeField()
+    score = serializers.IntegerField(help_text="The viewer's points.")
+    race = serializers.UUIDField(
+        allow_null=True, help_text="The viewer's race in progress, else null."
+    )
+    active = serializers.BooleanField(help_text="In the pool (not left).")
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="The viewer's rank on the standings, null before a first race."
+    )
+    streak = serializers.IntegerField(help_text="Wins in a row.")
+    fire = serializers.BooleanField(help_text="The next win scores double.")
+    eligible_at = serializers.DateTimeField(help_text="When the viewer may be paired again.")
 
 
 class ArenaOut(serializers.Serializer[Any]):
-    id = serializers.UUIDField()
-    code = serializers.CharField()
-    name = serializers.CharField()
-    level = serializers.CharField()
-    no_guess = serializers.BooleanField()
-    players = serializers.ChoiceField(choices=ArenaPlayers.values)
-    private = serializers.BooleanField()
-    state = serializers.ChoiceField(choices=ARENA_STATES)
-    starts_at = serializers.DateTimeField()
-    ends_at = serializers.DateTimeField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-    created_by = serializers.CharField(allow_null=True)
-    time_limit_ms = serializers.IntegerField()
-    seq = serializers.IntegerField()
-    joined = serializers.IntegerField()
-    min_players = serializers.IntegerField()
-    me = ArenaMeOut(allow_null=True)
+    id = serializers.UUIDField(help_text="Its id (a UUID).")
+    code = serializers.CharField(
+        help_text="A short code to share the arena by (`?code=` on the list)."
+    )
+    name = serializers.CharField(help_text="Its name.")
+    level = serializers.CharField(help_text="The level its races are played at.")
+    no_guess = serializers.BooleanField(help_text="Its races are played on no-guess layouts.")
+    players = serializers.ChoiceField(
+        choices=ArenaPlayers.values, help_text="`humans` or `bots`: who may join."
+    )
+    private = serializers.BooleanField(
+        help_text="Kept out of the list; found by its code (docs/ARENAS.md)."
+    )
+    state = serializers.ChoiceField(
+        choices=ARENA_STATES, help_text="`scheduled`, `running` or `finished`."
+    )
+    starts_at = serializers.DateTimeField(help_text="When it starts.")
+    ends_at = serializers.DateTimeField(help_text="When it ends: no race forms after.")
+    ended_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When its last race ended and the standings were final, else null.",
+    )
+    created_by = serializers.CharField(
+        allow_null=True, help_text="The player who created it; null for the server's own."
+    )
+    time_limit_ms = serializers.IntegerField(help_text="Each race's time limit.")
+    seq = serializers.IntegerField(help_text="The number of its last event on `/ws/arenas/{id}`.")
+    joined = serializers.IntegerField(help_text="How many players have joined.")
+    min_players = serializers.IntegerField(
+        help_text="Races form once this many wait (2: as soon as two do)."
+    )
+    me = ArenaMeOut(
+        allow_null=True, help_text="The viewer's place in it; null for someone who has not joined."
+    )
 
 
 ArenaPageOut = page_of("ArenaPageOut", ArenaOut)

@@ -310,16 +310,141 @@ async def _json_answer(send: Any, status: int, body: dict[str, Any]) -> None:
     )
 
 
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _line(kind: str, what: str, example: dict[str, Any], **properties: Any) -> dict[str, Any]:
+    """The schema of one type of line: `type` (always `kind`) and `properties`, all present."""
+    return {
+        "type": "object",
+        "description": what,
+        "properties": {"type": {"type": "string", "enum": [kind]}, **properties},
+        "required": ["type", *properties],
+        "example": {"type": kind, **example},
+    }
+
+
+_SEQ = {"type": "integer", "description": "The game's event number (API.md, Live updates)."}
+_GAME_EXAMPLE = {"id": "0b6f5a1e-5b7e-4d0b-9d65-0a4b1c2d3e4f", "state": "playing", "seq": 1}
+_RACE_EXAMPLE = {"id": "7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", "state": "running"}
+# One schema per type of line (API.md, Token scopes and event streams; Live updates). Every
+# line is one JSON object; an empty line keeps the connection alive and is not JSON.
+LINES: dict[str, dict[str, Any]] = {
+    "StreamStateLine": _line(
+        "state",
+        "The first line of a game's stream: the Game as this viewer may see it.",
+        {"seq": 1, "game": _GAME_EXAMPLE},
+        seq=_SEQ,
+        game=_ref("GameOut"),
+    ),
+    "StreamMoveLine": _line(
+        "move",
+        "A reveal, flag or chord (or the move of a resign or an abandon): the cells it "
+        "changed, in order, and the game's state after it.",
+        {
+            "seq": 2,
+            "action": "reveal",
+            "changes": [{"x": 3, "y": 4, "v": "2"}],
+            "state": "playing",
+            "mines_left": 10,
+            "elapsed_ms": 43100,
+        },
+        seq=_SEQ,
+        action={"type": "string"},
+        changes={"type": "array", "items": _ref("ChangeOut")},
+        state={"type": "string"},
+        mines_left={"type": "integer"},
+        elapsed_ms={"type": "integer"},
+    ),
+    "StreamPausedLine": _line(
+        "paused",
+        "The game was paused: no board (a paused game's is hidden).",
+        {"seq": 5, "elapsed_ms": 12000, "state": "paused"},
+        seq=_SEQ,
+        elapsed_ms={"type": "integer"},
+        state={"type": "string"},
+    ),
+    "StreamResumedLine": _line(
+        "resumed",
+        "The game was resumed, with the Game and its board.",
+        {"seq": 6, "elapsed_ms": 12000, "state": "playing", "game": _GAME_EXAMPLE},
+        seq=_SEQ,
+        elapsed_ms={"type": "integer"},
+        state={"type": "string"},
+        game=_ref("GameOut"),
+    ),
+    "StreamEndedLine": _line(
+        "ended",
+        "The game's last line: the ended Game with its whole layout (a sealed race or daily "
+        "game: what its player may see). The answer ends after it.",
+        {"seq": 30, "game": {**_GAME_EXAMPLE, "state": "won", "seq": 30}},
+        seq=_SEQ,
+        game=_ref("GameOut"),
+    ),
+    "StreamErrorLine": _line(
+        "error",
+        "The stream's end for a reason (its token revoked or its session signed out, 401; its "
+        "game discarded, 404; the database gone, 503): the last line, the API.md error body.",
+        {"error": {"code": "not_found", "message": "This game was discarded.", "details": {}}},
+        error=_ref("ErrorDetailOut"),
+    ),
+    "EventGameStartLine": _line(
+        "game_start",
+        "A game of the player's started (first, one per game still playing).",
+        {"game": _GAME_EXAMPLE},
+        game=_ref("GameOut"),
+    ),
+    "EventGameEndLine": _line(
+        "game_end",
+        "A game of the player's ended.",
+        {"game": {**_GAME_EXAMPLE, "state": "lost"}},
+        game=_ref("GameOut"),
+    ),
+    "EventRaceStartLine": _line(
+        "race_start",
+        "A race of the player's started.",
+        {"race": _RACE_EXAMPLE},
+        race=_ref("RaceOut"),
+    ),
+    "EventRaceEndLine": _line(
+        "race_end",
+        "A race of the player's ended, with places and ratings.",
+        {"race": {**_RACE_EXAMPLE, "state": "finished"}},
+        race=_ref("RaceOut"),
+    ),
+    "EventArenaRaceLine": _line(
+        "arena_race",
+        "The player was paired in an arena: its id and the Race.",
+        {"arena": "5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c", "race": _RACE_EXAMPLE},
+        arena={"type": "string", "format": "uuid"},
+        race=_ref("RaceOut"),
+    ),
+    "EventArenaEndLine": _line(
+        "arena_end",
+        "An arena the player joined has ended.",
+        {"arena": {"id": "5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c", "state": "finished"}},
+        arena=_ref("ArenaOut"),
+    ),
+}
+GAME_LINES = ["StreamStateLine", "StreamMoveLine", "StreamPausedLine", "StreamResumedLine"]
+GAME_LINES += ["StreamEndedLine", "StreamErrorLine"]
+EVENT_LINES = [name for name in LINES if name.startswith("Event")] + ["StreamErrorLine"]
+
+
 def _stream_operation(
-    summary: str, description: str, parameters: list[Any], *, anonymous: bool = True
+    summary: str, description: str, parameters: list[Any], lines: list[str], *, anonymous: bool
 ) -> dict[str, Any]:
     line = {
-        "type": "object",
-        "description": "One JSON object a line; empty lines keep the connection alive.",
-        "properties": {"type": {"type": "string"}, "seq": {"type": "integer"}},
-        "required": ["type"],
-        "additionalProperties": True,
+        "description": "One JSON object a line, of one of these types (by `type`); empty lines "
+        "keep the connection alive.",
+        "oneOf": [_ref(name) for name in lines],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {LINES[name]["example"]["type"]: _ref(name)["$ref"] for name in lines},
+        },
     }
+    examples = {name: {"value": LINES[name]["example"]} for name in lines}
     return {
         "operationId": summary.lower().replace(" ", "_"),
         "summary": summary,
@@ -328,7 +453,10 @@ def _stream_operation(
         "parameters": parameters,
         "security": [{"tokenAuth": []}, {"cookieAuth": []}, *([{}] if anonymous else [])],
         "responses": {
-            "200": {"description": "NDJSON lines", "content": {NDJSON.decode(): {"schema": line}}},
+            "200": {
+                "description": "NDJSON lines",
+                "content": {NDJSON.decode(): {"schema": line, "examples": examples}},
+            },
             # The socket's refusals, answered as REST answers them (error bodies added after).
             **{code: {"description": ""} for code in ("401", "403", "404", "429")},
         },
@@ -353,6 +481,8 @@ def schema_paths(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "paused, resumed, ended), each with its seq; the answer ends after `ended`. Anyone "
             "who may watch the game. Refusals are the REST statuses with the error body.",
             [game_id],
+            GAME_LINES,
+            anonymous=True,
         )
     }
     paths["/api/stream/event"] = {
@@ -363,8 +493,10 @@ def schema_paths(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
             "(game), race_start and race_end (race) as they happen. One stream per account: "
             "opening another ends this one.",
             [],
+            EVENT_LINES,
             anonymous=False,
         )
     }
     result["paths"] = dict(sorted(paths.items()))
+    result.setdefault("components", {}).setdefault("schemas", {}).update(LINES)
     return result

@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from accounts.services import account_set_kind, own_account
 from demineur_site.parsers import valid_body
+from games.api import examples
 from games.api.helpers import (
     file_responses,
     list_filters,
@@ -79,7 +80,12 @@ class GameListView(APIView):
 
         return paginated_response(request, self, qs, shape)
 
-    @extend_schema(request=GameCreateIn, responses={201: GameOut, **ERRORS}, tags=["games"])
+    @extend_schema(
+        request=GameCreateIn,
+        responses={201: GameOut, **ERRORS},
+        examples=[examples.new_game_request, examples.custom_game_request, examples.new_game],
+        tags=["games"],
+    )
     def post(self, request: Request) -> Response:
         player = signed_in(request)
         body = _valid(GameCreateIn, request)
@@ -97,7 +103,9 @@ class GameListView(APIView):
 
 
 class GameDetailView(APIView):
-    @extend_schema(responses={200: GameOut, 404: ErrorOut}, tags=["games"])
+    @extend_schema(
+        responses={200: GameOut, 404: ErrorOut}, examples=[examples.game], tags=["games"]
+    )
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.game_get(game_id=game_id)
         return _game_response(game, player_name=game.player.username, viewer_id=_viewer_id(request))
@@ -141,7 +149,10 @@ def _move_schema(body_class: type) -> Callable[[F], F]:
     """The schema of a move door's POST, whose body is `body_class`."""
     return extend_schema_view(
         post=extend_schema(
-            request=body_class, responses={200: MoveResultOut, **ERRORS}, tags=["moves"]
+            request=body_class,
+            responses={200: MoveResultOut, **ERRORS},
+            examples=[examples.move_request, examples.move_result],
+            tags=["moves"],
         )
     )
 

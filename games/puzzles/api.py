@@ -20,6 +20,7 @@ from accounts.models import User
 from accounts.standings import leaderboards
 from accounts.standings.api import AROUND, board_paging, board_response
 from demineur_site.parsers import valid_body
+from games.api import examples
 from games.api.helpers import signed_in
 from games.api.serializers import ERRORS, ErrorOut, PageQuery
 from games.errors import GameError
@@ -96,6 +97,7 @@ class PuzzleDetailView(APIView):
     @extend_schema(
         parameters=[PUZZLE_ID],
         responses={200: PuzzleOut, 404: ErrorOut},
+        examples=[examples.puzzle],
         operation_id="puzzles_get",
         tags=["puzzles"],
     )

@@ -20,9 +20,11 @@ class PuzzleOpenIn(serializers.Serializer[Any]):
 
 
 class OpenedCellOut(serializers.Serializer[Any]):
-    x = serializers.IntegerField()
-    y = serializers.IntegerField()
-    number = serializers.IntegerField(min_value=0, max_value=8)
+    x = serializers.IntegerField(help_text="The column, from 0.")
+    y = serializers.IntegerField(help_text="The row, from 0.")
+    number = serializers.IntegerField(
+        min_value=0, max_value=8, help_text="The number the cell showed."
+    )
 
 
 class WrongCellOut(serializers.Serializer[Any]):
@@ -37,36 +39,75 @@ class PuzzleAttemptOut(serializers.Serializer[Any]):
     """The caller's attempt: made when the puzzle is shown, started at its first opening.
     Ratings are the player's puzzle rating before and after, for a rated attempt."""
 
-    state = serializers.ChoiceField(choices=AttemptState.values)
-    mode = serializers.ChoiceField(choices=AttemptMode.values)
-    rated = serializers.BooleanField()
-    opened = OpenedCellOut(many=True)
-    wrong = WrongCellOut(allow_null=True)
-    rating_before = serializers.IntegerField(allow_null=True)
-    rating_after = serializers.IntegerField(allow_null=True)
-    started_at = serializers.DateTimeField(allow_null=True)
-    ended_at = serializers.DateTimeField(allow_null=True)
+    state = serializers.ChoiceField(
+        choices=AttemptState.values, help_text="`playing`, `solved` or `failed`."
+    )
+    mode = serializers.ChoiceField(
+        choices=AttemptMode.values,
+        help_text="How the puzzle was reached: rated, daily, streak, storm or practice (docs/PUZZLES.md).",
+    )
+    rated = serializers.BooleanField(
+        help_text="Whether this attempt moves the ratings (a player's first attempt, in a rated or daily mode)."
+    )
+    opened = OpenedCellOut(many=True, help_text="The cells the attempt opened, in order.")
+    wrong = WrongCellOut(
+        allow_null=True,
+        help_text="The cell that failed the attempt, and whether it was a mine; else null.",
+    )
+    rating_before = serializers.IntegerField(
+        allow_null=True, help_text="The player's puzzle rating before a rated attempt, else null."
+    )
+    rating_after = serializers.IntegerField(
+        allow_null=True,
+        help_text="The player's puzzle rating after a rated attempt has ended, else null.",
+    )
+    started_at = serializers.DateTimeField(
+        allow_null=True, help_text="The first opening; null before it."
+    )
+    ended_at = serializers.DateTimeField(
+        allow_null=True, help_text="The end; null while the attempt runs."
+    )
 
 
 class PuzzleOut(serializers.Serializer[Any]):
     """API.md's Puzzle. `board`: one string a row, `#` closed and `0`-`8` opened (no flags).
     `solution`, `depth` and `source_game` are null until the caller's attempt has ended."""
 
-    id = serializers.UUIDField()
-    level = serializers.CharField()
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
-    mines_left = serializers.IntegerField()
-    board = serializers.ListField(child=serializers.CharField())
-    rating = serializers.IntegerField()
-    provisional = serializers.BooleanField()
-    plays = serializers.IntegerField()
-    themes = serializers.ListField(child=serializers.ChoiceField(choices=list(THEMES)))
-    daily = serializers.DateField(allow_null=True)
-    attempt = PuzzleAttemptOut(allow_null=True)
-    solution = CellOut(many=True, allow_null=True)
-    depth = serializers.IntegerField(allow_null=True)
-    source_game = serializers.UUIDField(allow_null=True)
+    id = serializers.UUIDField(help_text="Its id (a UUID).")
+    level = serializers.CharField(help_text="The level of the game it came from.")
+    width = serializers.IntegerField(help_text="Columns: `x` goes from 0 to width - 1.")
+    height = serializers.IntegerField(help_text="Rows: `y` goes from 0 to height - 1.")
+    mines_left = serializers.IntegerField(help_text="Mines not yet found on the board.")
+    board = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The position, one string per row (y from 0), one character per cell (x from 0): the Game's characters without flags, `#` closed and `0`-`8` opened.",
+    )
+    rating = serializers.IntegerField(help_text="The puzzle's rating.")
+    provisional = serializers.BooleanField(
+        help_text="The rating is still being calibrated by plays."
+    )
+    plays = serializers.IntegerField(help_text="How many rated attempts it has had.")
+    themes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(THEMES)),
+        help_text="The deductions it asks for (docs/PUZZLES.md, Themes and depth).",
+    )
+    daily = serializers.DateField(
+        allow_null=True, help_text="The day it is the puzzle of, else null."
+    )
+    attempt = PuzzleAttemptOut(allow_null=True, help_text="The caller's attempt, else null.")
+    solution = CellOut(
+        many=True,
+        allow_null=True,
+        help_text="The cells that were provably safe; null until the caller's attempt has ended.",
+    )
+    depth = serializers.IntegerField(
+        allow_null=True,
+        help_text="How many numbers the hardest deduction takes; null until the attempt has ended.",
+    )
+    source_game = serializers.UUIDField(
+        allow_null=True,
+        help_text="The id of the game it came from; null until the attempt has ended.",
+    )
 
 
 class RunPuzzleOut(serializers.Serializer[Any]):

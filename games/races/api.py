@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from demineur_site.parsers import valid_body as _valid
+from games.api import examples
 from games.api.helpers import list_filters, list_schema, paginated_response, signed_in
 from games.api.serializers import ERRORS, ErrorOut
 from games.engine import LEVELS
@@ -63,7 +64,9 @@ class RaceListView(APIView):
 
 
 class RaceDetailView(APIView):
-    @extend_schema(responses={200: RaceOut, 404: ErrorOut}, tags=["races"])
+    @extend_schema(
+        responses={200: RaceOut, 404: ErrorOut}, examples=[examples.race], tags=["races"]
+    )
     def get(self, request: Request, race_id: str) -> Response:
         return _race_response(race_selectors.race_get(race_id=race_id))
 

@@ -40,37 +40,70 @@ RACE_STATES = RaceState.values
 
 
 class RacerOut(serializers.Serializer[Any]):
-    player = serializers.CharField()
-    player_kind = serializers.ChoiceField(choices=["human", "bot", "guest"])
-    ready = serializers.BooleanField()
-    game = serializers.UUIDField(allow_null=True)
-    state = serializers.ChoiceField(choices=RACER_STATES)
-    opened = serializers.IntegerField()
-    safe_cells = serializers.IntegerField()
-    flags = serializers.IntegerField()
-    elapsed_ms = serializers.IntegerField()
-    place = serializers.IntegerField(allow_null=True)
-    rating_before = serializers.IntegerField(allow_null=True)
-    rating_after = serializers.IntegerField(allow_null=True)
+    player = serializers.CharField(help_text="The racer's username.")
+    player_kind = serializers.ChoiceField(
+        choices=["human", "bot", "guest"], help_text="The racer's account kind."
+    )
+    ready = serializers.BooleanField(
+        help_text="Whether the racer said ready (an open race starts once every racer, two or more, is)."
+    )
+    game = serializers.UUIDField(
+        allow_null=True,
+        help_text="The racer's Game (played with the Games endpoints and `/ws/games/{id}`), from the start; null before.",
+    )
+    state = serializers.ChoiceField(
+        choices=RACER_STATES,
+        help_text="`waiting` before the start, `racing`, then `won`, `lost` or `left`.",
+    )
+    opened = serializers.IntegerField(help_text="Safe cells the racer has opened.")
+    safe_cells = serializers.IntegerField(
+        help_text="Safe cells on the board: `opened` reaching it wins."
+    )
+    flags = serializers.IntegerField(help_text="Flags the racer has placed.")
+    elapsed_ms = serializers.IntegerField(help_text="The racer's game clock.")
+    place = serializers.IntegerField(
+        allow_null=True, help_text="The racer's place once the race ends, else null."
+    )
+    rating_before = serializers.IntegerField(
+        allow_null=True, help_text="The racer's race rating before a rated race ends, else null."
+    )
+    rating_after = serializers.IntegerField(
+        allow_null=True, help_text="The racer's race rating after a rated race ends, else null."
+    )
 
 
 class RaceOut(BoardOut):
-    code = serializers.CharField()
-    state = serializers.ChoiceField(choices=RACE_STATES)
-    host = serializers.CharField(allow_null=True)
-    max_players = serializers.IntegerField()
-    quick = serializers.BooleanField()
-    no_guess = serializers.BooleanField()
-    arena = serializers.UUIDField(allow_null=True)
-    rated = serializers.BooleanField()
-    time_limit_ms = serializers.IntegerField()
-    seq = serializers.IntegerField()
-    created_at = serializers.DateTimeField()
-    starts_at = serializers.DateTimeField(allow_null=True)
-    started_at = serializers.DateTimeField(allow_null=True)
-    ended_at = serializers.DateTimeField(allow_null=True)
-    start_cell = CellOut(allow_null=True)
-    racers = RacerOut(many=True)
+    code = serializers.CharField(
+        help_text="A short code to share the race by (`?code=` on the list)."
+    )
+    state = serializers.ChoiceField(
+        choices=RACE_STATES, help_text="`open`, `countdown`, `running`, `finished` or `cancelled`."
+    )
+    host = serializers.CharField(
+        allow_null=True, help_text="The racer who may start it; null once nobody is left."
+    )
+    max_players = serializers.IntegerField(help_text="2 to 8.")
+    quick = serializers.BooleanField(help_text="Formed by the quick-match queue.")
+    no_guess = serializers.BooleanField(help_text="Every racer plays the same no-guess layout.")
+    arena = serializers.UUIDField(allow_null=True, help_text="The arena that formed it, else null.")
+    rated = serializers.BooleanField(help_text="Whether the race moves its racers' race ratings.")
+    time_limit_ms = serializers.IntegerField(
+        help_text="How long the race may run; the racers still playing then lose."
+    )
+    seq = serializers.IntegerField(
+        help_text="The number of the race's last event on `/ws/races/{id}`."
+    )
+    created_at = serializers.DateTimeField(help_text="When the race was created.")
+    starts_at = serializers.DateTimeField(
+        allow_null=True, help_text="The end of the countdown; null before it."
+    )
+    started_at = serializers.DateTimeField(allow_null=True, help_text="The start; null before it.")
+    ended_at = serializers.DateTimeField(allow_null=True, help_text="The end; null before it.")
+    start_cell = CellOut(
+        allow_null=True,
+        help_text="The cell every racer's game opens with, from the start; null before.",
+    )
+    racers = RacerOut(many=True, help_text="The racers, in the order they joined.")
 
 
 RacePageOut = page_of("RacePageOut", RaceOut)

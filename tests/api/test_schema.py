@@ -20,7 +20,9 @@ CONTRACT_PATHS = [
     "/api/games/{game_id}/resume",
     "/api/games/{game_id}/resign",
     "/api/games/{game_id}/moves",
-    "/api/leaderboards/{level}/{board}",
+    "/api/leaderboards/{level}/times",
+    "/api/leaderboards/{level}/speed",
+    "/api/leaderboards/{level}/streaks",
 ]
 
 

@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "frontend",
             "demineur_site.asgi",
             "demineur_site.dev_server",
+            "demineur_site.schema_reference",
             "demineur_site.urls",
             "demineur_site.wsgi",
         ),

@@ -35,7 +35,14 @@ def test_the_schema_lists_the_paths_as_api_md_writes_them(schema):
 
 
 @pytest.mark.parametrize(
-    "path", ["/api/games", "/api/games/{game_id}/moves", "/api/leaderboards/{level}/{board}"]
+    "path",
+    [
+        "/api/games",
+        "/api/games/{game_id}/moves",
+        "/api/leaderboards/{level}/times",
+        "/api/leaderboards/{level}/speed",
+        "/api/leaderboards/{level}/streaks",
+    ],
 )
 def test_the_schema_describes_lists_as_pages(schema, path):
     page = _ok(schema, path)
@@ -72,5 +79,5 @@ def test_the_schema_describes_the_game_and_the_profile(schema):
         "result_stats",
         "ended_at",
     }
-    board = _ok(schema, "/api/leaderboards/{level}/{board}")
+    board = _ok(schema, "/api/leaderboards/{level}/times")
     assert "me" in board["properties"]

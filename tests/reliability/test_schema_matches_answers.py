@@ -94,14 +94,18 @@ def test_the_schema_names_the_levels_and_boards(schema: dict[str, Any]) -> None:
     assert custom["properties"]["width"]["maximum"] == 100
     games = schema["paths"]["/api/games"]["get"]
     assert sorted(_param(games, "level")["schema"]["enum"]) == sorted([*LEVELS, "custom"])
-    board = schema["paths"]["/api/leaderboards/{level}/{board}"]["get"]
-    assert sorted(_param(board, "level")["schema"]["enum"]) == sorted(LEVELS)
-    assert sorted(_param(board, "board")["schema"]["enum"]) == ["speed", "streaks", "times"]
+    # One path per solo board, each with the query parameters it takes (API.md, Leaderboards).
+    for name in ("times", "speed", "streaks"):
+        board = schema["paths"][f"/api/leaderboards/{{level}}/{name}"]["get"]
+        assert sorted(_param(board, "level")["schema"]["enum"]) == sorted(LEVELS)
+        names = {p["name"] for p in board["parameters"]}
+        assert ("sort" in names) == (name == "streaks"), name
+        assert ("period" in names) == (name != "streaks"), name
 
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/games", "/api/games/{game_id}/moves", "/api/leaderboards/{level}/{board}"],
+    ["/api/games", "/api/games/{game_id}/moves", "/api/leaderboards/{level}/times"],
 )
 def test_the_schema_states_the_page_bounds(schema: dict[str, Any], path: str) -> None:
     op = schema["paths"][path]["get"]

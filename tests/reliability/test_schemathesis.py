@@ -64,10 +64,6 @@ SEMANTIC_400: dict[str, Any] = {
     ),
     # At most width * height - 9 mines (the bound depends on the board size).
     "POST /api/games": lambda e: e["code"] == "invalid" and "mines must be" in e["message"],
-    # `sort` only on streak boards, `period` other than `all` only on times and speed.
-    "GET /api/leaderboards/{level}/{board}": lambda e: (
-        e["code"] in {"invalid_sort", "invalid_period"}
-    ),
     # The account's lifecycle (docs/ACCOUNTS.md): a mailed link's token is signed (a string
     # of the schema's is almost never a real one), a new password meets the validators.
     "POST /api/auth/email/verify": lambda e: e["code"] == "token_invalid",
