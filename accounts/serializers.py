@@ -222,6 +222,10 @@ class SettingsSerializer(serializers.Serializer[Any]):
     theme = StrictChoiceField(
         choices=["light", "dark", "system"], help_text="`system` follows the device."
     )
+    no_flags = StrictBooleanField(
+        help_text="Play without flags: the game page's right click, long press, F key and flag "
+        "mode place no flag (no-flag records, docs/STATS.md)."
+    )
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if isinstance(data, dict):

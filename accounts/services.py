@@ -204,6 +204,9 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "animations": True,
     "sounds": False,
     "theme": "system",  # light, dark, or the device's
+    # Play without flags (NF, docs/STATS.md): the game page's right click, long press, F key
+    # and flag mode place no flag.
+    "no_flags": False,
 }
 
 

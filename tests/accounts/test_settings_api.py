@@ -20,6 +20,7 @@ DEFAULTS = {
     "animations": True,
     "sounds": False,
     "theme": "system",
+    "no_flags": False,
 }
 
 
@@ -70,6 +71,7 @@ def test_settings_are_per_account(alice_api: APIClient, bob_api: APIClient) -> N
         ({"sounds": "true"}, "sounds"),
         ({"animations": 0}, "animations"),
         ({"click_chords": None}, "click_chords"),
+        ({"no_flags": "true"}, "no_flags"),
     ],
 )
 def test_a_bad_field_is_refused_and_nothing_is_stored(

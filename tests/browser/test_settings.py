@@ -223,6 +223,7 @@ def test_settings_follow_a_signed_in_player_to_another_browser(browser: Any, liv
             "animations": False,
             "sounds": True,
             "theme": "dark",
+            "no_flags": False,
         }
         # The second browser signs in: the account's settings come with the first page.
         r = second.request.post(

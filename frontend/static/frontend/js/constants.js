@@ -25,6 +25,7 @@
  * @property {boolean} animations
  * @property {boolean} sounds
  * @property {string} theme  one of `settings.themes`
+ * @property {boolean} no_flags  play without flags: no right click, long press, F key or flag mode
  */
 
 /**

@@ -32,7 +32,7 @@ export function createControls(s, view, feed) {
   function tap(x, y, how = "key") {
     if (!canPlay(s) || game().state === "paused") return;
     const v = board().get(x, y);
-    if (v === "#") return s.flagMode ? flag(x, y, "flag-mode") : feed.send("reveal", x, y);
+    if (v === "#") return s.flagMode && !noFlags() ? flag(x, y, "flag-mode") : feed.send("reveal", x, y);
     if (v === "F") {
       if (s.flagMode) return flag(x, y, "flag-mode");
       return say(gettext("A flagged cell does not open: remove the flag first."));
@@ -45,6 +45,8 @@ export function createControls(s, view, feed) {
   /** @param {number} x  @param {number} y  @param {string} [how] */
   function flag(x, y, how) {
     if (!canPlay(s) || game().state === "paused") return;
+    // Playing without flags (the settings): a flag stays off the board, and the game NF.
+    if (noFlags()) return say(gettext("Flags are off: you play without flags (Settings)."));
     // The hint goes as soon as it no longer applies (game_view.js drawHud).
     if (game().state === "new") return say(gettext("Flags can be placed once the game has started: open a cell first."), "until-start");
     const v = board().get(x, y);
@@ -61,13 +63,15 @@ export function createControls(s, view, feed) {
     feed.send("chord", x, y);
   }
 
-  const canLongPress = () => canPlay(s) && game().state !== "new";
+  const noFlags = () => getSettings().no_flags;
+  const canLongPress = () => canPlay(s) && game().state !== "new" && !noFlags();
   const canPress = () => canPlay(s) && game().state !== "paused";
   const longPressMs = () => getSettings().long_press_ms;
   const clickChords = () => getSettings().click_chords;
 
   /** @param {boolean} on */
   function setFlagMode(on) {
+    if (on && noFlags()) return; // no flag mode while playing without flags (its button is hidden)
     s.flagMode = on;
     view.drawFlagMode();
     say(on ? gettext("Flag mode: each tap places or removes a flag.") : gettext("Number mode: each tap opens a cell."));

@@ -8,6 +8,7 @@ import { readDay, fmtDay, shareBox } from "./daily_common.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { AWAY_GRACE_MS, ENDED, isPlayer, canPlay } from "./game_state.js";
 import { playSound } from "./sounds.js";
+import { getSettings } from "./settings.js";
 
 /** @typedef {import("./game_state.js").GameState} GameState */
 /** @typedef {import("./game_state.js").Game} Game */
@@ -159,7 +160,8 @@ export function createView(s) {
     $("pause").textContent = paused ? gettext("Resume") : gettext("Pause");
     $("resign").hidden = !player || g.state === "new";
     $("resume").hidden = !player;
-    $("flag-mode").hidden = !player || paused; // nothing to flag on a hidden board
+    // Nothing to flag on a hidden board, nor for a player who plays without flags (settings.js).
+    $("flag-mode").hidden = !player || paused || getSettings().no_flags;
     $("keys-help").hidden = !isPlayer(s); // a watcher has no keys to learn
     $("live-badge").hidden = isPlayer(s) || ENDED.has(g.state);
     // Pause and Give up appear with the first tap: the frame's room changes with the bar.

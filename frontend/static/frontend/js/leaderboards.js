@@ -1,7 +1,8 @@
 // @ts-check
 // Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s, streaks and race
 // ratings (API.md, Races),
-// rolling periods, pages, and "jump to my row" (?around=me). Humans | Bots switches every
+// rolling periods, the no-flag (NF) boards of times and 3BV/s (?style=nf), pages, and "jump to
+// my row" (?around=me). Humans | Bots switches every
 // board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
 import { api, ApiError, gettext, fmt, me, fmtTime, fmtNum, fmtDate, signInUrl, messageOf } from "./api.js";
 import { $, $$, byId, el, labelCells } from "./dom.js";
@@ -16,15 +17,21 @@ const view = {
   page: Number(params.get("page")) || 1,
   players: params.get("players") === "bots" ? "bots" : "humans",
   mode: params.get("mode") === "no_guess" ? "no_guess" : "classic",
+  // Times and 3BV/s: every win, or only the wins without a flag (NF, ?style=nf).
+  style: params.get("style") === "nf" ? "nf" : "all",
   around: false,
 };
 const emptyHumans = $("empty").textContent || "";
 const ranking = $("ranking", HTMLTableElement);
 
+/** Only the times and 3BV/s boards have an NF style. */
+const hasStyle = () => view.kind === "times" || view.kind === "speed";
+
 function url() {
   const q = new URLSearchParams();
   if (view.kind === "streaks") q.set("sort", view.sort);
   else if (view.kind !== "races") q.set("period", view.period); // a race rating has no period
+  if (hasStyle() && view.style === "nf") q.set("style", "nf"); // all is the API's default
   if (view.around) q.set("around", "me");
   else q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots"); // humans is the API's default
@@ -36,6 +43,7 @@ function remember() {
   const q = new URLSearchParams({ kind: view.kind });
   if (view.kind === "streaks") q.set("sort", view.sort);
   else if (view.kind !== "races") q.set("period", view.period);
+  if (hasStyle() && view.style === "nf") q.set("style", "nf");
   if (view.page > 1) q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots");
   if (view.mode === "no_guess") q.set("mode", "no_guess");
@@ -116,6 +124,8 @@ async function load() {
   $("ranking-panel").setAttribute("aria-labelledby", "tab-" + view.kind);
   $("period-label").hidden = view.kind === "streaks" || view.kind === "races";
   $("sort-label").hidden = view.kind !== "streaks";
+  $("style-label").hidden = !hasStyle();
+  $("style", HTMLSelectElement).value = view.style;
   $("period", HTMLSelectElement).value = view.period;
   $("sort", HTMLSelectElement).value = view.sort;
   /** @type {BoardPage} */
@@ -193,6 +203,8 @@ onSwitch("players", "bots", "humans");
 onSwitch("mode", "no_guess", "classic");
 const period = $("period", HTMLSelectElement);
 const sort = $("sort", HTMLSelectElement);
+const style = $("style", HTMLSelectElement);
+style.addEventListener("change", () => ((view.style = style.value === "nf" ? "nf" : "all"), (view.page = 1), load()));
 period.addEventListener("change", () => ((view.period = period.value), (view.page = 1), load()));
 sort.addEventListener("change", () => ((view.sort = sort.value), (view.page = 1), load()));
 $("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));

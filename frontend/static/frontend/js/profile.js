@@ -49,6 +49,24 @@ function statsRows(stats) {
   });
 }
 
+/** The no-flag (NF) bests (docs/STATS.md, No-flag records): a row per bucket that has one,
+ * classic then no-guess, each best linked to its replay.
+ * @param {Record<string, any>} stats  @param {boolean} noGuess */
+function nfRows(stats, noGuess) {
+  const link = (/** @type {string | null} */ id, /** @type {string} */ text) => (id ? el("a", { href: `/games/${id}/replay`, text }) : text);
+  return ORDER.filter((lv) => stats[lv] && stats[lv].nf_best_time_ms !== null && stats[lv].nf_best_time_ms !== undefined).map((lv) => {
+    const s = stats[lv];
+    const speed = s.nf_best_bbbv_per_s ? fmtNum(Number(s.nf_best_bbbv_per_s), 2) : "—";
+    return el(
+      "tr",
+      { "data-level": lv, "data-no-guess": String(noGuess) },
+      el("th", { scope: "row", text: modeLabel(lv, noGuess) }),
+      el("td", { class: "num" }, link(s.nf_best_time_game_id, fmtTime(s.nf_best_time_ms)), unrankedMark(lv)),
+      el("td", { class: "num" }, link(s.nf_best_bbbv_per_s_game_id, speed)),
+    );
+  });
+}
+
 // The chart shows up to this many of the player's newest solo wins at the chosen level.
 const CHART_GAMES = 100;
 /** @type {Record<string, any[]>} the chart's games per level, read once */
@@ -273,6 +291,11 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
   ngTable.tBodies[0].replaceChildren(...statsRows(Object.fromEntries(Object.entries(noGuess).filter(([, s]) => s.played > 0))));
   labelCells(ngTable);
   $("no-guess-stats").hidden = !Object.values(noGuess).some((s) => s.played > 0);
+  const nf = [...nfRows(profile.stats || {}, false), ...nfRows(noGuess, true)];
+  const nfTable = $("nf-bests", HTMLTableElement);
+  nfTable.tBodies[0].replaceChildren(...nf);
+  labelCells(nfTable);
+  $("nf-section").hidden = nf.length === 0;
   const select = $("chart-level", HTMLSelectElement);
   // Start on the level the player has played most (their statistics, not the last games).
   const charted = new Set([...select.options].map((o) => o.value));

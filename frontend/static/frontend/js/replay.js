@@ -1,7 +1,7 @@
 // @ts-check
 // Replay a finished game move by move. The layout is public once the game has ended, so the
 // page rebuilds every step locally from the final board and GET /api/games/{id}/moves.
-import { api, ApiError, gettext, fmt, fmtTime, messageOf, playerLabel } from "./api.js";
+import { api, ApiError, gettext, fmt, fmtNum, fmtTime, messageOf, playerLabel } from "./api.js";
 import { $, $$, el } from "./dom.js";
 import { modeLabel, SITE } from "./constants.js";
 import { BoardView, cellPlace, flagAllMines } from "./board.js";
@@ -103,6 +103,29 @@ function showSummary() {
   $("analysis-summary").textContent = parts.join(" · ");
 }
 
+/** The game's counters (docs/STATS.md, "The counters of a game"), as result_stats has them;
+ * nothing for a game that ended before they were counted. */
+function showCounters() {
+  const rs = game.result_stats;
+  const box = $("replay-counters");
+  if (!rs || rs.effective_clicks === null || rs.effective_clicks === undefined) return;
+  const num = (/** @type {number | null} */ v, digits = 2) => (v === null ? "—" : fmtNum(v, digits));
+  /** @type {[string, string][]} */
+  const rows = [
+    [gettext("Clicks"), fmt(gettext("%(n)s: %(reveals)s open, %(flags)s flag, %(chords)s chord"), { n: rs.clicks, reveals: rs.reveal_clicks, flags: rs.flag_clicks, chords: rs.chord_clicks })],
+    [gettext("Wasted clicks"), String(rs.wasted_clicks)],
+    ["IOE", num(rs.ioe)],
+    [gettext("Correctness"), num(rs.correctness)],
+    [gettext("Throughput"), num(rs.throughput)],
+    ["RQP", num(rs.rqp, 1)],
+    ["ZiNi", String(rs.zini)],
+    [gettext("ZiNi efficiency"), num(rs.zini_efficiency)],
+    [gettext("Flags used"), rs.no_flags ? gettext("none: a no-flag (NF) win") : String(rs.flags_used)],
+  ];
+  box.replaceChildren(...rows.flatMap(([term, value]) => [el("dt", { text: term }), el("dd", { text: value })]));
+  box.hidden = false;
+}
+
 /** @param {number} k */
 function show(k) {
   step = Math.max(0, Math.min(frames.length - 1, k));
@@ -164,6 +187,7 @@ function play() {
   $("replay-sub").textContent =
     (game.state === "won" ? fmt(gettext("Won in %(time)s"), { time: fmtTime(game.elapsed_ms) }) : gettext("Lost")) +
     (game.result_stats ? " · 3BV " + game.result_stats.bbbv : "");
+  showCounters();
   moves = (await allMoves()).filter((m) => m.action !== "pause" && m.action !== "resume");
   const setAnalysis = () => {
     judged = new Map((game.analysis ? game.analysis.moves : []).map((/** @type {any} */ a) => [a.seq, a]));

@@ -1,6 +1,6 @@
 // @ts-check
 // The player's settings (docs/FRONTEND.md, "Settings"): long-press delay, click on a number
-// chords, animations, sounds, theme. A signed-in player's live on the account
+// chords, play without flags, animations, sounds, theme. A signed-in player's live on the account
 // (GET/PATCH /api/me/settings; the page carries them in #account-settings, so they apply
 // before the first paint); a visitor's in this browser's localStorage, which is also the
 // cache of the signed-in player's. theme.js applies the theme and animations before the
@@ -28,7 +28,7 @@ function clean(raw) {
   const values = /** @type {Record<string, unknown>} */ (raw);
   const n = values.long_press_ms;
   if (typeof n === "number" && Number.isInteger(n) && n >= RANGE.min && n <= RANGE.max) out.long_press_ms = n;
-  for (const k of /** @type {const} */ (["click_chords", "animations", "sounds"])) {
+  for (const k of /** @type {const} */ (["click_chords", "animations", "sounds", "no_flags"])) {
     const v = values[k];
     if (typeof v === "boolean") out[k] = v;
   }

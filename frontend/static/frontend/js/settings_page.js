@@ -22,6 +22,7 @@ function draw() {
   longPress.value = String(s.long_press_ms);
   $("long-press-out").textContent = msText(s.long_press_ms);
   box("click-chords").checked = s.click_chords;
+  box("no-flags").checked = s.no_flags;
   box("animations").checked = s.animations;
   box("sounds").checked = s.sounds;
   for (const radio of themes) radio.checked = radio.value === s.theme;
@@ -44,6 +45,7 @@ longPress.addEventListener("input", () => {
 });
 longPress.addEventListener("change", () => save({ long_press_ms: Number(longPress.value) }));
 box("click-chords").addEventListener("change", () => save({ click_chords: box("click-chords").checked }));
+box("no-flags").addEventListener("change", () => save({ no_flags: box("no-flags").checked }));
 box("animations").addEventListener("change", () => save({ animations: box("animations").checked }));
 box("sounds").addEventListener("change", () => {
   const on = box("sounds").checked;
