@@ -171,7 +171,8 @@ def _security(operation: dict[str, Any], accepted: tuple[str, ...]) -> list[dict
 
 def _split_solo_boards(paths: dict[str, Any]) -> None:
     """`/api/leaderboards/{level}/{board}` as API.md writes it: one path per board, each with
-    the `period` and `sort` it takes (a streak board has no period; only it has `sort`)."""
+    the `period`, `sort` and `style` it takes (a streak board has no period and no NF style;
+    only it has `sort`)."""
     generic = paths.pop("/api/leaderboards/{level}/{board}", None)
     if generic is None:
         return
@@ -191,6 +192,8 @@ def _split_solo_boards(paths: dict[str, Any]) -> None:
                 if board == "streaks":
                     continue
                 param["description"] = "A rolling period (RULES.md); `all` by default."
+            if param["name"] == "style" and board == "streaks":
+                param["schema"] = {"type": "string", "enum": ["all"]}  # no NF streaks
             params.append(param)
         operation["parameters"] = params
         paths[f"/api/leaderboards/{{level}}/{board}"] = {"get": operation}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,9 @@ import pytest
 import schemathesis
 from django.core import signals
 from django.db import close_old_connections
+from django.test import override_settings
 from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
 from schemathesis import GenerationMode
 from schemathesis import checks as st_checks
 
@@ -62,6 +65,13 @@ SEMANTIC_400: dict[str, Any] = {
             for c in cs
         )
     ),
+    # A cell inside the board: the bound is the game's (or puzzle's) size, which the stateful
+    # phase's linked calls reach with real ids.
+    **{
+        f"POST /api/games/{{game_id}}/{action}": lambda e: e["code"] == "out_of_bounds"
+        for action in ("reveal", "flag", "chord")
+    },
+    "POST /api/puzzles/{puzzle_id}/open": lambda e: e["code"] == "out_of_bounds",
     # At most width * height - 9 mines (the bound depends on the board size).
     "POST /api/games": lambda e: e["code"] == "invalid" and "mines must be" in e["message"],
     # The account's lifecycle (docs/ACCOUNTS.md): a mailed link's token is signed (a string
@@ -89,6 +99,11 @@ SEMANTIC_400: dict[str, Any] = {
 }
 
 
+def _positive(case: Any) -> bool:
+    """A case the schema calls valid (not one made to be refused)."""
+    return case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE
+
+
 def _password_refused(error: Any) -> bool:
     return error["code"] == "invalid" and set(error["details"].get("fields", {})) == {
         "new_password"
@@ -111,6 +126,11 @@ def _report() -> Iterator[None]:
             )
 
 
+# The token the schema's auth provider gives every generated case: the fuzzer's, then in the
+# stateful phase each scenario's own player's (Workflow.setup).
+_TOKEN = {"key": ""}
+
+
 @pytest.fixture
 def fuzz_token(db: Any) -> Iterator[str]:
     """A player's token, and Django's per-request connection closing switched off while the
@@ -118,6 +138,7 @@ def fuzz_token(db: Any) -> Iterator[str]:
     would end the test's transaction on PostgreSQL."""
     user = User.objects.create_user(username="fuzzer", password=PASSWORD)
     _, key = token_issue(user=user)
+    _TOKEN["key"] = key  # the schema's auth provider gives it to every generated case
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     try:
@@ -146,9 +167,73 @@ def test_api_conforms_to_its_schema(case: Any, fuzz_token: str) -> None:
     checks = [c for c in ALL_CHECKS if c is not POSITIVE_ACCEPTANCE]
     response = case.call_and_validate(headers=headers, checks=checks)
     STATUSES[str(response.status_code)] += 1
-    if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
+    if _positive(case):
         if response.status_code == 400:
             error = response.json()["error"]
             assert rule(error), (label, case.body, case.query, error)
         else:
             assert response.status_code < 400 or response.status_code in {401, 403, 404, 409}
+
+
+# --- The stateful phase: sequences that follow the schema's links ---------------------------
+# Each scenario chains operations by their OpenAPI links (create a game -> reveal, flag, its
+# moves; a race -> its games; an arena -> join, standings; the next puzzle -> open it), with the
+# same checks. Bounded for `make test`: SCHEMATHESIS_STATEFUL_EXAMPLES scenarios (default 10) of
+# at most STATEFUL_STEPS calls each, the same every run.
+STATEFUL_EXAMPLES = int(os.environ.get("SCHEMATHESIS_STATEFUL_EXAMPLES", "10"))
+STATEFUL_STEPS = 6
+
+
+@schema.auth(refresh_interval=None)
+class _FuzzerToken:
+    """The player's token on every stateful call, as the schema's own auth (so that the checks
+    know it is a real credential, not a generated one)."""
+
+    def get(self, case: Any, ctx: Any) -> str:
+        return _TOKEN["key"]
+
+    def set(self, case: Any, data: str, ctx: Any) -> None:
+        case.headers = {**(case.headers or {}), "Authorization": f"Token {data}"}
+
+
+class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+    def setup(self) -> None:
+        """Each scenario is played by a new player: Hypothesis replays scenarios, and one player
+        for all would meet what an earlier scenario left (a race it is still in answers
+        `already_racing` on the replay, not on the first run)."""
+        user = User.objects.create_user(username=f"fuzz{uuid.uuid4().hex[:12]}", password=PASSWORD)
+        _TOKEN["key"] = token_issue(user=user)[1]
+
+    def validate_response(
+        self, response: Any, case: Any, additional_checks: Any = None, **kwargs: Any
+    ) -> None:
+        label = f"{case.method.upper()} {case.operation.path}"
+        checks = [
+            c for c in ALL_CHECKS if label not in SEMANTIC_400 or c is not POSITIVE_ACCEPTANCE
+        ]
+        STATUSES[str(response.status_code)] += 1
+        case.validate_response(response, checks=checks, transport_kwargs=kwargs or None)
+        rule = SEMANTIC_400.get(label)
+        if rule is not None and response.status_code == 400 and _positive(case):
+            error = response.json()["error"]
+            assert rule(error), (label, case.body, case.query, error)
+
+
+@pytest.mark.django_db
+@override_settings(GAME_TEST_SEED="schemathesis")  # the same layouts on every replay
+def test_api_conforms_to_its_schema_in_linked_sequences(fuzz_token: str) -> None:
+    """`fuzz_token`'s fixture switches Django's connection closing off; each scenario makes its
+    own player (Workflow.setup)."""
+    # The answers our links start from are bundles the machine draws the next calls from.
+    for start in ("POST /api/games -> 201", "POST /api/races -> 201", "POST /api/arenas -> 201"):
+        assert start in Workflow.bundles, start
+    run_state_machine_as_test(
+        Workflow,
+        settings=settings(
+            max_examples=STATEFUL_EXAMPLES,
+            stateful_step_count=STATEFUL_STEPS,
+            deadline=None,
+            derandomize=DERANDOMIZE,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
