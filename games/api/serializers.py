@@ -83,9 +83,13 @@ def page_of(
 
     Every list's page is the same but for its rows, so each list's page class is made here.
     DRF orders a serializer's fields by when each was made: `results` is made before `me`."""
-    fields: dict[str, Any] = {"results": row(many=True)}
+    fields: dict[str, Any] = {"results": row(many=True, help_text="This page's rows, in order.")}
     if me:
-        fields["me"] = row(allow_null=True)
+        fields["me"] = row(
+            allow_null=True,
+            help_text="The signed-in viewer's own row wherever it is, or null (anonymous, or "
+            "no row).",
+        )
     base = _PageOut if described else _PageFields
     return cast(type[serializers.Serializer[Any]], type(name, (base,), fields))
 
