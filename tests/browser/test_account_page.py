@@ -98,3 +98,41 @@ def test_a_forgotten_password_is_reset_from_the_mailed_link(desktop: Any, smtp: 
     screenshot(page, "reset-password-done")
     assert desktop.request.get("/api/auth/session").status == 401  # signed out everywhere
     sign_in(desktop, "bob", "a brand new passphrase")
+
+
+def test_closing_the_account_asks_with_a_button_that_says_so_and_a_calm_safe_answer(
+    desktop: Any,
+) -> None:
+    sign_up(desktop, "carol")
+    page = desktop.new_page()
+    page.goto("/account")
+    page.fill("#close-form input[name=password]", PASSWORD)
+    page.check("#close-form input[value=delete]")
+    page.click("#close-form button[type=submit]")
+    ask = page.get_by_role("dialog", name="Delete your account?")
+    expect(ask).to_be_visible()
+    yes, no = page.locator("#ask-yes"), page.locator("#ask-no")
+    expect(yes).to_have_text(
+        "Delete my account"
+    )  # not a bare "Close" that reads as "close this box"
+    expect(no).to_have_text("Keep it")
+    expect(no).to_be_focused()
+    expect(yes).to_have_class("btn btn-danger")
+    expect(no).to_have_class("btn btn-calm")
+    accent = page.evaluate(
+        "getComputedStyle(document.documentElement).getPropertyValue('--accent')"
+    )
+    background = no.evaluate("b => getComputedStyle(b).backgroundColor")
+    assert background != "rgb(208, 38, 58)" and accent.strip() == "#d0263a"  # not the red accent
+    screenshot(page, "account-close-dialog")
+    page.click("#ask-no")
+    expect(ask).to_be_hidden()
+    assert desktop.request.get("/api/auth/session").status == 200  # kept
+
+    page.check("#close-form input[value=close]")
+    page.click("#close-form button[type=submit]")
+    expect(page.get_by_role("dialog", name="Close your account?")).to_be_visible()
+    expect(yes).to_have_text("Close my account")
+    yes.click()
+    page.wait_for_url("**/")
+    assert desktop.request.get("/api/auth/session").status == 401

@@ -187,8 +187,9 @@ onSubmit("close-form", async (data) => {
     text: deleting
       ? gettext("Your personal data goes in 7 days unless you sign in before then.")
       : gettext("Sign in again within 30 days to reopen it."),
-    yes: deleting ? gettext("Delete") : gettext("Close"),
+    yes: deleting ? gettext("Delete my account") : gettext("Close my account"),
     no: gettext("Keep it"),
+    danger: true,
   });
   if (!sure) return;
   /** @type {Record<string, string>} */

@@ -25,11 +25,14 @@ export function askWith(dialog) {
 
 /**
  * Ask a question in the site's dialog; true when the player chose `yes`. The dialog is made
- * once per page (`#ask`, with `#ask-yes` and `#ask-no`) and filled each time.
- * @param {{ title: string, text: string, yes: string, no: string }} question
+ * once per page (`#ask`, with `#ask-yes` and `#ask-no`) and filled each time. A `danger`
+ * question (what cannot be taken back, such as closing the account) shows `yes` in the danger
+ * style and the safe `no` in a calm one: the red primary style would make the safe answer look
+ * like the risky one.
+ * @param {{ title: string, text: string, yes: string, no: string, danger?: boolean }} question
  * @returns {Promise<boolean>}
  */
-export async function ask({ title, text, yes, no }) {
+export async function ask({ title, text, yes, no, danger = false }) {
   let dialog = document.getElementById("ask");
   if (!(dialog instanceof HTMLDialogElement)) {
     dialog = el(
@@ -57,6 +60,8 @@ export async function ask({ title, text, yes, no }) {
   put("ask-text", text);
   put("ask-yes", yes);
   put("ask-no", no);
+  d.querySelector("#ask-yes")?.setAttribute("class", danger ? "btn btn-danger" : "btn");
+  d.querySelector("#ask-no")?.setAttribute("class", danger ? "btn btn-calm" : "btn btn-primary");
   return (await askWith(d)) === "yes";
 }
 

@@ -47,6 +47,7 @@ async function revoke(tok) {
     text: gettext("Programs using it will stop working."),
     yes: gettext("Revoke"),
     no: gettext("Keep it"),
+    danger: true,
   });
   if (!sure) return;
   try {
