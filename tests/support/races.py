@@ -25,9 +25,9 @@ def tick(at: datetime | None = None) -> int:
 
 
 def start_now(race_id: str) -> None:
-    """End the race's countdown at once: its deadline moved to now, then one tick. On a slow
-    machine the countdown's own deadline may have passed already and a request's catch-up of
-    the clock started the race: that is the same end."""
+    """End the race's countdown at once: its deadline moved to now, then one tick. A race the
+    race clock has started already (its countdown's deadline passed while a starved worker
+    waited) has come to the same end."""
     now = timezone.now()
     if not Race.objects.filter(pk=race_id, state="countdown").update(starts_at=now, deadline=now):
         assert Race.objects.get(pk=race_id).state == "running"
