@@ -12,7 +12,8 @@ a given mine, so its effective clicks (and with them correctness and throughput)
 the flag clicks that placed a flag on a safe cell, took one off, or flagged a mine again.
 
 The clock is the test's (a few hundred milliseconds between moves), so times and RQP are real
-numbers rather than the milliseconds of a test run. About 11 s on SQLite."""
+numbers rather than the milliseconds of a test run. The 200 games are four parts of 50, each
+its own test, so that the suite's workers share them."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from tests.support.boards import neighbours
 
 pytestmark = pytest.mark.django_db
 
-GAMES = 200
+PARTS, GAMES = 4, 50  # 200 games in all
 LEVELS = ("beginner", "beginner", "intermediate")  # mostly small boards: the test stays short
 
 
@@ -59,7 +60,7 @@ class Played:
     flags_not_effective_there: int = 0
 
 
-def _play(user: User, level: str, rng: random.Random, clock: Clock) -> Played:
+def _play(user: User, level: str, rng: random.Random, clock: Clock, *, lose: bool) -> Played:
     game = services.game_create(player=user, level=level)
     w, h = game.width, game.height
     played = Played(str(game.id))
@@ -72,7 +73,7 @@ def _play(user: User, level: str, rng: random.Random, clock: Clock) -> Played:
     rows = board.to_ascii()
     mines = {(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch in "*MX"}
     flagged_once: set[tuple[int, int]] = set()
-    lose_at = rng.randint(2, 12) if rng.random() < 0.15 else None
+    lose_at = rng.randint(2, 12) if lose else None  # a mine opened on purpose at that step
     for step in range(10_000):
         if board.ended:
             break
@@ -133,13 +134,15 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     return clock
 
 
+@pytest.mark.parametrize("part", range(PARTS))
 def test_the_counters_agree_with_ms_toollib_on_200_games(
-    alice: User, alice_api: APIClient, clock: Clock
+    part: int, alice: User, alice_api: APIClient, clock: Clock
 ) -> None:
-    rng = random.Random(41)
+    rng = random.Random(41 + part)
     seen = {"won": 0, "lost": 0, "wasted": 0, "chords": 0, "flags": 0, "differ": 0}
     for i in range(GAMES):
-        played = _play(alice, LEVELS[i % len(LEVELS)], rng, clock)
+        # Every fifth game opens a mine on purpose: each part has lost games to compare.
+        played = _play(alice, LEVELS[i % len(LEVELS)], rng, clock, lose=i % 5 == 4)
         game = Game.objects.get(pk=played.game_id)
         stats = alice_api.get(f"/api/games/{played.game_id}").json()["result_stats"]
         video = _video(alice_api, played.game_id)
@@ -165,4 +168,4 @@ def test_the_counters_agree_with_ms_toollib_on_200_games(
         seen["flags"] += stats["flag_clicks"] > 0
         seen["differ"] += played.flags_not_effective_there > 0
     # Every kind of game and click was there to compare.
-    assert min(seen.values()) >= 10, seen
+    assert min(seen.values()) >= 3, seen
