@@ -157,6 +157,11 @@ class SessionRowSerializer(serializers.Serializer[Any]):
 class TotpEnrolledSerializer(serializers.Serializer[Any]):
     secret = serializers.CharField()
     otpauth_uri = serializers.CharField()
+    qr_svg = serializers.CharField(
+        help_text="`otpauth_uri` as a QR code: a standalone SVG document (made by segno), "
+        "for an authenticator app to scan. Show it as an image (an `<img>` with a `data:` "
+        "URI), not as markup."
+    )
 
 
 class RecoveryCodesSerializer(serializers.Serializer[Any]):

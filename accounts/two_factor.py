@@ -1,12 +1,15 @@
 """Two-factor sign-in: TOTP (RFC 6238) with pyotp, recovery codes (docs/ACCOUNTS.md, 2FA).
 
 * `enrol` makes a fresh secret (inactive) and answers it with its `otpauth://` URI, for an
-  authenticator app; enrolling again before confirming replaces it.
+  authenticator app, and that URI as a QR code (`qr_svg`); enrolling again before confirming
+  replaces it.
 * `confirm` checks a first code: the secret becomes active and ten recovery codes are made,
   shown once and stored hashed (SHA-256: they are random, 50 bits each, nothing to salt).
 * `check` at sign-in: a current code (the 30 s step, one step either side for clocks that
   drift), never a step already used (`TwoFactor.last_step`: no replay of a code seen over a
-  shoulder or a proxy log), or an unused recovery code (then used up).
+  shoulder or a proxy log), or an unused recovery code (then used up). `refusal` says why a
+  code was refused: `used` (a code of the window whose step was already taken: the owner
+  typed it twice and only has to wait for the next one) or `wrong`.
 * `disable` needs a current code (or a recovery code), and the password when one is given,
   and removes the secret and codes.
 
@@ -27,11 +30,13 @@ text, and goes with the recovery codes the confirmation replaces: used once.
 from __future__ import annotations
 
 import hashlib
+import io
 import secrets
 import time
 from datetime import datetime, timedelta
 
 import pyotp
+import segno
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -131,18 +136,58 @@ def enrol(*, user: User) -> tuple[str, str]:
     return secret, uri
 
 
-def _matching_step(secret: str, code: str, last_step: int) -> int | None:
-    """The time step a 6-digit code is valid for (now, or one step either side), if it is
-    later than `last_step`."""
+def qr_svg(uri: str) -> str:
+    """The otpauth URI as a QR code: a standalone SVG document written by segno alone (two
+    paths, no text from the request), which the page shows as an image, never as markup.
+    Error correction M, the usual for codes read from a screen."""
+    out = io.BytesIO()
+    segno.make(uri, error="m").save(
+        out, kind="svg", xmldecl=False, svgns=True, svgclass=None, lineclass=None, nl=False,
+        border=4, dark="#000", light="#fff",
+    )  # fmt: skip
+    return out.getvalue().decode("ascii")
+
+
+def _code_steps(secret: str, code: str) -> list[int]:
+    """The time steps a 6-digit code is valid for: now, or one step either side."""
     code = code.strip().replace(" ", "")
     if len(code) != 6 or not code.isdigit():
-        return None
+        return []
     totp = pyotp.TOTP(secret)
     now_step = int(time.time()) // totp.interval
-    for step in (now_step, now_step - 1, now_step + 1):
-        if step > last_step and secrets.compare_digest(totp.generate_otp(step), code):
-            return step
-    return None
+    return [
+        step
+        for step in (now_step, now_step - 1, now_step + 1)
+        if secrets.compare_digest(totp.generate_otp(step), code)
+    ]
+
+
+def _matching_step(secret: str, code: str, last_step: int) -> int | None:
+    """The time step a 6-digit code is valid for, if it is later than `last_step`."""
+    return next((step for step in _code_steps(secret, code) if step > last_step), None)
+
+
+# Why a code was refused (the error's `details.reason`) and what to tell its owner.
+USED = "used"
+WRONG = "wrong"
+USED_MESSAGE = "This code was already used: wait for the next code of your app."
+
+
+def refusal(user: User, code: str) -> str:
+    """Why `check` refused `code` just now: USED when it is a code of the window whose step
+    was already taken (same or earlier step), WRONG otherwise. Saying `used` gives a guesser
+    nothing: a used code opens nothing, and the window's codes change every 30 s."""
+    active = TwoFactor.objects.filter(user=user).first()
+    if active is None or not isinstance(code, str):
+        return WRONG
+    used = any(step <= active.last_step for step in _code_steps(active.secret, code))
+    return USED if used else WRONG
+
+
+def refused(code: str, wrong_message: str, reason: str) -> DomainError:
+    """The refusal of a code under the error `code` API.md gives the door, with its reason."""
+    message = USED_MESSAGE if reason == USED else wrong_message
+    return DomainError(code, message, {"reason": reason})
 
 
 def confirm(*, user: User, code: str, enrolment_code: str | None = None) -> list[str]:
@@ -170,7 +215,7 @@ def confirm(*, user: User, code: str, enrolment_code: str | None = None) -> list
                 )
         step = _matching_step(pending.secret, code, pending.last_step)
         if step is None:
-            raise DomainError("wrong_otp", "The code is wrong or expired.")
+            raise refused("wrong_otp", "The code is wrong or expired.", WRONG)
         pending.confirmed_at = timezone.now()
         pending.last_step = step
         pending.save(update_fields=["confirmed_at", "last_step"])
@@ -213,7 +258,7 @@ def disable(*, user: User, code: str, password: str | None = None) -> None:
     if password is not None and not user.check_password(password):
         raise DomainError("wrong_password", "The password is wrong.")
     if not check(user=user, code=code):
-        raise DomainError("wrong_otp", "The code is wrong or expired.")
+        raise refused("wrong_otp", "The code is wrong or expired.", refusal(user, code))
     with transaction.atomic():
         TwoFactor.objects.filter(user=user).delete()
         RecoveryCode.objects.filter(user=user).delete()

@@ -93,7 +93,10 @@ def _user_from_credentials(request: Request) -> tuple[User, dict[str, Any]]:
         if not otp:
             raise ApiError("otp_required", "Two-factor sign-in is on: send `otp` too.")
         if not two_factor.check(user=user, code=otp):
-            raise ApiError("otp_invalid", "The two-factor code is wrong or expired.")
+            reason = two_factor.refusal(user, otp)
+            raise two_factor.refused(
+                "otp_invalid", "The two-factor code is wrong or expired.", reason
+            )
     if user.closed_at is not None:
         with transaction.atomic():
             if not services.account_reopen(user=user):
@@ -610,7 +613,10 @@ class TotpView(APIView):
     def post(self, request: Request) -> Response:
         user = _signed_in(request)
         secret, uri = two_factor.enrol(user=user)
-        return Response({"secret": secret, "otpauth_uri": uri}, status=status.HTTP_201_CREATED)
+        return Response(
+            {"secret": secret, "otpauth_uri": uri, "qr_svg": two_factor.qr_svg(uri)},
+            status=status.HTTP_201_CREATED,
+        )
 
     @account_schema(
         {

@@ -8,14 +8,16 @@ import time
 from io import StringIO
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+from xml.etree import ElementTree
 
 import pyotp
 import pytest
+import segno
 from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.models import RecoveryCode, User
+from accounts.models import RecoveryCode, TwoFactor, User
 from tests.support.personas import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -137,3 +139,43 @@ def test_the_admin_opens_to_staff_only_after_a_second_factor(settings: Any) -> N
     assert page.get(admin).status_code == 200
     settings.STAFF_REQUIRE_TOTP = False
     assert Client().get(admin).status_code == 302  # nobody signed in: the sign-in page
+
+
+def test_a_code_already_used_is_refused_as_used_with_the_error_code_api_md_gives(
+    alice_api: APIClient, alice: User
+) -> None:
+    secret, _ = enrolled(alice_api)
+    # The confirmation's step, read rather than recomputed: still in the window for the next
+    # 30 s whatever the clock does meanwhile, and taken.
+    used = pyotp.TOTP(secret).generate_otp(TwoFactor.objects.get(user=alice).last_step)
+    again = sign_in(used)
+    assert (again.status_code, again.json()["error"]["code"]) == (401, "otp_invalid")
+    assert again.json()["error"]["details"] == {"reason": "used"}
+    assert "already used" in again.json()["error"]["message"]
+    assert "next code" in again.json()["error"]["message"]
+    off = alice_api.delete("/api/me/totp", {"code": used, "password": PASSWORD}, format="json")
+    assert (off.status_code, off.json()["error"]["code"]) == (403, "wrong_otp")
+    assert off.json()["error"]["details"] == {"reason": "used"}
+
+    wrong = "123456" if used != "123456" else "654321"
+    refused = sign_in(wrong)
+    assert refused.json()["error"]["details"] == {"reason": "wrong"}
+    assert refused.json()["error"]["message"] == "The two-factor code is wrong or expired."
+    refused = alice_api.delete("/api/me/totp", {"code": wrong, "password": PASSWORD}, format="json")
+    assert refused.json()["error"]["details"] == {"reason": "wrong"}
+    assert alice_api.get("/api/me").json()["two_factor"] is True
+
+
+def test_the_enrolment_answers_the_uri_as_a_qr_code_in_a_standalone_svg(
+    alice_api: APIClient,
+) -> None:
+    started = alice_api.post("/api/me/totp").json()
+    svg = ElementTree.fromstring(started["qr_svg"])
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.tag == f"{ns}svg"  # its own namespace: an image from a data: URI needs it
+    # segno's drawing only: two paths (the light square, the dark modules), no text, no script
+    assert [child.tag for child in svg] == [f"{ns}path", f"{ns}path"]
+    assert "alice" not in started["qr_svg"] and started["secret"] not in started["qr_svg"]
+    # the size of the version segno picks for this URI at error correction M, border 4
+    version = segno.make(started["otpauth_uri"], error="m").version
+    assert int(svg.get("width", "0")) == 17 + 4 * version + 2 * 4

@@ -4,6 +4,7 @@ password reset from the mailed link (a real SMTP server, tests/support/smtp.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,3 +137,41 @@ def test_closing_the_account_asks_with_a_button_that_says_so_and_a_calm_safe_ans
     yes.click()
     page.wait_for_url("**/")
     assert desktop.request.get("/api/auth/session").status == 401
+
+
+def test_two_factor_shows_a_qr_code_and_the_key_in_groups_and_says_when_a_code_was_used(
+    desktop: Any,
+) -> None:
+    sign_up(desktop, "dora")
+    page = desktop.new_page()
+    page.goto("/account")
+    page.click("#totp-start")
+    qr = page.locator("#totp-qr")
+    expect(qr).to_be_visible()
+    expect(qr).to_have_attribute("src", re.compile(r"^data:image/svg\+xml;base64,"))
+    page.wait_for_function("document.getElementById('totp-qr').naturalWidth > 0")  # drawn
+    groups = page.locator("#totp-secret span")
+    expect(groups).to_have_count(8)
+    assert all(len(g) == 4 for g in groups.all_inner_texts())
+    # a selection of the key copies it whole, without the spaces between the groups
+    copied = page.evaluate(
+        """() => { const range = document.createRange();
+        range.selectNodeContents(document.getElementById('totp-secret'));
+        getSelection().removeAllRanges(); getSelection().addRange(range);
+        return getSelection().toString(); }"""
+    )
+    assert copied == "".join(groups.all_inner_texts()) and re.fullmatch(r"[A-Z2-7]{32}", copied)
+    screenshot(page, "account-two-factor-qr")
+
+    used = pyotp.TOTP(copied).now()
+    page.fill("#totp-confirm-form input[name=code]", used)
+    page.click("#totp-confirm-form button[type=submit]")
+    expect(page.locator("#totp-state")).to_contain_text("On")
+    # the same code again, to turn it off: refused as used, not as wrong
+    page.fill("#totp-off-form input[name=code]", used)
+    page.fill("#totp-off-form input[name=password]", PASSWORD)
+    page.click("#totp-off-form button[type=submit]")
+    expect(page.locator("#account-error")).to_have_text(
+        "This code was already used: wait for the next code of your app."
+    )
+    expect(page.locator("#totp-state")).to_contain_text("On")

@@ -1,7 +1,7 @@
 // @ts-check
 // The account page (docs/ACCOUNTS.md): the address, the password, where the account is
 // signed in, two-factor sign-in, the data export and closing. Everything through the API.
-import { api, ApiError, gettext, fmt, fmtDate, refusalText } from "./api.js";
+import { api, ApiError, gettext, fmt, fmtDate, otpRefusalText, refusalText } from "./api.js";
 import { $, byId, el } from "./dom.js";
 import { ask } from "./dialog.js";
 
@@ -9,11 +9,10 @@ const error = $("account-error");
 
 /** @param {unknown} err */
 function explain(err) {
+  if (err instanceof ApiError && (err.code === "otp_invalid" || err.code === "wrong_otp")) return otpRefusalText(err);
   return refusalText(err, {
     invalid_credentials: gettext("The password is wrong."),
     wrong_password: gettext("The password is wrong."),
-    otp_invalid: gettext("The code is wrong or expired."),
-    wrong_otp: gettext("The code is wrong or expired."),
   });
 }
 
@@ -139,11 +138,31 @@ sendOnSubmit("password-form", "POST", "/api/me/password", ["current_password", "
   loadSessions();
 });
 
+/** The 32-character key in groups of four, easier to type and check: each group its own
+ * <span>, spaced by CSS, so that a selection copies the key whole, without spaces.
+ * @param {string} secret */
+function showSecret(secret) {
+  const groups = secret.match(/.{1,4}/g) || [];
+  $("totp-secret").replaceChildren(...groups.map((g) => el("span", { text: g })));
+}
+
+/** The server's QR code of the otpauth URI (an SVG document written by segno), shown as an
+ * image from a data: URI: an <img> runs no script, so nothing from the network is ever
+ * inserted as markup.
+ * @param {string} svg */
+function showQr(svg) {
+  const img = $("totp-qr", HTMLImageElement);
+  const bytes = new TextEncoder().encode(svg);
+  img.src = "data:image/svg+xml;base64," + btoa(String.fromCharCode(...bytes));
+  img.hidden = false;
+}
+
 byId("totp-start")?.addEventListener("click", async () => {
   error.textContent = "";
   try {
     const started = await api("POST", "/api/me/totp");
-    $("totp-secret").textContent = started.secret;
+    showSecret(started.secret);
+    showQr(started.qr_svg);
     $("totp-uri", HTMLAnchorElement).href = started.otpauth_uri;
     $("totp-enrol").hidden = false;
     $("totp-start").hidden = true;

@@ -88,6 +88,15 @@ export function refusalText(err, known) {
   return serverText(err.message);
 }
 
+/** What to say of a refused two-factor code (`otp_invalid` at sign-in, `wrong_otp` on the
+ * account page): the server's `details.reason` tells a code already used (typed twice: the
+ * next one will do) from a wrong one (docs/ACCOUNTS.md, Two-factor sign-in).
+ * @param {ApiError} err */
+export const otpRefusalText = (err) =>
+  err.details && err.details.reason === "used"
+    ? gettext("This code was already used: wait for the next code of your app.")
+    : gettext("The code is wrong or expired.");
+
 /** @param {string} name */
 export function cookie(name) {
   const hit = document.cookie.split("; ").find((c) => c.startsWith(name + "="));

@@ -1,6 +1,6 @@
 // @ts-check
 // Sign up and sign in: the account API, then a session cookie for the pages (API.md, Accounts).
-import { api, ApiError, gettext, serverText } from "./api.js";
+import { api, ApiError, gettext, otpRefusalText, serverText } from "./api.js";
 import { $, $$ } from "./dom.js";
 import { safeNext } from "./next.js";
 
@@ -79,7 +79,7 @@ form.addEventListener("submit", async (e) => {
       error.textContent =
         err.code === "otp_required"
           ? gettext("Two-factor sign-in is on: type the code from your authenticator app.")
-          : gettext("The code is wrong or expired.");
+          : otpRefusalText(err);
     } else {
       error.textContent = explain(err);
     }
