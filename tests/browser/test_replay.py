@@ -8,6 +8,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.support.browser import (
+    SCREENSHOTS,
     beginner_after_first_tap,
     cell,
     finished_beginner_with_flag_moves,
@@ -36,6 +37,10 @@ def test_the_replay_follows_explicit_flag_moves_and_frames_each_move(desktop: An
     expect(cell(page, *b)).to_have_attribute("data-v", "#")
     expect(page.locator("#step-info")).to_contain_text("Move 5 of 6: remove the flag")
     screenshot(page, "replay")
+    # The slider wears the site's accent, not the browser's default blue.
+    scrub = page.locator("#scrub")
+    assert scrub.evaluate("s => getComputedStyle(s).accentColor") == "rgb(208, 38, 58)"
+    scrub.screenshot(path=str(SCREENSHOTS / "replay-slider.png"))
     expect(cell(page, *a)).not_to_have_class("m-last")
     page.click("#last")
     expect(page.locator("#step-info")).to_contain_text("Move 6 of 6")
