@@ -20,6 +20,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
@@ -228,7 +229,8 @@ def leaderboards(request: HttpRequest, level: str = "beginner") -> HttpResponse:
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     try:
-        user_get(username=username)  # the API's rule: an active account of exactly this name
+        # the API's rule: an active account of exactly this name
+        player = user_get(username=username)
     except GameError:
         context = {
             "heading": _("No such player"),
@@ -237,7 +239,10 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         return render(request, "404.html", context, status=404)
     # "My profile" is the current page only on the visitor's own profile (a walk through the site found it lit everywhere).
     own = request.user.is_authenticated and request.user.get_username() == username
-    return _page(request, "profile.html", page="profile" if own else "player", username=username)
+    share = _profile_card(request, player)
+    return _page(
+        request, "profile.html", page="profile" if own else "player", username=username, share=share
+    )
 
 
 @ensure_csrf_cookie
@@ -421,7 +426,8 @@ def _game_card(request: HttpRequest, game: dict[str, Any], *, replay: bool) -> d
     size = f"{game['width']} \u00d7 {game['height']}, {game['mines']}"
     facts = {"level": _level_label(game["level"]), "player": game["player"], "size": size}
     if game["state"] == "won":
-        seconds = f"{game['elapsed_ms'] / 1000:.1f}"
+        # In the visitor's language's format: "64,8 s" in French, as the pages write it.
+        seconds = number_format(game["elapsed_ms"] / 1000, decimal_pos=1, use_l10n=True)
         text = _("%(player)s won a %(level)s game (%(size)s mines) in %(seconds)s s.") % {
             **facts,
             "seconds": seconds,
@@ -437,6 +443,28 @@ def _game_card(request: HttpRequest, game: dict[str, Any], *, replay: bool) -> d
         "text": text,
         "image": request.build_absolute_uri(image),
         "image_alt": _("The board of the game"),
+        "url": request.build_absolute_uri(request.path),
+    }
+
+
+def _profile_card(request: HttpRequest, player: Any) -> dict[str, Any]:
+    """A profile's card: the name and how long they have played (public on the page too), with
+    the site's icon, as a profile has no picture of its own."""
+    from django.urls import reverse
+    from django.utils.formats import date_format
+
+    facts = {"player": player.get_username(), "date": date_format(player.date_joined)}
+    text = _(
+        "%(player)s has played Minesweeper on Démineur since %(date)s: best times, statistics, "
+        "races and dailies."
+    )
+    return {
+        "title": _("%(player)s, Minesweeper player") % facts,
+        "text": text % facts,
+        "type": "profile",
+        "image": request.build_absolute_uri(reverse("app-icon", args=[512])),
+        "image_size": 512,
+        "image_alt": _("The Démineur icon: a mine"),
         "url": request.build_absolute_uri(request.path),
     }
 

@@ -124,3 +124,35 @@ def test_a_race_game_shows_no_mine_while_its_race_runs_and_the_podium_at_the_end
     page = client.get(f"/races/{race['id']}").content.decode()
     assert "Podium" in (meta(page, "og:description") or "")
     assert MINE in pixels(client.get(f"/games/{games['alice']}/preview.png").content)
+
+
+def test_a_won_games_time_is_in_the_visitors_number_format(alice_api: Any) -> None:
+    game = start(alice_api)
+    win(alice_api, game["id"])
+    english = meta(Client().get(f"/games/{game['id']}").content.decode(), "og:description")
+    assert re.search(r"in \d+\.\d s\.$", english or ""), english
+    french_page = Client(HTTP_ACCEPT_LANGUAGE="fr").get(f"/games/{game['id']}").content.decode()
+    french = meta(french_page, "og:description") or ""
+    assert re.search(r"\d+,\d\s?s", french) and not re.search(r"\d\.\d", french), french
+
+
+def test_a_profile_has_a_card_with_the_name_and_the_sites_icon(alice: Any) -> None:
+    page = Client().get("/players/alice").content.decode()
+    assert meta(page, "og:type") == "profile"
+    assert "alice" in (meta(page, "og:title") or "")
+    assert "alice" in (meta(page, "og:description") or "")
+    assert meta(page, "description") == meta(page, "og:description")
+    assert meta(page, "og:image") == "http://testserver/icons/512.png"
+    assert (meta(page, "og:image:width"), meta(page, "og:image:height")) == ("512", "512")
+    assert meta(page, "twitter:card") == "summary"  # a square picture
+    assert Client().get("/icons/512.png").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/daily", "/leaderboards"])
+def test_the_home_daily_and_leaderboards_pages_have_a_description(path: str) -> None:
+    english = meta(Client().get(path).content.decode(), "description") or ""
+    assert (
+        "Minesweeper" in english and meta(Client().get(path).content.decode(), "og:title") is None
+    )
+    french = Client(HTTP_ACCEPT_LANGUAGE="fr").get(path).content.decode()
+    assert (meta(french, "description") or english) != english  # in the visitor's language
