@@ -188,8 +188,9 @@ class TokenCreateSerializer(serializers.Serializer[Any]):
 class TokenTestSerializer(serializers.Serializer[Any]):
     """POST /api/tokens/test: up to 50 token keys; the answer says what each may do."""
 
+    # A key is looked up as sent: one of spaces only is no token (null), not a malformed body.
     tokens = serializers.ListField(
-        child=StrictCharField(max_length=128), min_length=1, max_length=50
+        child=StrictCharField(max_length=128, trim_whitespace=False), min_length=1, max_length=50
     )
 
 
