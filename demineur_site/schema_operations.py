@@ -70,6 +70,12 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "level for all seven buckets (six levels and `custom`), zeros and nulls where nothing "
         "was played; `recent_games` the 20 newest ended games. Unknown player: 404.",
     ),
+    "users_luck": (
+        "A player's luck",
+        "Luck against expectation per level of one `mode` (classic by default): forced guesses "
+        "survived and lost, the expected survivals (the sum of 1 - p), their difference, in all "
+        "and per month of the newest 24 (docs/STATS.md, Luck, measured). Unknown player: 404.",
+    ),
     "tokens_retrieve": (
         "My tokens",
         "The signed-in player's API tokens with their names, `scopes` and last use; never a key.",

@@ -156,6 +156,7 @@ games = [
     ),
     re_path(r"^me/?$", game_api.MeView.as_view(), name="api-me"),
     re_path(rf"^users/{USER}/?$", known(game_api.UserProfileView, _player), name="api-user"),
+    re_path(rf"^users/{USER}/luck/?$", known(game_api.UserLuckView, _player), name="api-user-luck"),
     re_path(
         rf"^users/{USER}/games/export/?$",
         known(export.GamesExportView, _player),

@@ -63,6 +63,12 @@ class PlayerStats(models.Model):
     skill_streak = models.PositiveIntegerField(default=0, db_default=0)
     best_skill_streak = models.PositiveIntegerField(default=0, db_default=0)
     best_skill_streak_at = models.DateTimeField(null=True, blank=True)  # when it was reached
+    # Luck, measured (docs/STATS.md): the luck-adjusted streak (an unlucky loss counts as the
+    # win it would have been), and the coin flips per month of the games' ends (UTC),
+    # {"2026-11": [won, lost, expected survivals]}: a profile reads luck from this row alone.
+    adjusted_streak = models.PositiveIntegerField(default=0, db_default=0)
+    best_adjusted_streak = models.PositiveIntegerField(default=0, db_default=0)
+    luck_months = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(null=True, blank=True)
     # Sort keys of the streak boards (see Meta.indexes), kept by PostgreSQL itself.
     best_streak_key = models.GeneratedField(

@@ -6,6 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from accounts.standings.models import PlayerStats
+from accounts.standings.records import luck_totals
 from demineur_site.formats import iso
 
 
@@ -37,6 +38,11 @@ def stats_dict(row: PlayerStats | None) -> dict[str, Any]:
         "best_skill_streak": row.best_skill_streak,
         "unlucky_losses": row.unlucky_losses,
         "guesses_survived": row.guesses_survived,
+        # Luck, measured (docs/STATS.md): the coin flips of every month, and the streaks had
+        # every forced guess gone the player's way.
+        **luck_totals(row.luck_months or {}),
+        "adjusted_streak": row.adjusted_streak,
+        "best_adjusted_streak": row.best_adjusted_streak,
         "best_time_ms": row.best_time_ms,
         "best_time_game_id": _str(row.best_time_game),
         "best_bbbv_per_s": _speed(row.best_bbbv_per_s),

@@ -308,3 +308,71 @@ def skill_after(current: int, best: int, outcomes: Iterable[str]) -> tuple[int, 
         elif outcome != "unlucky":
             current = 0
     return current, best
+
+
+# A player's coin flips of one month (docs/STATS.md, Luck, measured): [won, lost, expected
+# survivals], keyed "YYYY-MM" (the month of the games' ends, UTC) in PlayerStats.luck_months.
+LuckMonths = dict[str, list[float]]
+
+
+def luck_months_after(months: LuckMonths, month: str, flips: Sequence[float]) -> LuckMonths:
+    """`months` with one game's coin flips (won, lost, expected survivals) added to `month`.
+
+    >>> luck_months_after({"2026-11": [1, 0, 0.5]}, "2026-11", (2, 1, 1.25))
+    {'2026-11': [3, 1, 1.75]}
+    """
+    before = months.get(month, [0, 0, 0.0])
+    return {**months, month: [before[0] + flips[0], before[1] + flips[1], before[2] + flips[2]]}
+
+
+def luck_series(months: LuckMonths) -> list[dict[str, Any]]:
+    """The months oldest first, each with its luck (won minus expected) and the luck summed
+    up to it.
+
+    >>> [(m["month"], m["luck"], m["cumulative_luck"]) for m in luck_series(
+    ...     {"2026-12": [1, 1, 1.5], "2026-11": [2, 0, 1.0]})]
+    [('2026-11', 1.0, 1.0), ('2026-12', -0.5, 0.5)]
+    """
+    out: list[dict[str, Any]] = []
+    total = 0.0
+    for month in sorted(months):
+        won, lost, expected = months[month]
+        total += won - expected
+        out.append(
+            {
+                "month": month,
+                "coin_flips_won": int(won),
+                "coin_flips_lost": int(lost),
+                "expected_survivals": round(expected, 4),
+                "luck": round(won - expected, 4),
+                "cumulative_luck": round(total, 4),
+            }
+        )
+    return out
+
+
+def luck_totals(months: LuckMonths) -> dict[str, Any]:
+    """The coin flips of every month together, and their luck.
+
+    >>> luck_totals({"2026-12": [1, 1, 1.5], "2026-11": [2, 0, 1.0]})
+    {'coin_flips_won': 3, 'coin_flips_lost': 1, 'expected_survivals': 2.5, 'luck': 0.5}
+    """
+    won = sum(m[0] for m in months.values())
+    expected = sum(m[2] for m in months.values())
+    return {
+        "coin_flips_won": int(won),
+        "coin_flips_lost": int(sum(m[1] for m in months.values())),
+        "expected_survivals": round(expected, 4),
+        "luck": round(won - expected, 4),
+    }
+
+
+def adjusted_after(current: int, best: int, outcomes: Iterable[str]) -> tuple[int, int]:
+    """The luck-adjusted streak (docs/STATS.md, Luck, measured) after more games, in end order:
+    the streak had every forced guess gone the player's way, so an `unlucky` loss counts as
+    the win it would have been; any other `loss` ends it, a `win` extends it.
+
+    >>> adjusted_after(0, 0, ["win", "unlucky", "win", "loss", "win"])
+    (1, 3)
+    """
+    return skill_after(current, best, ("win" if o == "unlucky" else o for o in outcomes))

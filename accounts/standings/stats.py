@@ -28,12 +28,15 @@ from accounts.standings.records import (
     GameEnd,
     GameEndResult,
     Link,
+    LuckMonths,
     Streaks,
     Summary,
+    adjusted_after,
     bests_after,
     bucket_for,
     chain_after,
     is_custom,
+    luck_months_after,
     skill_after,
     stats_after,
 )
@@ -352,11 +355,16 @@ def record_analysis(
     unlucky_loss: bool,
     guesses_survived: int,
     outcomes: Callable[[], tuple[bool, list[str]]],
+    coin_flips: tuple[str, tuple[int, int, float]] | None = None,
+    luck_months: LuckMonths | None = None,
 ) -> None:
     """A solo game's analysis was stored (games.play.analysis_jobs, in its transaction): its
     luck joins the player's statistics of its bucket. `outcomes` is called under the row
-    lock and says what the skill streak folds, in end order (records.skill_after), and
-    whether it starts again from nothing (an analysis that arrived behind the others)."""
+    lock and says what the skill and luck-adjusted streaks fold, in end order
+    (records.skill_after, records.adjusted_after), and whether they start again from nothing
+    (an analysis that arrived behind the others). `coin_flips` is the game's month and its
+    (won, lost, expected survivals), added to that month; `luck_months` replaces them all
+    (a refold that recounted the bucket)."""
     bucket = bucket_for(level, no_guess)
     with transaction.atomic():
         row = _lock_stats_row(user_id=user_id, bucket=bucket)
@@ -367,6 +375,12 @@ def record_analysis(
         if row.best_skill_streak != before or row.best_skill_streak_at is None:
             # When the best was reached: the `sort=skill` board's tie-break (who was first).
             row.best_skill_streak_at = timezone.now() if row.best_skill_streak else None
+        current, best = (0, 0) if restart else (row.adjusted_streak, row.best_adjusted_streak)
+        row.adjusted_streak, row.best_adjusted_streak = adjusted_after(current, best, folded)
+        if luck_months is not None:
+            row.luck_months = luck_months
+        elif coin_flips is not None:
+            row.luck_months = luck_months_after(row.luck_months or {}, *coin_flips)
         row.unlucky_losses += int(unlucky_loss)
         row.guesses_survived += guesses_survived
         row.save(
@@ -374,6 +388,9 @@ def record_analysis(
                 "skill_streak",
                 "best_skill_streak",
                 "best_skill_streak_at",
+                "adjusted_streak",
+                "best_adjusted_streak",
+                "luck_months",
                 "unlucky_losses",
                 "guesses_survived",
             ]

@@ -114,14 +114,61 @@ class Analysis:
     def guesses_survived(self) -> int:
         return sum(1 for m in self.moves if m.label == FORCED_GUESS and not m.lost)
 
+    @property
+    def luck(self) -> Luck:
+        """The luck of the game's forced guesses (docs/STATS.md, Luck, measured)."""
+        return Luck.of([(m.p_mine, m.lost) for m in self.moves if m.label == FORCED_GUESS])
+
     def as_dict(self) -> dict[str, Any]:
-        """API.md's `analysis` object (with `safest`, the cell to highlight, and `exact`)."""
+        """API.md's `analysis` object (with `safest`, the cell to highlight, `exact` and
+        `luck`)."""
         return {
             "moves": [m.as_dict() for m in self.moves],
             "forced_guesses": self.forced_guesses,
             "avoidable_guesses": self.avoidable_guesses,
             "unlucky_loss": self.unlucky_loss,
             "exact": self.exact,
+            "luck": self.luck.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Luck:
+    """The coin flips of one game: its forced guesses, each with `p`, its chance of a mine.
+
+    `survival_chance` is the product of (1 - p) over them (the losing one too): how likely it
+    was to come through all of them. `expected_survivals` is the sum of (1 - p): how many of
+    them a player survives on average. `luck` is the forced guesses survived minus that."""
+
+    coin_flips_won: int
+    coin_flips_lost: int
+    survival_chance: float
+    expected_survivals: float
+
+    @classmethod
+    def of(cls, guesses: Iterable[tuple[float, bool]]) -> Luck:
+        """From (p, lost) of each forced guess, in any order."""
+        won = lost = 0
+        chance, expected = 1.0, 0.0
+        for p, hit in guesses:
+            chance *= 1.0 - p
+            expected += 1.0 - p
+            lost += int(hit)
+            won += int(not hit)
+        return cls(won, lost, chance, expected)
+
+    @property
+    def luck(self) -> float:
+        return self.coin_flips_won - self.expected_survivals
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "coin_flips_won": self.coin_flips_won,
+            "coin_flips_lost": self.coin_flips_lost,
+            # Not rounded: a game of many flips survives them with a very small chance.
+            "survival_chance": self.survival_chance,
+            "expected_survivals": round(self.expected_survivals, 4),
+            "luck": round(self.luck, 4),
         }
 
 
@@ -654,6 +701,7 @@ __all__ = [
     "FORCED_GUESS",
     "TOLERANCE",
     "Analysis",
+    "Luck",
     "MoveIn",
     "MoveLabel",
     "Position",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +33,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.standings import stats
+from accounts.standings.records import LuckMonths, luck_months_after
 from games.play import analysis
 from games.play.background import BackgroundLoop, drop_connections
 from games.play.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
@@ -91,6 +92,7 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
             return False
         started = time.perf_counter()
         result = compute(game)
+        luck = result.luck
         GameAnalysis.objects.create(
             game=game,
             moves=[m.as_dict() for m in result.moves],
@@ -101,6 +103,9 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
             exact=result.exact,
             compute_ms=round((time.perf_counter() - started) * 1000),
             folded=False,
+            coin_flips_lost=luck.coin_flips_lost,
+            survival_chance=luck.survival_chance,
+            expected_survivals=luck.expected_survivals,
         )
         if game.solo:  # race games count in race statistics only, dailies in the daily ones
             stats.record_analysis(
@@ -110,6 +115,10 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
                 unlucky_loss=result.unlucky_loss,
                 guesses_survived=result.guesses_survived,
                 outcomes=(lambda: skill_outcomes(game)) if fold else (lambda: (False, [])),
+                coin_flips=(
+                    luck_month(game.ended_at or timezone.now()),  # an ended game has one
+                    (luck.coin_flips_won, luck.coin_flips_lost, luck.expected_survivals),
+                ),
             )
     for listener in _analysed:
         try:
@@ -181,8 +190,28 @@ def skill_outcomes(game: Game) -> tuple[bool, list[str]]:
     return restart or last is None, outcomes
 
 
+def luck_month(ended_at: datetime) -> str:
+    """The month a game's coin flips count in (docs/STATS.md, Luck, measured): of its end, UTC."""
+    return ended_at.astimezone(UTC).strftime("%Y-%m")
+
+
+def _luck_months(games: Any) -> LuckMonths:
+    """The coin flips of a bucket's analysed games, per month, counted again from their rows."""
+    months: LuckMonths = {}
+    rows = games.filter(analysis__expected_survivals__isnull=False).values_list(
+        "ended_at",
+        "analysis__guesses_survived",
+        "analysis__coin_flips_lost",
+        "analysis__expected_survivals",
+    )
+    for ended_at, won, lost, expected in rows.iterator(chunk_size=500):
+        months = luck_months_after(months, luck_month(ended_at), (won, lost, expected))
+    return months
+
+
 def refold(*, player_id: int, level: str, no_guess: bool) -> None:
-    """Recompute one bucket's skill streak from every analysed game (after a backfill)."""
+    """Recompute one bucket's skill and luck-adjusted streaks and its coin flips per month from
+    every analysed game (after a backfill)."""
     game = _bucket_games(Game(player_id=player_id, level=level, no_guess=no_guess)).first()
     if game is None:
         return
@@ -199,6 +228,7 @@ def refold(*, player_id: int, level: str, no_guess: bool) -> None:
             unlucky_loss=False,
             guesses_survived=0,
             outcomes=everything,
+            luck_months=_luck_months(_bucket_games(game)),
         )
 
 
@@ -295,6 +325,7 @@ __all__ = [
     "analyse_game",
     "backlog",
     "compute",
+    "luck_month",
     "on_analysed",
     "refold",
     "skill_outcomes",

@@ -10,13 +10,16 @@ from typing import Any, TypeVar
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import account_set_kind, own_account
+from accounts.standings.leaderboards import no_guess_mode
+from accounts.standings.records import MODES
+from accounts.standings.selectors import luck_by_level
 from demineur_site.parsers import valid_body
 from games.api import examples
 from games.api.helpers import (
@@ -44,6 +47,7 @@ from games.play.serializers import (
     MovePageOut,
     MoveResultOut,
     OwnProfileSerializer,
+    PlayerLuckOut,
     ProfileOut,
     plain_move_body,
 )
@@ -294,3 +298,26 @@ class UserProfileView(APIView):
     @extend_schema(responses={200: ProfileOut, 404: ErrorOut}, tags=["accounts"])
     def get(self, request: Request, username: str) -> Response:
         return Response(profile_dict(selectors.user_get(username=username)))
+
+
+class UserLuckView(APIView):
+    """A player's luck against expectation per level and month (docs/STATS.md)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("mode", str, enum=list(MODES), description="classic by default.")
+        ],
+        responses={200: PlayerLuckOut, 400: ErrorOut, 404: ErrorOut},
+        operation_id="users_luck",
+        tags=["accounts"],
+    )
+    def get(self, request: Request, username: str) -> Response:
+        user = selectors.user_get(username=username)
+        no_guess = no_guess_mode(request.query_params.get("mode"))
+        return Response(
+            {
+                "username": user.username,
+                "mode": MODES[int(no_guess)],
+                "levels": luck_by_level(user_id=user.pk, no_guess=no_guess),
+            }
+        )

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from games.play.analysis import Luck
+
 
 class GameState(models.TextChoices):
     NEW = "new"
@@ -233,9 +235,25 @@ class GameAnalysis(models.Model):
     compute_ms = models.PositiveIntegerField(default=0)
     folded = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
+    # Luck (analysis.Luck, docs/STATS.md): kept at analysis time so that a player's luck is
+    # summed, never recomputed; `guesses_survived` is the coin flips won. Null: an analysis
+    # stored before luck was kept (games 0004 fills them from `moves`).
+    coin_flips_lost = models.PositiveIntegerField(default=0, db_default=0)
+    survival_chance = models.FloatField(null=True, blank=True)
+    expected_survivals = models.FloatField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"analysis of {self.game_id}"
+
+    def luck(self) -> dict[str, object] | None:
+        if self.survival_chance is None or self.expected_survivals is None:
+            return None
+        return Luck(
+            self.guesses_survived,
+            self.coin_flips_lost,
+            self.survival_chance,
+            self.expected_survivals,
+        ).as_dict()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -244,6 +262,7 @@ class GameAnalysis(models.Model):
             "avoidable_guesses": self.avoidable_guesses,
             "unlucky_loss": self.unlucky_loss,
             "exact": self.exact,
+            "luck": self.luck(),
         }
 
 

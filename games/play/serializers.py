@@ -170,6 +170,18 @@ class AnalysedMoveOut(serializers.Serializer[Any]):
     )
 
 
+class GameLuckOut(serializers.Serializer[Any]):
+    """Luck, measured (docs/STATS.md): the game's forced guesses as coin flips."""
+
+    coin_flips_won = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
+    coin_flips_lost = serializers.IntegerField(help_text="Forced guesses that opened a mine.")
+    survival_chance = serializers.FloatField(
+        help_text="The chance of surviving every forced guess: the product of (1 - p), p each one's chance of a mine; 1 without any. Not rounded."
+    )
+    expected_survivals = serializers.FloatField(help_text="The sum of (1 - p).")
+    luck = serializers.FloatField(help_text="coin_flips_won - expected_survivals.")
+
+
 class AnalysisOut(serializers.Serializer[Any]):
     """API.md, No-guess games and analysis (docs/ANALYSIS.md)."""
 
@@ -178,6 +190,10 @@ class AnalysisOut(serializers.Serializer[Any]):
     avoidable_guesses = serializers.IntegerField()
     unlucky_loss = serializers.BooleanField()
     exact = serializers.BooleanField(help_text="False: a position was too big to enumerate.")
+    luck = GameLuckOut(
+        allow_null=True,
+        help_text="The luck of the forced guesses (docs/STATS.md); null for an analysis stored before luck was kept.",
+    )
 
 
 class GameOut(BoardOut):
@@ -279,7 +295,20 @@ class BestTimeOut(serializers.Serializer[Any]):
     achieved_at = serializers.DateTimeField()
 
 
-class LevelStatsOut(serializers.Serializer[Any]):
+class LuckTotalsOut(serializers.Serializer[Any]):
+    """Luck against expectation (docs/STATS.md, Luck, measured): the coin flips together."""
+
+    coin_flips_won = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
+    coin_flips_lost = serializers.IntegerField(help_text="Forced guesses that opened a mine.")
+    expected_survivals = serializers.FloatField(
+        help_text="The sum of (1 - p) over the forced guesses, p each one's chance of a mine."
+    )
+    luck = serializers.FloatField(
+        help_text="Luck against expectation: coin_flips_won - expected_survivals."
+    )
+
+
+class LevelStatsOut(LuckTotalsOut):
     played = serializers.IntegerField()
     won = serializers.IntegerField()
     win_rate = serializers.FloatField(help_text="A fraction from 0 to 1; 0 at 0 games.")
@@ -291,6 +320,10 @@ class LevelStatsOut(serializers.Serializer[Any]):
     best_skill_streak = serializers.IntegerField()
     unlucky_losses = serializers.IntegerField(help_text="Losses on a forced guess.")
     guesses_survived = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
+    adjusted_streak = serializers.IntegerField(
+        help_text="The luck-adjusted streak: wins in a row, a loss on a forced guess counting as a win."
+    )
+    best_adjusted_streak = serializers.IntegerField(help_text="The longest luck-adjusted streak.")
     best_time_ms = serializers.IntegerField(allow_null=True)
     best_time_game_id = serializers.UUIDField(allow_null=True)
     best_bbbv_per_s = serializers.FloatField(allow_null=True)
@@ -351,6 +384,30 @@ class ProfileOut(serializers.Serializer[Any]):
     stats_no_guess = ProfileStatsOut()  # the same seven buckets, for no-guess games
     recent_games = RecentGameOut(many=True, help_text="The 20 newest ended solo games.")
     daily = ProfileDailyOut()
+
+
+class LuckMonthOut(LuckTotalsOut):
+    month = serializers.CharField(help_text="YYYY-MM, the month of the games' ends (UTC).")
+    cumulative_luck = serializers.FloatField(
+        help_text="The luck of every month up to this one, those not listed included."
+    )
+
+
+class LevelLuckOut(LuckTotalsOut):
+    months = LuckMonthOut(
+        many=True,
+        help_text="Oldest first: the newest 24 months that had a forced guess.",
+    )
+
+
+class PlayerLuckOut(serializers.Serializer[Any]):
+    """GET /api/users/{name}/luck (docs/STATS.md, Luck, measured)."""
+
+    username = serializers.CharField()
+    mode = serializers.ChoiceField(choices=["classic", "no_guess"])
+    levels = serializers.DictField(
+        child=LevelLuckOut(), help_text="The six levels and `custom`, each with its months."
+    )
 
 
 class AccountPatchIn(serializers.Serializer[Any]):

@@ -43,7 +43,9 @@ def test_the_models_need_no_migration_the_tree_does_not_hold() -> None:
 SINCE_THE_SQUASH = [
     ("games", "0002_puzzles"),
     ("games", "0003_game_counters"),
+    ("games", "0004_luck"),
     ("accounts", "0003_no_flag_records"),
+    ("accounts", "0004_luck"),
 ]
 
 

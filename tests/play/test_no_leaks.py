@@ -25,6 +25,7 @@ def _every_public_read(api: Any, game_id: str) -> dict[str, Any]:
         "by_user": api.get("/api/games?user=alice").json(),
         "moves": api.get(f"/api/games/{game_id}/moves").json(),
         "profile": api.get("/api/users/alice").json(),
+        "luck": api.get("/api/users/alice/luck").json(),
         "times": api.get("/api/leaderboards/beginner/times").json(),
         "speed": api.get("/api/leaderboards/beginner/speed").json(),
         "streaks": api.get("/api/leaderboards/beginner/streaks").json(),
@@ -47,6 +48,12 @@ def _assert_nothing_leaks(reads: dict[str, Any], game_id: str) -> None:
     # The analysis is computed from the layout: null in every answer before the end.
     assert '"analysis": null' in text and '"analysis": {' not in text
     assert '"forced_guess' not in text and '"p_mine"' not in text
+    # Its luck too (docs/STATS.md, Luck, measured): no game's, and no coin flip in a player's.
+    assert '"survival_chance"' not in text
+    for luck in reads["luck"]["levels"].values():
+        assert luck["months"] == [] and (luck["coin_flips_won"], luck["coin_flips_lost"]) == (0, 0)
+    for bucket in reads["profile"]["stats"].values():
+        assert (bucket["coin_flips_won"], bucket["coin_flips_lost"], bucket["luck"]) == (0, 0, 0)
     assert reads["profile"]["recent_games"] == []
     assert all(b["played"] == 0 for b in reads["profile"]["stats"].values())
     for board in ("times", "speed", "streaks"):
@@ -64,7 +71,13 @@ def test_a_running_game_shows_nothing_of_its_closed_cells_or_3bv_anywhere(
     x, y = sorted(mines(game["id"]))[0]
     post(alice_api, game["id"], "flag", {"x": x, "y": y})
     # Even a stored analysis (none is ever made before the end) shows nowhere.
-    GameAnalysis.objects.create(game_id=game["id"], moves=[{"seq": 1, "label": "deduced"}])
+    GameAnalysis.objects.create(
+        game_id=game["id"],
+        moves=[{"seq": 1, "label": "deduced"}],
+        guesses_survived=1,
+        survival_chance=0.5,
+        expected_survivals=0.5,
+    )
     for api in (alice_api, bob_api, anon_api):
         _assert_nothing_leaks(_every_public_read(api, game["id"]), game["id"])
     me = alice_api.get("/api/me").json()

@@ -81,7 +81,7 @@ PUBLIC = {
     "api-password-reset", "api-password-reset-confirm", "api-tokens-test", "api-schema",
     "api-docs", "api-arena", "api-arena-standings", "api-daily", "api-leaderboard-daily",
     "api-user-daily", "api-puzzle", "api-puzzle-daily", "api-leaderboard-puzzles",
-    "api-leaderboard-puzzles-streak", "api-leaderboard-puzzles-storm",
+    "api-leaderboard-puzzles-streak", "api-leaderboard-puzzles-storm", "api-user-luck",
 }  # fmt: skip
 
 

@@ -1,6 +1,8 @@
 """`manage.py analyse_games`: analyse every ended game that has no analysis yet (the games
 that ended before the analysis existed, or while no worker ran), oldest first, then recompute
-the skill streak of every bucket it touched (docs/ANALYSIS.md, The worker)."""
+the skill streak of every bucket it touched (docs/ANALYSIS.md, The worker). `--refold-all`
+refolds every bucket that has an analysed game: the skill and luck-adjusted streaks and the
+coin flips per month (docs/STATS.md, Luck, measured), once after luck was first kept."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from games.play.analysis_jobs import analyse_game, backlog, refold
-from games.play.models import Game
+from games.play.models import SOLO, Game
 
 
 class Command(BaseCommand):
@@ -19,6 +21,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--limit", type=int, default=0, help="Stop after this many games.")
+        parser.add_argument(
+            "--refold-all",
+            action="store_true",
+            help="Refold every bucket with an analysed game, not only those of this run.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         ids = list(backlog())
@@ -31,11 +38,10 @@ class Command(BaseCommand):
             if n % 100 == 0 or n == len(ids):
                 rate = n / max(time.monotonic() - started, 1e-9)
                 sys.stderr.write(f"analyse_games: {n}/{len(ids)} ({rate:.0f} games/s)\n")
-        buckets = set(
-            Game.objects.filter(pk__in=ids, race__isnull=True).values_list(
-                "player_id", "level", "no_guess"
-            )
-        )
+        touched = Game.objects.filter(SOLO, analysis__isnull=False)
+        if not options["refold_all"]:
+            touched = touched.filter(pk__in=ids)
+        buckets = set(touched.values_list("player_id", "level", "no_guess").distinct())
         for player_id, level, no_guess in buckets:
             refold(player_id=player_id, level=level, no_guess=no_guess)
         self.stdout.write(f"analyse_games: {done} analysed, {len(buckets)} skill streaks refolded")
