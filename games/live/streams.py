@@ -298,13 +298,10 @@ class NdjsonStream:
 
 
 async def _json_answer(send: Any, status: int, body: dict[str, Any]) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json")],
-        }
-    )
+    headers = [(b"content-type", b"application/json")]
+    if status == 405:
+        headers.append((b"allow", b"GET, HEAD"))  # RFC 9110: a 405 says what the path takes
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send(
         {"type": "http.response.body", "body": json.dumps(body).encode(), "more_body": False}
     )

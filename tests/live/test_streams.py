@@ -130,6 +130,7 @@ def test_refusals_are_the_rest_statuses_with_the_error_body(live: str) -> None:
     assert bad_token.json()["error"]["code"] == "authentication_failed"
     posted = httpx.post(f"{live}/api/stream/event", timeout=10)
     assert posted.status_code == 405 and posted.json()["error"]["code"] == "method_not_allowed"
+    assert posted.headers["allow"] == "GET, HEAD"
     other = httpx.get(f"{live}/api/stream/nothing", timeout=10)
     assert other.status_code == 404 and other.json()["error"]["code"] == "not_found"
     api, _ = _player(live)
