@@ -45,6 +45,7 @@ def racer_dict(race: Race, racer: Racer, *, now: datetime) -> dict[str, Any]:
         "flags": game.mines - game.mines_left if game is not None else 0,
         "elapsed_ms": racer_elapsed_ms(race, racer, now=now),
         "place": racer.place if ended else None,
+        "took_part": racer.took_part,
         "rating_before": shown_rating(racer.rating_before) if ended else None,
         "rating_after": shown_rating(racer.rating_after) if ended else None,
     }

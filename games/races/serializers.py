@@ -64,6 +64,10 @@ class RacerOut(serializers.Serializer[Any]):
     place = serializers.IntegerField(
         allow_null=True, help_text="The racer's place once the race ends, else null."
     )
+    took_part = serializers.BooleanField(
+        help_text="Whether the racer made a move of their own (a reveal or chord after the "
+        "server's opening): only they count for ratings and arena points."
+    )
     rating_before = serializers.IntegerField(
         allow_null=True, help_text="The racer's race rating before a rated race ends, else null."
     )

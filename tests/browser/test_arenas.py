@@ -329,3 +329,45 @@ def test_the_arena_pages_fit_a_phone(phone: Any, laptop: Any, race_clock: RaceCl
     erin.click("#arena-code-form button[type=submit]")
     erin.wait_for_url(ARENA_URL)
     expect(erin.locator("#arena-code")).to_have_text(code)
+
+
+def test_one_state_line_while_racing_and_a_win_over_a_racer_who_never_moved_says_why(
+    desktop: Any, laptop: Any, race_clock: RaceClock
+) -> None:
+    sign_up_by_api(desktop, "alice")
+    sign_up_by_api(laptop, "bob")
+    head = token_for(desktop, "alice")
+    made = desktop.request.post(
+        "/api/arenas", headers=head, data={"level": "beginner", "name": "Quiet", "minutes": 20}
+    )
+    assert made.status == 201, made.text()
+    arena_id = made.json()["id"]
+    alice = desktop.new_page()
+    alice.goto(f"/arenas/{arena_id}")
+    alice.click("#arena-join")
+    expect(alice.locator("#arena-hint")).to_contain_text("You are in the pool")
+    bob = token_for(laptop, "bob")
+    assert laptop.request.post(f"/api/arenas/{arena_id}/join", headers=bob).status == 200
+    expect(alice).to_have_url(RACE_URL, timeout=PAIRED_S)  # paired: off to the race
+    racing(alice)
+
+    # The arena page, opened again while her race runs, says one thing about her: the race.
+    again = desktop.new_page()
+    again.goto(f"/arenas/{arena_id}")
+    expect(again.locator("#arena-mine-title")).to_have_text("Your race is on")
+    expect(again.locator("#arena-hint")).to_have_text("")
+    again.close()
+
+    # bob gives up without a move of his own; alice clears her board: first, and alone.
+    bob_game = my_game(alice, "bob")
+    assert laptop.request.post(f"/api/games/{bob_game}/resign", headers=bob).status == 200
+    clear_board(alice, my_game(alice, "alice"))
+    expect(alice.locator("#race")).to_have_attribute("data-state", "finished")
+    expect(alice.locator("#race-arena-alone")).to_be_visible()
+    expect(alice.locator("#race-arena-alone")).to_contain_text(
+        "nobody else in this race made a move"
+    )
+    alice.goto(f"/arenas/{arena_id}")
+    expect(standing(alice, "alice")).to_have_attribute("data-score", "1")
+    expect(standing(alice, "alice").locator("td").nth(4)).to_have_text("0")  # no win
+    screenshot(alice, "arena-alone-no-win")

@@ -26,6 +26,7 @@ RACE_KEYS = {
     "max_players", "quick", "no_guess", "arena", "rated", "time_limit_ms", "created_at", "starts_at", "started_at",
     "ended_at", "start_cell", "racers", "player", "player_kind", "ready", "game", "opened",
     "safe_cells", "flags", "elapsed_ms", "place", "rating_before", "rating_after", "x", "y",
+    "took_part",  # whether a racer moved: nothing of a board
 }  # fmt: skip
 
 

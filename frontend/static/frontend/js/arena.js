@@ -131,6 +131,7 @@ function drawHint() {
   else if (isGuest()) hint = gettext("Arenas are for signed-up players: sign up first (your games are kept).");
   else if (mine && !inside) hint = gettext("You left the arena: your points are kept. Join again to race (after a short wait).");
   else if (!inside) hint = gettext("Join, and the server pairs you with the players waiting, race after race.");
+  else if (racingNow()) hint = ""; // the card of the player's race says where they are
   else if (a.state === "scheduled") hint = gettext("You are in: your first race forms at the start.");
   else if (Date.parse(a.ends_at) - now < SITE.arena.pairing_stop_ms) hint = gettext("No new race forms now: the arena is about to end.");
   else if (mine && mine.eligible_at && Date.parse(mine.eligible_at) > now) {
@@ -167,12 +168,22 @@ $("arena-copy").addEventListener("click", async () => {
 
 // --- the player's race --------------------------------------------------------------------------
 
-/** The card of the player's race. @param {string} raceId  @param {"new" | "on" | "over"} how */
+/** Whether the card of the player's race shows a race they are in ("new" or "on"): then it is
+ * the page's one line about the player's state, and the hint says nothing. */
+function racingNow() {
+  const card = $("arena-mine");
+  return !card.hidden && (card.dataset.how === "new" || card.dataset.how === "on");
+}
+
+/** The card of the player's race, or none (`how` null); the hint follows it.
+ * @param {string} raceId  @param {"new" | "on" | "over" | null} how */
 function drawMine(raceId, how) {
   const card = $("arena-mine");
-  card.hidden = false;
+  card.hidden = how === null;
+  card.dataset.how = how || "";
+  drawHint();
+  if (how === null) return;
   card.dataset.race = raceId;
-  card.dataset.how = how;
   const link = $("arena-race-link", HTMLAnchorElement);
   link.href = racePath({ id: raceId });
   link.className = how === "over" ? "btn" : "btn btn-primary btn-big";
@@ -205,7 +216,7 @@ function paired(raceId) {
 async function checkMyRace(first) {
   const raceId = mine && mine.race;
   if (!raceId) {
-    $("arena-mine").hidden = true;
+    drawMine("", null);
     return;
   }
   if (!first && !knownRaces.has(raceId)) return paired(raceId);
@@ -221,7 +232,7 @@ async function checkMyRace(first) {
   const racing = !!you && ["waiting", "racing"].includes(you.state);
   if ((race.state === "countdown" || race.state === "running") && racing) drawMine(raceId, "on");
   else if (race.state === "countdown" || race.state === "running") drawMine(raceId, "over");
-  else $("arena-mine").hidden = true;
+  else drawMine(raceId, null);
 }
 
 /** @type {Promise<void> | null} */

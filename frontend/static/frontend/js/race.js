@@ -269,6 +269,9 @@ function drawArena() {
   another.href = back;
   another.textContent = gettext("Back to the arena");
   const you = myRacer(r);
+  // First with no rival who moved: the arena scores it 1 point and no win (docs/ARENAS.md).
+  const alone = r.state === "finished" && !!you && you.place === 1 && you.took_part && r.racers.every((x) => x === you || !x.took_part);
+  $("race-arena-alone").hidden = !alone;
   const over = !!you && ["won", "lost", "left"].includes(you.state);
   if (!over || arenaFeed) return;
   const arenaId = r.arena;

@@ -20,6 +20,7 @@ import { modeLabel } from "./constants.js";
  * @property {number} flags
  * @property {number} elapsed_ms
  * @property {number | null} place
+ * @property {boolean} [took_part]  made a move of their own: only they count (docs/ARENAS.md)
  * @property {number | null} rating_before
  * @property {number | null} rating_after
  */
