@@ -111,6 +111,80 @@ async function drawChart(level) {
   );
 }
 
+// --- luck (docs/STATS.md, Luck, measured): forced guesses as coin flips ---------------------
+
+/** A signed number: +0.50, -1.25. @param {number} v */
+const signed = (v) => (v > 0 ? "+" : "") + fmtNum(v, 2);
+
+/** A row per bucket with a coin flip or an unlucky loss, classic then no-guess: the flips, their
+ * expected survivals, the luck against expectation and the luck-adjusted record.
+ * @param {Record<string, any>} stats  @param {boolean} noGuess */
+function luckRows(stats, noGuess) {
+  return ORDER.filter((lv) => stats[lv] && stats[lv].coin_flips_won + stats[lv].coin_flips_lost + stats[lv].unlucky_losses > 0).map((lv) => {
+    const s = stats[lv];
+    return el(
+      "tr",
+      { "data-level": lv, "data-no-guess": String(noGuess) },
+      el("th", { scope: "row", text: modeLabel(lv, noGuess) }),
+      el("td", { class: "num", text: `${s.coin_flips_won} / ${s.coin_flips_lost}` }),
+      el("td", { class: "num", text: fmtNum(s.expected_survivals, 2) }),
+      el("td", { class: "num", "data-luck": String(s.luck), text: signed(s.luck) }),
+      // Had every forced guess gone their way, each unlucky loss would have been a win.
+      el("td", { class: "num", text: `${s.won + s.unlucky_losses} / ${s.played}` }),
+      el("td", { class: "num", text: `${s.adjusted_streak} / ${s.best_adjusted_streak}` }),
+    );
+  });
+}
+
+/** @type {any} GET /api/users/{name}/luck, read once */
+let luckRead = null;
+
+/** A month "2026-11" in the page's language. @param {string} month */
+function fmtMonth(month) {
+  const opts = /** @type {const} */ ({ year: "numeric", month: "long", timeZone: "UTC" });
+  return new Date(`${month}-01T00:00:00Z`).toLocaleDateString(document.documentElement.lang || undefined, opts);
+}
+
+/** The luck against expectation summed month by month at one level, oldest to newest.
+ * @param {string} level */
+async function drawLuckChart(level) {
+  if (!luckRead) luckRead = await api("GET", `/api/users/${encodeURIComponent(username)}/luck`).catch(() => ({ levels: {} }));
+  /** @type {any[]} */
+  const months = (luckRead.levels[level] || {}).months || [];
+  const values = months.map((m) => m.cumulative_luck);
+  // A grid even around 0, in round steps (1, 2 or 5 times a power of ten).
+  const raw = Math.max(0.5, ...values.map(Math.abs)) / 2;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((v) => v >= raw) || 10 * mag;
+  drawLineChart(
+    $("luck-chart"),
+    {
+      values,
+      grid: [-2, -1, 0, 1, 2].map((k) => step * k),
+      gridLabel: (v) => signed(v),
+      dotTitle: (i) => fmt(gettext("%(month)s: %(luck)s this month, %(total)s in all"), { month: fmtMonth(months[i].month), luck: signed(months[i].luck), total: signed(months[i].cumulative_luck) }),
+      label: fmt(gettext("Luck against expectation at %(level)s, summed month by month"), { level: levelLabel(level) }),
+    },
+    gettext("No forced guess at this level yet."),
+  );
+}
+
+function drawLuck() {
+  const rows = [...luckRows(profile.stats || {}, false), ...luckRows(profile.stats_no_guess || {}, true)];
+  const table = $("luck-stats", HTMLTableElement);
+  table.tBodies[0].replaceChildren(...rows);
+  labelCells(table);
+  table.hidden = !rows.length;
+  $("luck-empty").hidden = rows.length > 0;
+  const select = $("luck-level", HTMLSelectElement);
+  // Start on the classic level with the most coin flips.
+  const flips = (/** @type {string} */ lv) => { const s = (profile.stats || {})[lv]; return s ? s.coin_flips_won + s.coin_flips_lost : 0; };
+  const top = [...select.options].map((o) => o.value).sort((a, b) => flips(b) - flips(a))[0];
+  if (top && flips(top) > 0) select.value = top;
+  select.addEventListener("change", () => drawLuckChart(select.value));
+  return drawLuckChart(select.value);
+}
+
 /** @param {any} g  a recent game of the profile */
 function recentRow(g) {
   const outcome = g.state === "won" ? gettext("won") : gettext("lost");
@@ -307,6 +381,7 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
   select.addEventListener("change", () => drawChart(select.value));
   drawChart(select.value);
   $("recent").replaceChildren(...(profile.recent_games || []).map(recentRow));
+  await drawLuck();
   // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
   let races = null;
   try {

@@ -126,6 +126,26 @@ function showCounters() {
   box.hidden = false;
 }
 
+// --- luck (docs/STATS.md, Luck, measured): the game's forced guesses as coin flips ----------
+
+/** The chance of having survived the forced guesses, their count won and lost, and the luck
+ * against expectation; nothing until the analysis is there (or if it kept no luck). */
+function showLuck() {
+  const luck = game.analysis && game.analysis.luck;
+  const box = $("replay-luck");
+  box.hidden = !luck;
+  if (!luck) return;
+  const signed = (/** @type {number} */ v) => (v > 0 ? "+" : "") + fmtNum(v, 2);
+  const chance = luck.survival_chance >= 0.001 || luck.survival_chance === 0 ? pct(luck.survival_chance) : "< 0.1%";
+  /** @type {[string, string][]} */
+  const rows = [
+    [gettext("Chance of surviving its forced guesses"), chance],
+    [gettext("Coin flips"), fmt(gettext("%(won)s won, %(lost)s lost"), { won: luck.coin_flips_won, lost: luck.coin_flips_lost })],
+    [gettext("Luck against expectation"), fmt(gettext("%(luck)s (%(won)s survived, %(expected)s expected)"), { luck: signed(luck.luck), won: luck.coin_flips_won, expected: fmtNum(luck.expected_survivals, 2) })],
+  ];
+  box.replaceChildren(...rows.flatMap(([term, value]) => [el("dt", { text: term }), el("dd", { text: value })]));
+}
+
 /** @param {number} k */
 function show(k) {
   step = Math.max(0, Math.min(frames.length - 1, k));
@@ -192,6 +212,7 @@ function play() {
   const setAnalysis = () => {
     judged = new Map((game.analysis ? game.analysis.moves : []).map((/** @type {any} */ a) => [a.seq, a]));
     showSummary();
+    showLuck();
   };
   setAnalysis();
   if (!game.analysis) {
