@@ -1,7 +1,8 @@
 """`GET /api/stream/event` (API.md, Token scopes and event streams), served through
 games.live.streams: a signed-in player's own events, one JSON object a line. First one
 `game_start` per game of theirs not yet ended, then `game_start`, `game_end` (`game`),
-`race_start` and `race_end` (`race`) as they happen (games.play.events.player_on_commit).
+`game_discarded` (`game`: an untapped game discarded, docs/LIVE.md), `race_start` and
+`race_end` (`race`) as they happen (games.play.events.player_on_commit).
 
 One stream per account: a new one ends the one before (it announces itself to the account's
 group before joining it; an older stream that hears of another channel ends). The group is

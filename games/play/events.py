@@ -63,14 +63,14 @@ def player_stream_group(player_id: int) -> str:
 
 
 def player_on_commit(player_id: int, event: dict[str, Any]) -> None:
-    """Publish `event` (game_start, game_end, race_start, race_end) to the player's event
-    stream after the commit."""
+    """Publish `event` (game_start, game_end, game_discarded, race_start, race_end) to the
+    player's event stream after the commit."""
     message = {"type": STREAM_EVENT_TYPE, "event": event}
     publish.on_commit(player_stream_group(player_id), message)
 
 
 def game_stream_event(kind: str, game: Game) -> dict[str, Any]:
-    """`game_start` or `game_end`: the Game as its own player sees it."""
+    """`game_start`, `game_end` or `game_discarded`: the Game as its own player sees it."""
     return {
         "type": kind,
         "game": game_dict(game, player_name=game.player.username, viewer_id=game.player_id),

@@ -910,6 +910,9 @@ def _abandon_or_discard(game: Game, *, player_name: str, now: datetime) -> None:
         events.lobby_on_commit(events.game_ended_event(game, player=game.player, discarded=True))
         # Its watchers are told it is gone, as a socket opened on an unknown game is.
         events.game_on_commit(game.id, events.discarded_event(game))
+        # Its player's event stream had its game_start: without an end there, a client that
+        # tracks its games from the stream would wait on this one for ever.
+        events.player_on_commit(game.player_id, events.game_stream_event("game_discarded", game))
         game.delete()
     elif game.state in (GameState.PLAYING, GameState.PAUSED):
         _end_without_mine(

@@ -1,5 +1,5 @@
 """Démineur's Python client (API.md): `Client` (sync) and `AsyncClient`, one attribute per
-area (accounts, tokens, users, games, leaderboards, races, daily, puzzles, streams);
+area (accounts, tokens, users, games, leaderboards, races, arenas, daily, puzzles, streams);
 `GameSocket` and `RaceSocket` for the live frames; `DeductionSolver`, `PuzzleSolver` and
 `BotRunner` for bots. Errors are exceptions
 carrying API.md's codes (errors.py)."""
@@ -16,6 +16,7 @@ from .errors import (
     Forbidden,
     NotFound,
     NotSignedIn,
+    RequestTimeout,
     StreamEnded,
     Throttled,
     TransportError,
@@ -41,6 +42,7 @@ __all__ = [
     "PuzzleResult",
     "PuzzleSolver",
     "RaceSocket",
+    "RequestTimeout",
     "RetryPolicy",
     "Solver",
     "StreamEnded",

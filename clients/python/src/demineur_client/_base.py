@@ -6,13 +6,15 @@ only opens its own httpx client, binds its areas, and sends and waits in its own
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, Self, TypedDict, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypedDict, TypeVar, Unpack, cast
 
 import httpx
 
 from . import calls
+from . import types as t
 from ._transport import DEFAULT_TIMEOUT, Call, RetryPolicy, headers
-from .streams import EventLines, Followed, GameLines
+from .errors import NotFound
+from .streams import EventLines, ExportLines, Followed, GameLines
 
 ClientT = TypeVar("ClientT")
 TransportT = TypeVar("TransportT")
@@ -22,6 +24,7 @@ UsersT = TypeVar("UsersT")
 GamesT = TypeVar("GamesT")
 LeaderboardsT = TypeVar("LeaderboardsT")
 RacesT = TypeVar("RacesT")
+ArenasT = TypeVar("ArenasT")
 DailyT = TypeVar("DailyT")
 PuzzlesT = TypeVar("PuzzlesT")
 StreamsT = TypeVar("StreamsT")
@@ -101,7 +104,18 @@ class Area(Generic[ClientT]):
 
 
 class Areas(
-    Generic[AccountsT, TokensT, UsersT, GamesT, LeaderboardsT, RacesT, DailyT, PuzzlesT, StreamsT]
+    Generic[
+        AccountsT,
+        TokensT,
+        UsersT,
+        GamesT,
+        LeaderboardsT,
+        RacesT,
+        ArenasT,
+        DailyT,
+        PuzzlesT,
+        StreamsT,
+    ]
 ):
     """The areas of API.md, named once for both clients. A client gives its own area classes
     (methods in client.py, coroutines in aio.py) as its type arguments, and binds the same
@@ -113,6 +127,7 @@ class Areas(
     games: GamesT
     leaderboards: LeaderboardsT
     races: RacesT
+    arenas: ArenasT
     daily: DailyT
     puzzles: PuzzlesT
     streams: StreamsT
@@ -126,6 +141,7 @@ class Areas(
             Callable[[Self], GamesT],
             Callable[[Self], LeaderboardsT],
             Callable[[Self], RacesT],
+            Callable[[Self], ArenasT],
             Callable[[Self], DailyT],
             Callable[[Self], PuzzlesT],
             Callable[[Self], StreamsT],
@@ -152,3 +168,16 @@ class StreamsArea(Area[ClientT], Generic[ClientT, LinesT]):
     def events(self, *, reconnects: int = 5) -> LinesT:
         """The signed-in player's event stream."""
         return self._follow(EventLines(calls.EVENT_STREAM), reconnects)
+
+    def games_export(self, username: str, **filters: Unpack[calls.ExportFilters]) -> LinesT:
+        """A player's ended games, one Game a line with its layout and moves (API.md, the
+        export), as the Game's visibility rules let the caller see them."""
+        return self._follow(ExportLines(calls.games_export(username, **filters)), 0)
+
+
+def found_by_code(page: t.Page, code: str) -> t.Arena:
+    """The arena of a `?code=` listing (codes are unique), or NotFound."""
+    for arena in page.get("results", []):
+        if str(arena.get("code", "")).upper() == code.strip().upper():
+            return cast(t.Arena, arena)
+    raise NotFound(404, "not_found", f"No arena has the code {code}.")

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from .errors import ApiError, Throttled, TransportError, error_for
+from .errors import ApiError, RequestTimeout, Throttled, TransportError, error_for
 
 T = TypeVar("T")
 
@@ -108,27 +108,37 @@ def refusal(response: httpx.Response) -> ApiError:
         body = response.json()
     except ValueError:
         body = None
-    error = error_for(response.status_code, body)
+    error = error_for(response.status_code, body, response.headers)
     if isinstance(error, Throttled):
         error.retry_after = parse_retry_after(response.headers.get("Retry-After"))
     return error
 
 
+def network_error(what: str, exc: httpx.HTTPError) -> TransportError:
+    """The client's own exception for an httpx one (a timeout, a refused connection, an answer
+    cut short or undecodable), the httpx error kept as its `__cause__`: a caller catches
+    DemineurError and never needs to know httpx's."""
+    kind = RequestTimeout if isinstance(exc, httpx.TimeoutException) else TransportError
+    error = kind(f"{what}: {type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
+
+
 def on_network_error(
-    call: Call[Any], exc: httpx.TransportError, attempt: int, policy: RetryPolicy
+    call: Call[Any], exc: httpx.HTTPError, attempt: int, policy: RetryPolicy
 ) -> Retry:
     """A request that did not get an answer: sent again only when sending it twice is safe."""
     if call.idempotent and attempt < policy.retries:
         return Retry(policy.delay(attempt, None))
-    raise TransportError(f"{call.method} {call.path}: {exc}") from exc
+    raise network_error(f"{call.method} {call.path}", exc)
 
 
 def settle(
-    call: Call[T], answer: httpx.Response | httpx.TransportError, attempt: int, policy: RetryPolicy
+    call: Call[T], answer: httpx.Response | httpx.HTTPError, attempt: int, policy: RetryPolicy
 ) -> T | Retry:
     """What the `attempt`-th send of `call` came to: its answer decided (`decide`), or the
     network error that took the answer's place (`on_network_error`)."""
-    if isinstance(answer, httpx.TransportError):
+    if isinstance(answer, httpx.HTTPError):
         return on_network_error(call, answer, attempt, policy)
     return decide(call, answer, attempt, policy)
 

@@ -12,9 +12,9 @@ import httpx
 
 from . import calls
 from . import types as t
-from ._base import Area, Areas, BaseClient, StreamsArea
+from ._base import Area, Areas, BaseClient, StreamsArea, found_by_code
 from ._transport import Call, Retry, refusal, settle
-from .calls import SignInOptions
+from .calls import ExportFilters, SignInOptions
 from .streams import Followed
 
 T = TypeVar("T")
@@ -73,7 +73,19 @@ class Games(Area["AsyncClient"]):
         return await self._client.send(calls.game(game_id))
 
     async def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, user, page, page_size."""
         return await self._client.send(calls.games(**filters))
+
+    def iter(self, **filters: Any) -> AsyncIterator[t.Game]:
+        """Every game the filters select, page after page (`page_size` up to 200)."""
+        return self._client.pages(calls.games(**filters))  # type: ignore[return-value]
+
+    def export(
+        self, username: str, **filters: Unpack[ExportFilters]
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The player's ended games as the export gives them, one Game at a time (filters:
+        level, mode, since)."""
+        return self._client.streams.games_export(username, **filters)
 
     async def reveal(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return await self._client.send(calls.move(game_id, "reveal", x, y, **options))
@@ -103,6 +115,12 @@ class Leaderboards(Area["AsyncClient"]):
         mode, page, page_size, around="me")."""
         return await self._client.send(calls.leaderboard(level, board, **params))
 
+    def iter(
+        self, level: str, board: str = "times", **params: Any
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every row of the board, page after page."""
+        return self._client.pages(calls.leaderboard(level, board, **params))
+
 
 class Daily(Area["AsyncClient"]):
     """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
@@ -122,6 +140,9 @@ class Daily(Area["AsyncClient"]):
     async def board(self, level: str, **params: Any) -> t.Page:
         """params: date, page, page_size, players, around="me"."""
         return await self._client.send(calls.leaderboard(level, "daily", **params))
+
+    def iter_board(self, level: str, **params: Any) -> AsyncIterator[dict[str, Any]]:
+        return self._client.pages(calls.leaderboard(level, "daily", **params))
 
     async def calendar(
         self, username: str, *, since: str | None = None, until: str | None = None
@@ -162,6 +183,9 @@ class Puzzles(Area["AsyncClient"]):
         around="me", and the storm's period ("all", "day") and date."""
         return await self._client.send(calls.puzzle_board(board, **params))
 
+    def iter_board(self, board: str = "rating", **params: Any) -> AsyncIterator[dict[str, Any]]:
+        return self._client.pages(calls.puzzle_board(board, **params))
+
     async def streak(self) -> t.PuzzleRun:
         """The running streak, else the last one."""
         return await self._client.send(calls.puzzle_run("streak"))
@@ -185,7 +209,11 @@ class Races(Area["AsyncClient"]):
         return await self._client.send(calls.race(race_id))
 
     async def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, code, page, page_size."""
         return await self._client.send(calls.races(**filters))
+
+    def iter(self, **filters: Any) -> AsyncIterator[t.Race]:
+        return self._client.pages(calls.races(**filters))  # type: ignore[return-value]
 
     async def join(self, race_id: str) -> t.Race:
         return await self._client.send(calls.race_action(race_id, "join"))
@@ -207,6 +235,43 @@ class Races(Area["AsyncClient"]):
 
     async def queue_leave(self) -> None:
         await self._client.send(calls.queue_leave())
+
+
+class Arenas(Area["AsyncClient"]):
+    """Arenas (API.md, Arenas): the server pairs the players of an arena's pool into races
+    while it runs; `me.race` says which race a player is in."""
+
+    async def create(self, level: str, *, minutes: int, **options: Any) -> t.Arena:
+        """options: name, no_guess, starts_at (ISO 8601), players ("humans" or "bots")."""
+        return await self._client.send(calls.arena_create(level, minutes=minutes, **options))
+
+    async def get(self, arena_id: str) -> t.Arena:
+        return await self._client.send(calls.arena(arena_id))
+
+    async def by_code(self, code: str) -> t.Arena:
+        """The arena whose code is `code` (as `Q4T7WZ`); NotFound when none has it."""
+        found = await self._client.send(calls.arenas(code=code))
+        return found_by_code(found, code)
+
+    async def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, code, page, page_size."""
+        return await self._client.send(calls.arenas(**filters))
+
+    def iter(self, **filters: Any) -> AsyncIterator[t.Arena]:
+        return self._client.pages(calls.arenas(**filters))  # type: ignore[return-value]
+
+    async def join(self, arena_id: str) -> t.Arena:
+        return await self._client.send(calls.arena_action(arena_id, "join"))
+
+    async def leave(self, arena_id: str) -> t.Arena:
+        return await self._client.send(calls.arena_action(arena_id, "leave"))
+
+    async def standings(self, arena_id: str, **params: Any) -> t.Page:
+        """params: page, page_size, around="me"."""
+        return await self._client.send(calls.arena_standings(arena_id, **params))
+
+    def iter_standings(self, arena_id: str, **params: Any) -> AsyncIterator[dict[str, Any]]:
+        return self._client.pages(calls.arena_standings(arena_id, **params))
 
 
 class Streams(StreamsArea["AsyncClient", AsyncIterator[dict[str, Any]]]):
@@ -232,8 +297,8 @@ class Streams(StreamsArea["AsyncClient", AsyncIterator[dict[str, Any]]]):
             try:
                 async for item in self._items(stream):
                     yield item
-                cause: httpx.TransportError | None = None
-            except httpx.TransportError as exc:
+                cause: httpx.HTTPError | None = None
+            except httpx.HTTPError as exc:
                 cause = exc
             if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
@@ -242,7 +307,7 @@ class Streams(StreamsArea["AsyncClient", AsyncIterator[dict[str, Any]]]):
 
 class AsyncClient(
     BaseClient[httpx.AsyncBaseTransport],
-    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams],
+    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Arenas, Daily, Puzzles, Streams],
 ):
     """The async Démineur API client; `async with AsyncClient(...) as api:` or `await aclose()`."""
 
@@ -253,14 +318,14 @@ class AsyncClient(
     ) -> None:
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport)
         self._bind_areas(
-            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Arenas, Daily, Puzzles, Streams
         )
 
-    async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+    async def _answer(self, call: Call[Any]) -> httpx.Response | httpx.HTTPError:
         """One send of `call`: the server's answer, or the network error in its place."""
         try:
             return await self._http.request(**self._request_args(call))
-        except httpx.TransportError as exc:
+        except httpx.HTTPError as exc:
             return exc
 
     async def send(self, call: Call[T]) -> T:
@@ -271,6 +336,15 @@ class AsyncClient(
                 return outcome
             await asyncio.sleep(outcome.seconds)
             attempt += 1
+
+    async def pages(self, call: Call[t.Page]) -> AsyncIterator[dict[str, Any]]:
+        """The rows of every page of the listing `call` asks for, one page read at a time."""
+        following: Call[t.Page] | None = call
+        while following is not None:
+            page = await self.send(following)
+            for row in page.get("results", []):
+                yield row
+            following = calls.next_page(following, page)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -4,15 +4,17 @@ caller gives theirs), so that sending a move again after a lost answer never pla
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
-from typing import Any, Literal, TypedDict, cast
-from urllib.parse import quote
+from typing import Any, Literal, TypedDict, Unpack, cast
+from urllib.parse import quote, urlencode
 
 import httpx
 
 from ._transport import Call
 from .types import (
     Account,
+    Arena,
     Game,
     Move,
     MoveResult,
@@ -54,9 +56,31 @@ def _only_if(on: bool) -> Literal[True] | None:
     return True if on else None
 
 
+class RoomFilters(TypedDict, total=False):
+    """What the lists of races and of arenas are filtered and paged by."""
+
+    state: str | None
+    level: str | None
+    code: str | None
+    page: int
+    page_size: int | None
+
+
 def _listing(path: str, /, **params: Any) -> Call[Page]:
     """A page of a listing (API.md, Pagination); a None param is left out of the query."""
     return Call("GET", path, params=params, read=_page, idempotent=True)
+
+
+def next_page(call: Call[Page], page: Page) -> Call[Page] | None:
+    """The call for the page after `page` (which `call` answered), or None after the last.
+    The server's `next` link says whether there is one; the page number is counted here
+    rather than the link followed, so the client's base URL stays the one it talks to (a
+    server behind a proxy may write links with its own host)."""
+    if not page.get("next") or not page.get("results"):
+        return None
+    params = dict(call.params or {})
+    params["page"] = int(params.get("page") or 1) + 1
+    return dataclasses.replace(call, params=params)
 
 
 # --- accounts and tokens ------------------------------------------------------------------
@@ -147,9 +171,33 @@ def game(game_id: str) -> Call[Game]:
 
 
 def games(
-    *, state: str | None = None, level: str | None = None, user: str | None = None, page: int = 1
+    *,
+    state: str | None = None,
+    level: str | None = None,
+    user: str | None = None,
+    page: int = 1,
+    page_size: int | None = None,
 ) -> Call[Page]:
-    return _listing("/api/games", state=state, level=level, user=user, page=page)
+    return _listing(
+        "/api/games", state=state, level=level, user=user, page=page, page_size=page_size
+    )
+
+
+class ExportFilters(TypedDict, total=False):
+    """Which of a player's ended games the export gives: a level, a mode (classic, no_guess),
+    those ended since a date."""
+
+    level: str | None
+    mode: str | None
+    since: str | None
+
+
+def games_export(username: str, **filters: Unpack[ExportFilters]) -> str:
+    """The path of a player's ended games as NDJSON (one Game a line, with its layout and
+    moves): read line by line as a stream, not a Call."""
+    query = urlencode({name: value for name, value in filters.items() if value})
+    path = f"/api/users/{_id(username)}/games/export"
+    return f"{path}?{query}" if query else path
 
 
 def move(
@@ -237,10 +285,8 @@ def race(race_id: str) -> Call[Race]:
     return Call("GET", f"/api/races/{_id(race_id)}", idempotent=True)
 
 
-def races(
-    *, state: str | None = None, level: str | None = None, code: str | None = None
-) -> Call[Page]:
-    return _listing("/api/races", state=state, level=level, code=code)
+def races(**filters: Unpack[RoomFilters]) -> Call[Page]:
+    return _listing("/api/races", **filters)
 
 
 def race_action(race_id: str, action: str, body: dict[str, Any] | None = None) -> Call[Race]:
@@ -259,6 +305,50 @@ def queue_place() -> Call[QueuePlace]:
 
 def queue_leave() -> Call[None]:
     return Call.empty("DELETE", "/api/races/queue", idempotent=True)
+
+
+# --- arenas -------------------------------------------------------------------------------
+
+
+def arena_create(
+    level: str,
+    *,
+    minutes: int,
+    name: str | None = None,
+    no_guess: bool = False,
+    starts_at: str | None = None,
+    players: str | None = None,
+) -> Call[Arena]:
+    """`minutes` 20 to 180; `starts_at` (ISO 8601) now or later; `players` humans or bots (a
+    human account creates human arenas)."""
+    body = _with(
+        {"level": level, "minutes": minutes},
+        name=name,
+        no_guess=_only_if(no_guess),
+        starts_at=starts_at,
+        players=players,
+    )
+    return Call("POST", "/api/arenas", body)
+
+
+def arena(arena_id: str) -> Call[Arena]:
+    return Call("GET", f"/api/arenas/{_id(arena_id)}", idempotent=True)
+
+
+def arenas(**filters: Unpack[RoomFilters]) -> Call[Page]:
+    return _listing("/api/arenas", **filters)
+
+
+def arena_action(arena_id: str, action: str) -> Call[Arena]:
+    """join or leave: joining an arena one is in, or leaving one one is not in, is an accepted
+    no-op, so either is safe to send again."""
+    return Call("POST", f"/api/arenas/{_id(arena_id)}/{action}", idempotent=True)
+
+
+def arena_standings(arena_id: str, **params: Any) -> Call[Page]:
+    """rows {rank, player, score, races, wins, streak, fire}; params: page, page_size,
+    around ("me")."""
+    return _listing(f"/api/arenas/{_id(arena_id)}/standings", **params)
 
 
 # --- puzzles ------------------------------------------------------------------------------

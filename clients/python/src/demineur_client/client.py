@@ -1,6 +1,6 @@
 """The synchronous client: `Client(base_url, token=...)`, one attribute per area of API.md
-(accounts, tokens, users, games, leaderboards, races, daily, puzzles, streams). Every method
-sends one Call (calls.py) through `Client.send`, which retries 429/503 with back-off honouring
+(accounts, tokens, users, games, leaderboards, races, arenas, daily, puzzles, streams). Every
+method sends one Call (calls.py) through `Client.send`, which retries 429/503 with back-off honouring
 Retry-After and gives every request a default timeout."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import httpx
 
 from . import calls
 from . import types as t
-from ._base import Area, Areas, BaseClient, StreamsArea
+from ._base import Area, Areas, BaseClient, StreamsArea, found_by_code
 from ._transport import Call, Retry, refusal, settle
-from .calls import SignInOptions
+from .calls import ExportFilters, SignInOptions
 from .streams import Followed
 
 T = TypeVar("T")
@@ -75,7 +75,17 @@ class Games(Area["Client"]):
         return self._client.send(calls.game(game_id))
 
     def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, user, page, page_size."""
         return self._client.send(calls.games(**filters))
+
+    def iter(self, **filters: Any) -> Iterator[t.Game]:
+        """Every game the filters select, page after page (`page_size` up to 200)."""
+        return self._client.pages(calls.games(**filters))  # type: ignore[return-value]
+
+    def export(self, username: str, **filters: Unpack[ExportFilters]) -> Iterator[dict[str, Any]]:
+        """The player's ended games as the export gives them, one Game at a time (filters:
+        level, mode, since)."""
+        return self._client.streams.games_export(username, **filters)
 
     def reveal(self, game_id: str, x: int, y: int, **options: Any) -> t.MoveResult:
         return self._client.send(calls.move(game_id, "reveal", x, y, **options))
@@ -105,6 +115,10 @@ class Leaderboards(Area["Client"]):
         mode, page, page_size, around="me")."""
         return self._client.send(calls.leaderboard(level, board, **params))
 
+    def iter(self, level: str, board: str = "times", **params: Any) -> Iterator[dict[str, Any]]:
+        """Every row of the board, page after page."""
+        return self._client.pages(calls.leaderboard(level, board, **params))
+
 
 class Daily(Area["Client"]):
     """The daily challenge (API.md, Daily challenge): one board a day per level for everyone."""
@@ -124,6 +138,9 @@ class Daily(Area["Client"]):
     def board(self, level: str, **params: Any) -> t.Page:
         """params: date, page, page_size, players, around="me"."""
         return self._client.send(calls.leaderboard(level, "daily", **params))
+
+    def iter_board(self, level: str, **params: Any) -> Iterator[dict[str, Any]]:
+        return self._client.pages(calls.leaderboard(level, "daily", **params))
 
     def calendar(
         self, username: str, *, since: str | None = None, until: str | None = None
@@ -164,6 +181,9 @@ class Puzzles(Area["Client"]):
         around="me", and the storm's period ("all", "day") and date."""
         return self._client.send(calls.puzzle_board(board, **params))
 
+    def iter_board(self, board: str = "rating", **params: Any) -> Iterator[dict[str, Any]]:
+        return self._client.pages(calls.puzzle_board(board, **params))
+
     def streak(self) -> t.PuzzleRun:
         """The running streak, else the last one."""
         return self._client.send(calls.puzzle_run("streak"))
@@ -187,7 +207,11 @@ class Races(Area["Client"]):
         return self._client.send(calls.race(race_id))
 
     def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, code, page, page_size."""
         return self._client.send(calls.races(**filters))
+
+    def iter(self, **filters: Any) -> Iterator[t.Race]:
+        return self._client.pages(calls.races(**filters))  # type: ignore[return-value]
 
     def join(self, race_id: str) -> t.Race:
         return self._client.send(calls.race_action(race_id, "join"))
@@ -209,6 +233,43 @@ class Races(Area["Client"]):
 
     def queue_leave(self) -> None:
         self._client.send(calls.queue_leave())
+
+
+class Arenas(Area["Client"]):
+    """Arenas (API.md, Arenas): the server pairs the players of an arena's pool into races
+    while it runs; `me.race` says which race a player is in."""
+
+    def create(self, level: str, *, minutes: int, **options: Any) -> t.Arena:
+        """options: name, no_guess, starts_at (ISO 8601), players ("humans" or "bots")."""
+        return self._client.send(calls.arena_create(level, minutes=minutes, **options))
+
+    def get(self, arena_id: str) -> t.Arena:
+        return self._client.send(calls.arena(arena_id))
+
+    def by_code(self, code: str) -> t.Arena:
+        """The arena whose code is `code` (as `Q4T7WZ`); NotFound when none has it."""
+        found = self._client.send(calls.arenas(code=code))
+        return found_by_code(found, code)
+
+    def list(self, **filters: Any) -> t.Page:
+        """filters: state, level, code, page, page_size."""
+        return self._client.send(calls.arenas(**filters))
+
+    def iter(self, **filters: Any) -> Iterator[t.Arena]:
+        return self._client.pages(calls.arenas(**filters))  # type: ignore[return-value]
+
+    def join(self, arena_id: str) -> t.Arena:
+        return self._client.send(calls.arena_action(arena_id, "join"))
+
+    def leave(self, arena_id: str) -> t.Arena:
+        return self._client.send(calls.arena_action(arena_id, "leave"))
+
+    def standings(self, arena_id: str, **params: Any) -> t.Page:
+        """params: page, page_size, around="me"."""
+        return self._client.send(calls.arena_standings(arena_id, **params))
+
+    def iter_standings(self, arena_id: str, **params: Any) -> Iterator[dict[str, Any]]:
+        return self._client.pages(calls.arena_standings(arena_id, **params))
 
 
 class Streams(StreamsArea["Client", Iterator[dict[str, Any]]]):
@@ -233,8 +294,8 @@ class Streams(StreamsArea["Client", Iterator[dict[str, Any]]]):
         for attempt in range(reconnects + 1):
             try:
                 yield from self._items(stream)
-                cause: httpx.TransportError | None = None
-            except httpx.TransportError as exc:
+                cause: httpx.HTTPError | None = None
+            except httpx.HTTPError as exc:
                 cause = exc
             if stream.over or not stream.reopen(attempt, reconnects, cause):
                 return
@@ -243,7 +304,7 @@ class Streams(StreamsArea["Client", Iterator[dict[str, Any]]]):
 
 class Client(
     BaseClient[httpx.BaseTransport],
-    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams],
+    Areas[Accounts, Tokens, Users, Games, Leaderboards, Races, Arenas, Daily, Puzzles, Streams],
 ):
     """A Démineur API client. `token` is an API token (`Authorization: Token <key>`);
     `accounts.sign_in` obtains one and keeps it. Use as a context manager, or call close()."""
@@ -253,14 +314,14 @@ class Client(
     def _build(self, timeout: httpx.Timeout | float, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport)
         self._bind_areas(
-            Accounts, Tokens, Users, Games, Leaderboards, Races, Daily, Puzzles, Streams
+            Accounts, Tokens, Users, Games, Leaderboards, Races, Arenas, Daily, Puzzles, Streams
         )
 
-    def _answer(self, call: Call[Any]) -> httpx.Response | httpx.TransportError:
+    def _answer(self, call: Call[Any]) -> httpx.Response | httpx.HTTPError:
         """One send of `call`: the server's answer, or the network error in its place."""
         try:
             return self._http.request(**self._request_args(call))
-        except httpx.TransportError as exc:
+        except httpx.HTTPError as exc:
             return exc
 
     def send(self, call: Call[T]) -> T:
@@ -271,6 +332,14 @@ class Client(
                 return outcome
             time.sleep(outcome.seconds)
             attempt += 1
+
+    def pages(self, call: Call[t.Page]) -> Iterator[dict[str, Any]]:
+        """The rows of every page of the listing `call` asks for, one page read at a time."""
+        following: Call[t.Page] | None = call
+        while following is not None:
+            page = self.send(following)
+            yield from page.get("results", [])
+            following = calls.next_page(following, page)
 
     def close(self) -> None:
         self._http.close()

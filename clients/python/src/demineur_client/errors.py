@@ -4,6 +4,7 @@ caller can catch what it can handle."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -12,7 +13,12 @@ class DemineurError(Exception):
 
 
 class TransportError(DemineurError):
-    """The server could not be reached, or did not answer in time (after the retries)."""
+    """The server could not be reached, or did not answer in time (after the retries); the
+    httpx error it stands for is its `__cause__`."""
+
+
+class RequestTimeout(TransportError):
+    """No answer (or no connection, or no next line of a stream) within the timeout."""
 
 
 class StreamEnded(DemineurError):
@@ -20,14 +26,25 @@ class StreamEnded(DemineurError):
 
 
 class ApiError(DemineurError):
-    """The server refused the request with API.md's error body."""
+    """The server refused the request with API.md's error body. Its text names the status and
+    the code first (`BadRequest: 400 username_taken: ...` in a traceback); `headers` are the
+    answer's (`Retry-After`, `X-OAuth-Scopes`, `X-Accepted-OAuth-Scopes`, ...), looked up
+    without regard to case."""
 
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
-        super().__init__(f"{status} {code}: {message}")
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code}: {message}" if message else f"{status} {code}")
         self.status = status
         self.code = code
         self.message = message
         self.details = details if details is not None else {}
+        self.headers: Mapping[str, str] = headers if headers is not None else {}
 
 
 class BadRequest(ApiError):
@@ -53,9 +70,7 @@ class Conflict(ApiError):
 class Throttled(ApiError):
     """429, after the retries: `retry_after` is the server's Retry-After in seconds."""
 
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
-        super().__init__(status, code, message, details)
-        self.retry_after: float | None = None
+    retry_after: float | None = None
 
 
 class Unavailable(ApiError):
@@ -72,7 +87,7 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 }
 
 
-def error_for(status: int, body: Any) -> ApiError:
+def error_for(status: int, body: Any, headers: Mapping[str, str] | None = None) -> ApiError:
     """The exception for an answer with `status` and its decoded `body` (API.md's error body,
     or anything else a proxy in front of the server sent)."""
     error = body.get("error") if isinstance(body, dict) else None
@@ -83,4 +98,4 @@ def error_for(status: int, body: Any) -> ApiError:
     else:
         code, message, details = "unknown", f"HTTP {status}", None
     kind = _BY_STATUS.get(status, Unavailable if status >= 500 else ApiError)
-    return kind(status, code, message, details)
+    return kind(status, code, message, details, headers)

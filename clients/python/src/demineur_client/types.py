@@ -98,6 +98,28 @@ class Race(TypedDict, total=False):
     no_guess: bool
 
 
+class ArenaMe(TypedDict, total=False):
+    score: int
+    race: str | None
+
+
+class Arena(TypedDict, total=False):
+    """`me` is None for someone who has not joined; `me.race` is the race they are in."""
+
+    id: str
+    code: str
+    name: str
+    level: str
+    no_guess: bool
+    players: Literal["humans", "bots"]
+    state: Literal["scheduled", "running", "finished"]
+    starts_at: str
+    ends_at: str
+    created_by: str | None
+    joined: int
+    me: ArenaMe | None
+
+
 class QueuePlace(TypedDict, total=False):
     state: Literal["waiting", "matched"]
     level: str
