@@ -37,6 +37,22 @@ _Level = inline_serializer(
         "winners": serializers.IntegerField(),
         "game": GameOut(allow_null=True),
         "share": serializers.CharField(allow_null=True),
+        "share_facts": inline_serializer(
+            "DailyShareFactsOut",
+            {
+                "day": serializers.DateField(),
+                "level_name": serializers.CharField(),
+                "won": serializers.BooleanField(),
+                "time_ms": serializers.IntegerField(allow_null=True),
+                "opened": serializers.IntegerField(),
+                "safe_cells": serializers.IntegerField(),
+                "rank": serializers.IntegerField(allow_null=True),
+                "players": serializers.IntegerField(),
+                "bbbv_per_s": serializers.FloatField(allow_null=True),
+            },
+            allow_null=True,
+            help_text="What `share` says, field by field, for a page to say it in its language.",
+        ),
         "start_cell": inline_serializer(
             "DailyCellOut",
             {"x": serializers.IntegerField(), "y": serializers.IntegerField()},

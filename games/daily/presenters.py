@@ -62,13 +62,17 @@ def day_dict(day: date, *, viewer: User | None, now: datetime | None = None) -> 
                 game, player_name=game.player.username, viewer_id=viewer.pk if viewer else None
             ),
             "share": None,
+            "share_facts": None,
         }
         challenge = challenges.get(level)
         if challenge is not None and challenge.closed_at is not None:
             item["start_cell"] = {"x": challenge.start_x, "y": challenge.start_y}
         entry = entries.get(level)
         if game is not None and entry is not None and game.ended:
-            item["share"] = share_line(entry, game, viewer=viewer, players=players)
+            facts = share_facts(entry, game, viewer=viewer, players=players)
+            item["share"] = rules.share_line(**facts)
+            # The same facts apart, for a page to say the line in its own language.
+            item["share_facts"] = {**facts, "day": facts["day"].isoformat()}
         levels.append(item)
     return {
         "date": day.isoformat(),
@@ -78,9 +82,9 @@ def day_dict(day: date, *, viewer: User | None, now: datetime | None = None) -> 
     }
 
 
-def share_line(entry: DailyEntry, game: Game, *, viewer: Any, players: int) -> str:
-    """The result line of the viewer's ended daily: their rank on their board as it stands
-    (final once the day is over), nothing of the board."""
+def share_facts(entry: DailyEntry, game: Game, *, viewer: Any, players: int) -> dict[str, Any]:
+    """What the result line of the viewer's ended daily says (rules.share_line's arguments):
+    their rank on their board as it stands (final once the day is over), nothing of the board."""
     rank = entry.place
     if rank is None and entry.ranked and entry.pool != "none":
         page = daily_standings.daily_board_page(
@@ -88,7 +92,7 @@ def share_line(entry: DailyEntry, game: Game, *, viewer: Any, players: int) -> s
             ask=PageAsk(page=1, page_size=1, viewer=viewer),
         )
         rank = page.me["rank"] if page.me is not None else None
-    return rules.share_line(
+    return dict(
         day=entry.day,
         level_name=LEVEL_NAMES.get(entry.level, entry.level),
         won=entry.state == daily_standings.WON,

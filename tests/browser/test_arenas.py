@@ -20,12 +20,12 @@ from typing import Any
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from games.arenas import rules
+from games.arenas import rules, services
 from games.arenas.models import Arena, ArenaEntry
 from games.races.clock import RaceClock
 from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
-from tests.support.browser import new_context, screenshot, sign_up_by_api, token_for
+from tests.support.browser import new_context, screenshot, sign_up_by_api, speaking, token_for
 
 ARENA_URL = re.compile(r"/arenas/[0-9a-f-]{36}$")
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
@@ -371,3 +371,21 @@ def test_one_state_line_while_racing_and_a_win_over_a_racer_who_never_moved_says
     expect(standing(alice, "alice")).to_have_attribute("data-score", "1")
     expect(standing(alice, "alice").locator("td").nth(4)).to_have_text("0")  # no win
     screenshot(alice, "arena-alone-no-win")
+
+
+def test_the_servers_arenas_are_named_in_the_pages_language(
+    browser: Any, live: str, settings: Any
+) -> None:
+    settings.ARENA_SCHEDULE = [("expert", 1440, 120, True, "humans")]
+    assert services.schedule_arenas() == 1
+    assert Arena.objects.get().name == "Daily Expert no-guess"  # the server's name: English
+    for locale, name in (
+        ("en-GB", "Daily Expert · no guess"),
+        ("fr-FR", "Expert · sans hasard du jour"),
+    ):
+        with speaking(browser, live, locale) as context:
+            page = context.new_page()
+            page.goto("/arenas")
+            expect(page.locator("#arenas-scheduled .arena-name")).to_have_text(name)
+            page.locator("#arenas-scheduled .arena-name").click()
+            expect(page.locator("#arena-title")).to_have_text(name)

@@ -6,6 +6,7 @@ phone; a past day with its replays and practice; the profile's streak and calend
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -62,6 +63,8 @@ def test_a_player_plays_todays_daily_to_the_end_shares_it_and_finds_the_same_gam
     expect(share).to_contain_text("Démineur daily")
     line = share.inner_text()
     assert "Beginner" in line and "#1 of 1" in line
+    today = desktop.request.get("/api/daily").json()["levels"]
+    assert line == next(lv["share"] for lv in today if lv["level"] == "beginner")  # the API's
     page.locator("#result .share button").click()
     expect(page.locator("#result .copy-done")).to_have_text("Copied.")
     assert page.evaluate("navigator.clipboard.readText()") == line
@@ -80,6 +83,16 @@ def test_a_player_plays_todays_daily_to_the_end_shares_it_and_finds_the_same_gam
     expect(row.locator(".pill.won")).to_be_visible()
     expect(page.locator("#daily-board a:has-text('Replay')")).to_have_count(0)
     screenshot(page, "daily-desktop", full_page=True)
+
+    # In French the line is French, numbers included (the API's `share` stays English).
+    desktop.add_cookies([{"name": "django_language", "value": "fr", "url": live}])
+    page.reload()
+    french = page.locator('.daily-level[data-level="beginner"] .share-line')
+    expect(french).to_contain_text("Démineur, défi du jour")
+    expect(french).to_contain_text("Débutant")
+    expect(french).to_contain_text("n° 1 sur 1")
+    assert re.search(r" \d+,\d s", french.inner_text()), french.inner_text()
+    desktop.clear_cookies(name="django_language")
 
     # Coming back: a reload, then the home page and back, find the same game.
     page.reload()

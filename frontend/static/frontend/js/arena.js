@@ -11,7 +11,7 @@ import { api, clockText, gettext, ngettext, fmt, me, isGuest, playerLabel, fmtDa
 import { $, el, labelCells } from "./dom.js";
 import { SITE } from "./constants.js";
 import { followSocket } from "./live.js";
-import { arenaMessage, arenaKind, arenaStateText, spanText } from "./arena_common.js";
+import { arenaMessage, arenaKind, arenaName, arenaStateText, spanText } from "./arena_common.js";
 import { raceCall, racePath } from "./race_common.js";
 
 /** @typedef {import("./arena_common.js").Arena} Arena */
@@ -61,8 +61,8 @@ function take(a, standings, withMe) {
 function draw() {
   const a = shown();
   root.dataset.state = a.state;
-  $("arena-title").textContent = a.name;
-  document.title = `${a.name} · Démineur`;
+  $("arena-title").textContent = arenaName(a);
+  document.title = `${arenaName(a)} · Démineur`;
   const by = a.created_by ? fmt(gettext("by %(name)s"), { name: playerLabel(a.created_by) }) : gettext("by the server");
   const bits = [arenaKind(a), arenaStateText(a.state), fmt(ngettext("%(n)s player", "%(n)s players", a.joined), { n: a.joined }), by];
   if (a.private) bits.push(gettext("private"));

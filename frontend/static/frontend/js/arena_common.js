@@ -70,6 +70,24 @@ export function arenaMessage(err) {
 /** @param {{ id: string }} arena */
 export const arenaPath = (arena) => `/arenas/${arena.id}`;
 
+/** An arena's name in the page's language. The server's own arenas (no creator) are named in
+ * English by their schedule (games.arenas.services._slot_name: "Hourly Beginner", "Daily Expert
+ * no-guess", "Every 90 min Hard"): their period is read from that name and said again here with
+ * the level and mode in the page's words. A player's arena keeps the name its player gave.
+ * @param {Arena} arena */
+export function arenaName(arena) {
+  const slot = arena.created_by === null ? /^(Hourly|Daily|Weekly|Every (\d+) min) [A-Z]/.exec(arena.name) : null;
+  if (!slot) return arena.name;
+  const level = modeLabel(arena.level, arena.no_guess);
+  if (slot[2]) return fmt(gettext("Every %(n)s min: %(level)s"), { n: slot[2], level });
+  const period = {
+    Hourly: gettext("Hourly %(level)s"),
+    Daily: gettext("Daily %(level)s"),
+    Weekly: gettext("Weekly %(level)s"),
+  }[slot[1]];
+  return period ? fmt(period, { level }) : arena.name;
+}
+
 /** @param {Arena} arena  "Beginner · no guess · 30 min" */
 export function arenaKind(arena) {
   const minutes = Math.round((Date.parse(arena.ends_at) - Date.parse(arena.starts_at)) / 60000);

@@ -5,7 +5,7 @@
 // to the new arena's page; and a private arena found by its code.
 import { api, gettext, ngettext, fmt, playerLabel, messageOf } from "./api.js";
 import { $, $$, byId, el } from "./dom.js";
-import { arenaMessage, arenaPath, arenaKind, arenaStateText, arenaWhen } from "./arena_common.js";
+import { arenaMessage, arenaPath, arenaKind, arenaName, arenaStateText, arenaWhen } from "./arena_common.js";
 import { onCodeForm } from "./race_common.js";
 
 /** @typedef {import("./arena_common.js").Arena} Arena */
@@ -30,7 +30,7 @@ function row(a) {
     el(
       "span",
       { class: "grow" },
-      el("a", { href: arenaPath(a), class: "arena-name", text: a.name }),
+      el("a", { href: arenaPath(a), class: "arena-name", text: arenaName(a) }),
       a.private ? el("span", { class: "badge badge-guest", text: gettext("private") }) : null,
       joined ? el("span", { class: "badge badge-host", text: gettext("joined") }) : null,
       el("small", { class: "muted when", "data-when": a.id, text: arenaKind(a) + " · " + arenaWhen(a) }),

@@ -122,7 +122,7 @@ function levelCard(l) {
     el("p", { class: "muted", text: sizeText(l.level) }),
     el("p", { class: "daily-counts", text: countsText(l) }),
     result,
-    l.share ? shareBox(l.share) : null,
+    l.share ? shareBox(l) : null,
     el("p", { class: "result-actions" }, ...actions),
   );
 }

@@ -3,7 +3,8 @@
 // and its types, starting today's daily or a past day's practice, the words for a result,
 // the countdown to the day's end and copying the share line. The home page's daily card,
 // the daily page, the game page's result box and the profile's calendar use it.
-import { api, gettext, ngettext, fmt, fmtTime, me, playAsGuest } from "./api.js";
+import { api, gettext, ngettext, fmt, fmtNum, fmtTime, me, playAsGuest } from "./api.js";
+import { levelLabel } from "./constants.js";
 import { el } from "./dom.js";
 
 /** @typedef {import("./game_state.js").Game} Game */
@@ -16,8 +17,22 @@ import { el } from "./dom.js";
  * @property {number} players
  * @property {number} winners
  * @property {Game | null} game  the signed-in player's daily game of this level
- * @property {string | null} share  the player's result line, once their game ended
+ * @property {string | null} share  the player's result line, once their game ended (English)
+ * @property {ShareFacts | null} [share_facts]  what that line says, field by field
  * @property {{ x: number, y: number }} [start_cell]  once the day is over
+ */
+
+/**
+ * What a daily's share line says (games.daily.rules.share_line).
+ * @typedef {object} ShareFacts
+ * @property {string} day  YYYY-MM-DD
+ * @property {boolean} won
+ * @property {number | null} time_ms
+ * @property {number} opened
+ * @property {number} safe_cells
+ * @property {number | null} rank  on the player's board as it stands
+ * @property {number} players
+ * @property {number | null} bbbv_per_s
  */
 
 /**
@@ -135,9 +150,26 @@ export async function copyText(text, done, line) {
   done.textContent = gettext("Select the line and copy it.");
 }
 
+/** The player's share line in the page's language ("Démineur, défi du jour 2026-12-03 Expert
+ * 41,2 s, n° 12 sur 340, 3BV/s 2,9" in French), from the facts the API's English `share` says.
+ * @param {DailyLevel} l */
+export function shareText(l) {
+  const f = l.share_facts;
+  if (!f) return l.share || "";
+  const result =
+    f.won && f.time_ms !== null
+      ? fmt(gettext("%(seconds)s s"), { seconds: fmtNum(f.time_ms / 1000, 1) })
+      : fmt(gettext("%(opened)s/%(cells)s cells"), { opened: f.opened, cells: f.safe_cells });
+  const parts = [fmt(gettext("Démineur daily %(day)s %(level)s %(result)s"), { day: f.day, level: levelLabel(l.level), result })];
+  if (f.rank !== null && f.players) parts.push(fmt(gettext("#%(rank)s of %(players)s"), { rank: f.rank, players: f.players }));
+  if (f.won && f.bbbv_per_s !== null) parts.push(fmt(gettext("3BV/s %(speed)s"), { speed: fmtNum(f.bbbv_per_s, 1) }));
+  return parts.join(", ");
+}
+
 /** The share line with its Copy button (and the word that says it was copied).
- * @param {string} share */
-export function shareBox(share) {
+ * @param {DailyLevel} level */
+export function shareBox(level) {
+  const share = shareText(level);
   const line = el("code", { class: "share-line", text: share });
   const done = el("span", { class: "muted copy-done", role: "status", "aria-live": "polite" });
   const button = el("button", { type: "button", class: "btn", text: gettext("Copy"), onclick: () => copyText(share, done, line) });

@@ -392,7 +392,7 @@ export function createView(s) {
     if (day.over && actions && !box.querySelector(".daily-replay")) actions.prepend(el("a", { class: "btn daily-replay", href: `/games/${g.id}/replay`, text: gettext("Replay") }));
     // The share line is the day's ranked attempt's, not a practice's.
     if (isPlayer(s) && level && level.share && level.game && level.game.id === g.id && !box.querySelector(".share")) {
-      box.querySelector("#fair-result")?.after(shareBox(level.share));
+      box.querySelector("#fair-result")?.after(shareBox(level));
     }
   }
 
