@@ -3,6 +3,7 @@ chance it took, and the safest cell there was outlined, in real Chromium."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.sync_api import expect
@@ -42,3 +43,44 @@ def test_the_replay_of_a_game_lost_on_a_coin_marks_the_forced_guess(desktop: Any
     expect(cell(page, 0, 4)).to_have_class("cell c-closed m-safest")  # the other coin
     expect(cell(page, 1, 4)).to_contain_class("m-last")
     screenshot(page, "replay-forced-guess")
+
+
+# After a first tap at (4, 0) the bottom row's (1, 4) is provably safe, (0, 4) a mine.
+PROVABLE = [".....", ".....", ".....", ".....", "*.*.."]
+
+
+def test_an_avoidable_guess_says_whether_a_safe_cell_or_only_a_safer_guess_was_there(
+    desktop: Any, live: str
+) -> None:
+    sign_up_by_api(desktop, "vera")
+    api = client_for(User.objects.get(username="vera"))
+
+    def lost(rows: list[str], moves: tuple[tuple[int, int], ...]) -> str:
+        game_id = str(game_from_ascii(api, rows)["id"])
+        for x, y in moves:
+            assert post(api, game_id, "reveal", {"x": x, "y": y}).status_code == 200
+        assert analyse_game(game_id)
+        return game_id
+
+    needless = lost(PROVABLE, ((4, 0), (0, 4)))
+    riskier = lost(COIN, ((0, 0), (2, 4)))  # (2, 4) was a mine for certain, the rest 50/50
+    page = desktop.new_page()
+    badge, odds = page.locator("#move-badge"), page.locator("#move-odds")
+    page.goto(f"/games/{needless}/replay")
+    page.click("#last")
+    expect(badge).to_have_text("Needless guess: a provably safe cell was there")
+    expect(badge).to_have_attribute("data-kind", "provable")
+    expect(odds).to_contain_text("the safest cell then: 0%")
+    page.goto(f"/games/{riskier}/replay")
+    page.click("#last")
+    expect(badge).to_have_text("Riskier guess: a safer one was there")
+    expect(badge).to_have_attribute("data-kind", "safer")
+    expect(odds).to_contain_text("Chance of a mine: 100% · the safest cell then: 50%")
+    screenshot(page, "replay-riskier-guess")
+
+    # In French, the percentages are written as French writes them: "50 %".
+    desktop.add_cookies([{"name": "django_language", "value": "fr", "url": live}])
+    page.reload()
+    page.click("#last")
+    expect(odds).to_contain_text(re.compile(r"100\s%.*50\s%"))
+    desktop.clear_cookies(name="django_language")

@@ -61,15 +61,35 @@ function simulate() {
   frames[frames.length - 1] = endPicture(); // the server's own end picture: mines, wrong flags
 }
 
-/** @returns {Record<string, string>} */
-const LABELS = () => ({
-  deduced: gettext("Deduced"),
-  forced_guess: gettext("Forced guess"),
-  avoidable_guess: gettext("Avoidable guess"),
-});
+/** The badge of a judged move. An avoidable guess is one of two things a player reads
+ * differently: a provably safe cell was there (no guess was needed), or every cell was a guess
+ * and a less likely one was there. A cell is provably safe exactly when its chance is 0
+ * (docs/ANALYSIS.md, Labels), so `safest_p_mine` tells them apart.
+ * @param {{ label: string, safest_p_mine: number }} a */
+function badgeText(a) {
+  if (a.label === "deduced") return gettext("Deduced");
+  if (a.label === "forced_guess") return gettext("Forced guess");
+  if (a.label !== "avoidable_guess") return a.label;
+  return a.safest_p_mine === 0 ? gettext("Needless guess: a provably safe cell was there") : gettext("Riskier guess: a safer one was there");
+}
 
-/** A chance as a percentage, to a tenth where it matters. @param {number} p */
-const pct = (p) => (p === 0 || p === 1 ? String(p * 100) : (Math.round(p * 1000) / 10).toString()) + "%";
+/** @type {Intl.NumberFormat | null} */
+let percent = null;
+
+/** A chance as a percentage in the page's language ("15.9%", "15,9 %" in French), to a tenth
+ * where it matters. @param {number} p */
+function pct(p) {
+  if (!percent) {
+    /** @type {Intl.NumberFormatOptions} */
+    const opts = { style: "percent", maximumFractionDigits: 1 };
+    try {
+      percent = new Intl.NumberFormat(document.documentElement.lang || undefined, opts);
+    } catch (err) {
+      percent = new Intl.NumberFormat(undefined, opts);
+    }
+  }
+  return percent.format(p);
+}
 
 /** The analysis of the move just shown: its badge, its odds, the safest cell there was.
  * @param {any} m the move (undefined before the first) @returns {Record<number, string>} marks */
@@ -83,7 +103,8 @@ function showAnalysis(m) {
   line.hidden = false;
   const badge = $("move-badge");
   badge.className = "badge badge-" + a.label;
-  badge.textContent = LABELS()[a.label] || a.label;
+  badge.textContent = badgeText(a);
+  badge.dataset.kind = a.label === "avoidable_guess" ? (a.safest_p_mine === 0 ? "provable" : "safer") : a.label;
   $("move-odds").textContent =
     a.label === "deduced"
       ? gettext("Every cell it opened was provably safe.")
