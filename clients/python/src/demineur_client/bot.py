@@ -1,19 +1,24 @@
-"""A bot runner: a declared bot account (API.md: `kind: "bot"`) plays solo games and
-quick-match races with a Solver (solver.py), over the socket, and carries on after the
-server restarts (the client retries what is safe to retry, the socket reconnects and
-re-reads the state).
+"""A bot runner: a declared bot account (API.md: `kind: "bot"`) plays solo games, quick-match
+races and arenas with a Solver (solver.py), over the socket, and carries on after the server
+restarts (the client retries what is safe to retry, the socket reconnects and re-reads the
+state).
 
+    DEMINEUR_TOKEN=KEY demineur-bot --config bot.toml          # bot_config.py: the file
     DEMINEUR_TOKEN=KEY python -m demineur_client.bot --url http://127.0.0.1:8000 --games 5
     python -m demineur_client.bot --url ... --token-file ~/.config/demineur/token --race
     python -m demineur_client.bot --url ... --puzzles 20 --theme pattern
 
-The token is read from the environment variable DEMINEUR_TOKEN or from a file
-(`--token-file PATH`, `-` for standard input), never from the command line: every local user
-can read a process's arguments (`ps`), so `--token KEY` is refused.
+The token is read from an environment variable (DEMINEUR_TOKEN, or the one the config file
+names) or from a file (`--token-file PATH`, `-` for standard input), never from the command
+line: every local user can read a process's arguments (`ps`), so `--token KEY` is refused.
+
+Quiet by default: one line per game, and warnings; `--verbose` adds each HTTP request. The
+first SIGINT or SIGTERM lets the game in play finish and then stops (leaving the queue or the
+arena); a second one resigns that game and stops at once. Sockets are closed either way.
 
 Plugging in your own solver: any object with `decide(board, mines) -> Decision`, passed as
-`BotRunner(api, solver=MySolver())` (README.md); for puzzles, `puzzle_solver=`, whose
-`guess` is never played."""
+`BotRunner(api, solver=MySolver())` or named in the config file (`package.module:Class`;
+README.md); for puzzles, `puzzle_solver=`, whose `guess` is never played."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,10 +35,11 @@ from functools import partial
 from typing import Any
 
 from .aio import AsyncClient
+from .bot_config import BotConfig, ConfigError, check, load_config, load_solver
 from .errors import Conflict, NotFound, TransportError, Unavailable
 from .sockets import GameSocket, RaceSocket
 from .solver import Decision, DeductionSolver, PuzzleSolver, Solver
-from .types import Game, Puzzle
+from .types import Arena, Game, Puzzle
 
 log = logging.getLogger("demineur_client.bot")
 
@@ -55,6 +62,10 @@ class PuzzleResult:
     openings: int
     rating_before: int | None
     rating_after: int | None
+
+
+class Stopped(Exception):
+    """The runner was asked to stop (`BotRunner.stop`) while it waited for a game."""
 
 
 class BoardView:
@@ -101,6 +112,27 @@ class BotRunner:
         # opened again; the state it sends on connect says where the game stands.
         self.receive_timeout = receive_timeout
         self.on_move = on_move
+        self.stopping = asyncio.Event()
+        self.current_game: str | None = None  # the game being played, to resign on a stop
+
+    def stop(self) -> None:
+        """Ends what the runner waits for (a match, an arena's next race) and lets the game in
+        play finish; the loops that play game after game stop before the next one."""
+        self.stopping.set()
+
+    async def _pause(self, seconds: float) -> bool:
+        """Waits `seconds`, or less when a stop is asked: True when stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+        return self.stopping.is_set()
+
+    async def abandon(self) -> None:
+        """Resigns the game in play, if any (the runner was told to stop at once)."""
+        game_id, self.current_game = self.current_game, None
+        if game_id is not None:
+            with contextlib.suppress(Conflict, NotFound):  # it ended meanwhile
+                await self.api.games.resign(game_id)
+                log.warning("resigned %s", game_id)
 
     async def _patiently(self, make: Callable[[], Any]) -> Any:
         """Runs a coroutine again while the server is away (restarting) or unavailable."""
@@ -121,6 +153,7 @@ class BotRunner:
         It decides again only once every move it sent has been answered, so it never sends
         the same cell twice nor outruns the socket's message budget."""
         view = BoardView(game)
+        self.current_game = game["id"]
         sent = 0
         pending: set[str] = set()
         socket = GameSocket(
@@ -152,6 +185,7 @@ class BotRunner:
         finally:
             await socket.close()
         final = await self._patiently(lambda: self.api.games.get(game["id"]))
+        self.current_game = None
         return Result(game["id"], final["state"], final.get("elapsed_ms", 0), sent)
 
     def _next_cells(self, view: BoardView, batch: int = 20) -> list[tuple[int, int]]:
@@ -165,22 +199,85 @@ class BotRunner:
         return await socket.send(action, x, y)
 
     async def play_race(self, level: str, *, no_guess: bool = False, poll: float = 0.5) -> Result:
-        """Quick match: waits in the queue until matched, readies, plays its race game."""
+        """Quick match: waits in the queue until matched, readies, plays its race game. A
+        stop asked while it waits leaves the queue and raises Stopped."""
         place = await self._patiently(lambda: self.api.races.queue(level, no_guess=no_guess))
         while place.get("state") != "matched" or not place.get("race"):
-            await asyncio.sleep(poll)
+            if await self._pause(poll):
+                with contextlib.suppress(Conflict):  # matched meanwhile: the race goes on
+                    await self.api.races.queue_leave()
+                raise Stopped
             place = await self._patiently(lambda: self.api.races.queue_place())
         race = place["race"]
         assert race is not None
         me = (await self.api.accounts.me())["username"]
         with contextlib.suppress(Conflict):  # already counting down or running
             await self.api.races.ready(race["id"])
-        async for frame in RaceSocket(self.api, race["id"], reconnects=self.restarts).frames():
-            # Whole-race frames carry the Race; each racer's game appears once it started.
-            for racer in (frame.get("race") or {}).get("racers", []):
-                if racer.get("player") == me and racer.get("game"):
-                    return await self.play_game(await self.api.games.get(racer["game"]))
-        raise RuntimeError(f"race {race['id']} ended before this bot's game started")
+        game = await self._race_game(race["id"], me)
+        if game is None:
+            raise RuntimeError(f"race {race['id']} ended before this bot's game started")
+        return await self.play_game(game)
+
+    async def _race_game(self, race_id: str, me: str) -> Game | None:
+        """This bot's game in the race, once the race has started (None if it ended first)."""
+        socket = RaceSocket(self.api, race_id, reconnects=self.restarts)
+        try:
+            async for frame in socket.frames():
+                # Whole-race frames carry the Race; each racer's game appears once it started.
+                race = frame.get("race") or {}
+                for racer in race.get("racers", []):
+                    if racer.get("player") == me and racer.get("game"):
+                        return await self.api.games.get(racer["game"])
+        finally:
+            await socket.close()
+        return None
+
+    async def find_arena(self, ref: str) -> Arena:
+        """An arena by its id or its code (as `Q4T7WZ`)."""
+        if len(ref) > 12:  # an id (a uuid); codes are short
+            found: Arena = await self._patiently(lambda: self.api.arenas.get(ref))
+        else:
+            found = await self._patiently(lambda: self.api.arenas.by_code(ref))
+        return found
+
+    async def play_arena(
+        self,
+        ref: str,
+        *,
+        races: int = 0,
+        poll: float = 0.5,
+        on_result: Callable[[Result], None] | None = None,
+    ) -> list[Result]:
+        """Joins the arena (`ref`: its id or code) and plays each race the server puts this bot
+        in, until the arena ends, `races` were played (0: no limit) or a stop is asked; then
+        leaves it, unless it has ended."""
+        arena = await self.find_arena(ref)
+        try:
+            arena = await self._patiently(lambda: self.api.arenas.join(arena["id"]))
+        except Conflict as closed:
+            log.warning("arena %s: %s", arena.get("code"), closed)
+            return []
+        me = (await self.api.accounts.me())["username"]
+        played: set[str] = set()
+        results: list[Result] = []
+        while arena.get("state") != "finished" and not self.stopping.is_set():
+            race_id = (arena.get("me") or {}).get("race")
+            if race_id and race_id not in played:
+                played.add(race_id)
+                game = await self._race_game(race_id, me)
+                if game is not None:
+                    results.append(await self.play_game(game))
+                    if on_result:
+                        on_result(results[-1])
+                if races and len(results) >= races:
+                    break
+            elif await self._pause(poll):
+                break
+            arena = await self._patiently(partial(self.api.arenas.get, arena["id"]))
+        if arena.get("state") != "finished":
+            with contextlib.suppress(Conflict, NotFound):
+                await self.api.arenas.leave(arena["id"])
+        return results
 
     async def play_puzzle(self, *, theme: str | None = None) -> PuzzleResult:
         """The next puzzle near the bot's puzzle rating (`theme` among its themes), solved.
@@ -234,18 +331,21 @@ def _attempt_state(puzzle: Puzzle) -> str:
 TOKEN_ENV = "DEMINEUR_TOKEN"
 TOKEN_ON_THE_COMMAND_LINE = (
     "--token is refused: a token on the command line can be read by every local user (ps). "
-    f"Set {TOKEN_ENV} in the environment or pass --token-file PATH (- for standard input)."
+    f"Set {TOKEN_ENV} (or the variable the config file names in server.token_env) in the "
+    "environment or pass --token-file PATH (- for standard input)."
 )
-NO_TOKEN = f"no API token: set {TOKEN_ENV} in the environment or pass --token-file PATH."
 
 
 class TokenError(ValueError):
     """No usable token: the message says where to put one (it never repeats a token)."""
 
 
-def read_token(token_file: str | None, environ: Mapping[str, str]) -> str:
+def read_token(
+    token_file: str | None, environ: Mapping[str, str], variable: str = TOKEN_ENV
+) -> str:
     """The API token: from `token_file` when given (its first line; `-` reads standard
-    input), else from the environment variable DEMINEUR_TOKEN."""
+    input), else from the environment variable `variable` (DEMINEUR_TOKEN unless the config
+    file names another)."""
     if token_file is not None:
         try:
             if token_file == "-":
@@ -259,45 +359,148 @@ def read_token(token_file: str | None, environ: Mapping[str, str]) -> str:
         if not token:
             raise TokenError(f"the token file {token_file} is empty")
         return token
-    token = environ.get(TOKEN_ENV, "").strip()
+    token = environ.get(variable, "").strip()
     if not token:
-        raise TokenError(NO_TOKEN)
+        raise TokenError(
+            f"no API token: set {variable} in the environment or pass --token-file PATH."
+        )
     return token
 
 
-async def _main(args: argparse.Namespace, token: str) -> None:
-    async with AsyncClient(args.url, token=token) as api:
-        runner = BotRunner(api)
-        games = args.games if args.games is not None else 0 if args.puzzles else 1
-        for number in range(games):
-            if args.race:
-                result = await runner.play_race(args.level, no_guess=args.no_guess)
+def _report(line: str) -> None:
+    print(line, flush=True)
+
+
+def _result_line(head: str, result: Result, level: str = "") -> str:
+    line = f"{head} {result.game_id} {result.state} {result.elapsed_ms} ms {result.moves} moves"
+    return f"{line} {level}" if level else line
+
+
+async def play(
+    config: BotConfig,
+    runner: BotRunner,
+    *,
+    games: int | None = None,
+    puzzles: int = 0,
+    theme: str | None = None,
+    report: Callable[[str], None] = _report,
+) -> None:
+    """What `config` asks for, one reported line per game: `games` of its mode (None: the
+    config's count; 0: until stopped; negative: none), then `puzzles` puzzles. Stops before the next game
+    once `runner.stop()` was called."""
+    count = config.how_many() if games is None else games
+    if config.mode == "arena":
+        assert config.arena is not None
+        await runner.play_arena(
+            config.arena,
+            races=count,
+            on_result=lambda r: report(_result_line(f"arena {config.arena}", r)),
+        )
+    else:
+        number = 0
+        while (count == 0 or number < count) and count >= 0 and not runner.stopping.is_set():
+            level = config.level(number)
+            if config.mode == "quick":
+                result = await runner.play_race(level, no_guess=config.no_guess)
             else:
-                result = await runner.play_solo(args.level, no_guess=args.no_guess)
-            print(
-                f"{number + 1}/{games} {result.game_id} {result.state} {result.elapsed_ms} ms {result.moves} moves",
-                flush=True,
-            )
-        for number in range(args.puzzles):
-            try:
-                solved = await runner.play_puzzle(theme=args.theme)
-            except NotFound:
-                print(f"puzzle {number + 1}/{args.puzzles}: none left to try", flush=True)
-                break
-            print(
-                f"puzzle {number + 1}/{args.puzzles} {solved.puzzle_id} {solved.state} "
-                f"{solved.openings} openings rating {solved.rating_before} -> {solved.rating_after}",
-                flush=True,
-            )
+                result = await runner.play_solo(level, no_guess=config.no_guess)
+            number += 1
+            report(_result_line(f"{number}/{count or '-'}", result, level))
+    for number in range(puzzles):
+        if runner.stopping.is_set():
+            break
+        try:
+            solved = await runner.play_puzzle(theme=theme)
+        except NotFound:
+            report(f"puzzle {number + 1}/{puzzles}: none left to try")
+            break
+        report(
+            f"puzzle {number + 1}/{puzzles} {solved.puzzle_id} {solved.state} "
+            f"{solved.openings} openings rating {solved.rating_before} -> {solved.rating_after}"
+        )
+
+
+def stop_on_signals(runner: BotRunner, task: asyncio.Task[Any]) -> None:
+    """SIGINT and SIGTERM: the first lets the game in play finish, then stops; the second
+    cancels `task` (the caller resigns the game in play, `BotRunner.abandon`)."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal(number: int) -> None:
+        name = signal.Signals(number).name
+        if not runner.stopping.is_set():
+            log.warning("%s: stopping after the game in play (again to resign it now)", name)
+            runner.stop()
+        else:
+            log.warning("%s: stopping now", name)
+            task.cancel()
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, on_signal, number)
+
+
+async def _main(
+    config: BotConfig,
+    token: str,
+    solver: Solver,
+    *,
+    games: int | None,
+    puzzles: int,
+    theme: str | None,
+) -> None:
+    task = asyncio.current_task()
+    assert task is not None
+    async with AsyncClient(config.url, token=token) as api:
+        runner = BotRunner(api, solver=solver)
+        stop_on_signals(runner, task)
+        try:
+            await play(config, runner, games=games, puzzles=puzzles, theme=theme)
+        except Stopped:
+            pass
+        except asyncio.CancelledError:
+            task.uncancel()
+            await runner.abandon()
+        if runner.stopping.is_set():
+            log.warning("stopped")
+
+
+def _config(args: argparse.Namespace) -> BotConfig:
+    """The config file's settings (or the defaults), with the options given on the command
+    line in their place."""
+    config = load_config(args.config) if args.config else BotConfig()
+    if args.url:
+        config.url = args.url
+    if args.level:
+        config.levels = [args.level]
+    if args.games is not None:
+        config.games = args.games
+    if args.race:
+        config.mode = "quick"
+    if args.arena:
+        config.mode, config.arena = "arena", args.arena
+    if args.no_guess:
+        config.no_guess = True
+    if args.solver:
+        config.solver = args.solver
+    check(config)
+    return config
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        description="Play Démineur, or solve its puzzles, with a deduction solver.",
-        epilog=f"The API token of a bot account comes from {TOKEN_ENV} or --token-file.",
+        description="Play Démineur (solo, quick match, arenas), or solve its puzzles, "
+        "with a deduction solver or yours.",
+        epilog=f"The API token of a bot account comes from {TOKEN_ENV} (or the variable the "
+        "config file names) or --token-file.",
         allow_abbrev=False,
     )
-    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument(
+        "--config",
+        "-c",
+        metavar="FILE",
+        help="a TOML file: [server] url, token_env; [bot] mode, levels, no_guess, games, "
+        "arena, solver (the options below take its place)",
+    )
+    parser.add_argument("--url", help="the server (default http://127.0.0.1:8000)")
     parser.add_argument(
         "--token-file",
         metavar="PATH",
@@ -306,14 +509,19 @@ def main(argv: list[str] | None = None) -> None:
     )
     # Still parsed, only to refuse it with a message that says where the token goes now.
     parser.add_argument("--token", help=argparse.SUPPRESS)
-    parser.add_argument("--level", default="beginner")
+    parser.add_argument("--level", help="the level of every game (default beginner)")
     parser.add_argument(
-        "--games", type=int, default=None, help="games to play (default 1, 0 with --puzzles)"
+        "--games",
+        type=int,
+        default=None,
+        help="games to play (default 1, 0 with --puzzles; in the config file 0 is until stopped)",
     )
     parser.add_argument(
         "--race", action="store_true", help="quick-match races instead of solo games"
     )
+    parser.add_argument("--arena", metavar="ID_OR_CODE", help="join this arena, play its races")
     parser.add_argument("--no-guess", action="store_true")
+    parser.add_argument("--solver", metavar="MODULE:CLASS", help="the solver, by import path")
     parser.add_argument(
         "--puzzles",
         type=int,
@@ -323,15 +531,31 @@ def main(argv: list[str] | None = None) -> None:
         "what the numbers and the mines left prove safe",
     )
     parser.add_argument("--theme", help="the puzzles' theme: single, subset, pattern, ...")
+    parser.add_argument(
+        "--verbose", "-v", action="store_true", help="log every HTTP request and socket event"
+    )
     args = parser.parse_args(argv)
     if args.token is not None:
         parser.error(TOKEN_ON_THE_COMMAND_LINE)
     try:
-        token = read_token(args.token_file, os.environ)
-    except TokenError as missing:
-        parser.error(str(missing))
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    asyncio.run(_main(args, token))
+        config = _config(args)
+        solver = load_solver(config.solver)  # refused before any request, not after
+        token = read_token(args.token_file, os.environ, config.token_env)
+    except (ConfigError, TokenError) as refused:
+        parser.error(str(refused))
+    # Without a config file, --puzzles alone solves puzzles only (as before the file).
+    games = args.games
+    if games is None and args.puzzles and not args.config:
+        games = -1  # none
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if not args.verbose:
+        # httpx logs each request at INFO: a line per move would drown the line per game.
+        for noisy in ("httpx", "httpcore", "websockets"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
+    asyncio.run(_main(config, token, solver, games=games, puzzles=args.puzzles, theme=args.theme))
 
 
 if __name__ == "__main__":
