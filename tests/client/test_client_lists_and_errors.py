@@ -46,6 +46,16 @@ def test_iterators_read_every_page(live: str) -> None:
         seen = [g["id"] for g in api.games.iter(user=me, page_size=2)]
         assert len(seen) == len(set(seen)) == 4 and set(made) <= set(seen)
         assert [g["id"] for g in api.games.iter(user=me, page_size=200)] == seen
+        assert [g["id"] for g in api.games.iter_mine(page_size=3)] == seen
+        # A game's moves, one to a page: a flag put and taken off after the first reveal.
+        flagged = api.games.create("intermediate")
+        board = api.games.reveal(flagged["id"], 8, 8)["game"]["board"]
+        assert board is not None
+        x, y = next((x, y) for y, row in enumerate(board) for x, c in enumerate(row) if c == "#")
+        api.games.flag(flagged["id"], x, y, flagged=True)
+        api.games.flag(flagged["id"], x, y, flagged=False)
+        moves = list(api.games.iter_moves(flagged["id"], page_size=1))
+        assert [(m["seq"], m["action"]) for m in moves] == [(1, "reveal"), (2, "flag"), (3, "flag")]
         # Arenas: made and found by id, by code and in the list, two to a page.
         arenas = [api.arenas.create("beginner", minutes=20) for _ in range(3)]
         assert api.arenas.by_code(arenas[1]["code"].lower())["id"] == arenas[1]["id"]

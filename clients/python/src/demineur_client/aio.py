@@ -80,6 +80,16 @@ class Games(Area["AsyncClient"]):
         """Every game the filters select, page after page (`page_size` up to 200)."""
         return self._client.pages(calls.games(**filters))  # type: ignore[return-value]
 
+    async def iter_mine(self, **filters: Any) -> AsyncIterator[t.Game]:
+        """The signed-in player's games (filters as `iter`: state, level, page_size)."""
+        me = await self._client.accounts.me()
+        async for game in self.iter(user=me["username"], **filters):
+            yield game
+
+    def iter_moves(self, game_id: str, *, page_size: int = 200) -> AsyncIterator[t.Move]:
+        """Every move of the game in order, past the first page's 200 too."""
+        return self._client.pages(calls.moves_pages(game_id, page_size=page_size))  # type: ignore[return-value]
+
     def export(
         self, username: str, **filters: Unpack[ExportFilters]
     ) -> AsyncIterator[dict[str, Any]]:

@@ -230,6 +230,11 @@ def moves(game_id: str, *, page: int = 1) -> Call[list[Move]]:
     )
 
 
+def moves_pages(game_id: str, *, page_size: int = 200) -> Call[Page]:
+    """The moves as pages, for an iterator that reads past the first 200."""
+    return _listing(f"/api/games/{_id(game_id)}/moves", page=1, page_size=page_size)
+
+
 # --- the daily challenge ------------------------------------------------------------------
 
 

@@ -82,6 +82,14 @@ class Games(Area["Client"]):
         """Every game the filters select, page after page (`page_size` up to 200)."""
         return self._client.pages(calls.games(**filters))  # type: ignore[return-value]
 
+    def iter_mine(self, **filters: Any) -> Iterator[t.Game]:
+        """The signed-in player's games (filters as `iter`: state, level, page_size)."""
+        return self.iter(user=self._client.accounts.me()["username"], **filters)
+
+    def iter_moves(self, game_id: str, *, page_size: int = 200) -> Iterator[t.Move]:
+        """Every move of the game in order, past the first page's 200 too."""
+        return self._client.pages(calls.moves_pages(game_id, page_size=page_size))  # type: ignore[return-value]
+
     def export(self, username: str, **filters: Unpack[ExportFilters]) -> Iterator[dict[str, Any]]:
         """The player's ended games as the export gives them, one Game at a time (filters:
         level, mode, since)."""
