@@ -458,7 +458,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "stream_my_events": (
         "Stream my events",
         "NDJSON, signed in: first one `game_start` per game of the player still playing, then "
-        "`game_start`, `game_end` (`game`), `race_start`, `race_end` (`race`), `arena_race` "
+        "`game_start`, `game_end`, `game_discarded` (`game`), `race_start`, `race_end` "
+        "(`race`), `arena_race` "
         "and `arena_end` as they happen; empty lines keep the connection alive. One stream "
         "per account: opening a second ends the first.",
     ),

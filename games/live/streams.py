@@ -398,6 +398,13 @@ LINES: dict[str, dict[str, Any]] = {
         {"game": {**_GAME_EXAMPLE, "state": "lost"}},
         game=_ref("GameOut"),
     ),
+    "EventGameDiscardedLine": _line(
+        "game_discarded",
+        "An untapped game of the player's was discarded (a newer game of its level replaced "
+        "it): it no longer exists (404).",
+        {"game": {**_GAME_EXAMPLE, "state": "new", "seq": 0}},
+        game=_ref("GameOut"),
+    ),
     "EventRaceStartLine": _line(
         "race_start",
         "A race of the player's started.",

@@ -163,7 +163,10 @@ def test_the_main_objects_have_examples(schema):
 def test_the_stream_lines_are_typed_one_schema_per_type(schema):
     for path, types in [
         ("/api/stream/game/{game_id}", {"state", "move", "paused", "resumed", "ended", "error"}),
-        ("/api/stream/event", {"game_start", "game_end", "race_start", "race_end", "error"}),
+        (
+            "/api/stream/event",
+            {"game_start", "game_end", "game_discarded", "race_start", "race_end", "error"},
+        ),
     ]:
         content = schema["paths"][path]["get"]["responses"]["200"]["content"]
         line = content["application/x-ndjson"]["schema"]
