@@ -161,19 +161,24 @@ def test_three_bots_from_their_config_files_play_an_arena_to_its_end(
     assert all(r["races"] >= 1 for r in rows)
 
 
-def test_a_signal_stops_the_command_cleanly(live: str, tmp_path: Path) -> None:
-    _, token = _bot_token(live)
+def _start(base: str, token: str, tmp_path: Path, bot_table: str) -> subprocess.Popen[str]:
+    """The bot command on a config file of `bot_table`'s keys, as a process of its own."""
     config = tmp_path / "bot.toml"
     config.write_text(
-        f'[server]\nurl = "{live}"\ntoken_env = "QUIET_BOT_TOKEN"\n'
-        '[bot]\nmode = "quick"\nlevels = ["expert"]\ngames = 0\n'
+        f'[server]\nurl = "{base}"\ntoken_env = "QUIET_BOT_TOKEN"\n[bot]\n{bot_table}\n'
     )
     env = {k: v for k, v in os.environ.items() if k != "DEMINEUR_TOKEN"}
-    env.update(PYTHONPATH=str(SOURCE), QUIET_BOT_TOKEN=token)
+    # This tree's client, and the tests' idle solver (tests/client/idle_solver.py).
+    env.update(PYTHONPATH=f"{SOURCE}{os.pathsep}{ROOT}", QUIET_BOT_TOKEN=token)
     command = [sys.executable, "-m", "demineur_client.bot", "--config", str(config)]
-    bot = subprocess.Popen(
+    return subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+def test_a_signal_stops_the_command_cleanly(live: str, tmp_path: Path) -> None:
+    _, token = _bot_token(live)
+    bot = _start(live, token, tmp_path, 'mode = "quick"\nlevels = ["expert"]\ngames = 0')
 
     def waiting(api: Client) -> bool:
         try:
@@ -197,3 +202,39 @@ def test_a_signal_stops_the_command_cleanly(live: str, tmp_path: Path) -> None:
     assert "SIGTERM" in err and "stopped" in err and "Traceback" not in err
     assert "HTTP Request" not in err  # no line per request unless --verbose
     assert out == ""  # no game was played
+
+
+def test_a_second_signal_resigns_the_game_in_play(live: str, tmp_path: Path) -> None:
+    _, token = _bot_token(live)
+    # A solver that never moves: after its first reveal the game stays in play for ever.
+    solver = 'solver = "tests.client.idle_solver:Idle"'
+    bot = _start(live, token, tmp_path, f'mode = "solo"\nlevels = ["expert"]\n{solver}')
+    assert bot.stderr is not None and bot.stdout is not None
+    err: list[str] = []
+    stderr = bot.stderr
+    reader = threading.Thread(target=lambda: err.extend(stderr), daemon=True)
+    reader.start()
+    try:
+        with Client(live, token=token) as api:
+
+            def in_play() -> list[Any]:
+                return list(api.games.iter_mine(state="playing"))
+
+            assert _wait_for(lambda: in_play() or bot.poll() is not None, timeout=30)
+            assert bot.poll() is None, err
+            (game,) = in_play()
+            bot.send_signal(signal.SIGINT)  # the game in play would be finished first...
+            # (A second signal sent before the first is handled would merge with it.)
+            assert _wait_for(lambda: any("stopping after" in line for line in err), 30), err
+            bot.send_signal(signal.SIGINT)  # ...but a second one resigns it
+            assert bot.wait(timeout=30) == 0, err
+            reader.join(timeout=10)
+            ended = api.games.get(game["id"])
+            assert (ended["state"], ended["end_reason"]) == ("lost", "resigned")
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    text = "".join(err)
+    assert "stopping now" in text and f"resigned {game['id']}" in text
+    assert "Traceback" not in text and bot.stdout.read() == ""
