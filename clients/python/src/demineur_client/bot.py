@@ -471,8 +471,6 @@ def _config(args: argparse.Namespace) -> BotConfig:
         config.url = args.url
     if args.level:
         config.levels = [args.level]
-    if args.games is not None:
-        config.games = args.games
     if args.race:
         config.mode = "quick"
     if args.arena:
@@ -514,7 +512,8 @@ def main(argv: list[str] | None = None) -> None:
         "--games",
         type=int,
         default=None,
-        help="games to play (default 1, 0 with --puzzles; in the config file 0 is until stopped)",
+        help="games to play (default 1; 0: none, as with --puzzles alone), in place of the "
+        "config file's games (where 0 is until stopped)",
     )
     parser.add_argument(
         "--race", action="store_true", help="quick-match races instead of solo games"
@@ -543,10 +542,13 @@ def main(argv: list[str] | None = None) -> None:
         token = read_token(args.token_file, os.environ, config.token_env)
     except (ConfigError, TokenError) as refused:
         parser.error(str(refused))
-    # Without a config file, --puzzles alone solves puzzles only (as before the file).
-    games = args.games
-    if games is None and args.puzzles and not args.config:
-        games = -1  # none
+    # On the command line --games 0 plays none (before puzzles), as it always has; so does
+    # --puzzles alone without a config file. The file's `games = 0` is until stopped.
+    games: int | None = None  # the config's count
+    if args.games is not None:
+        games = args.games if args.games > 0 else -1
+    elif args.puzzles and not args.config:
+        games = -1
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
