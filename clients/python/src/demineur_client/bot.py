@@ -14,7 +14,7 @@ line: every local user can read a process's arguments (`ps`), so `--token KEY` i
 
 Quiet by default: one line per game, and warnings; `--verbose` adds each HTTP request. The
 first SIGINT or SIGTERM lets the game in play finish and then stops (leaving the queue or the
-arena); a second one resigns that game and stops at once. Sockets are closed either way.
+arena); a second one resigns that game (and leaves them) and stops at once. Sockets are closed either way.
 
 Plugging in your own solver: any object with `decide(board, mines) -> Decision`, passed as
 `BotRunner(api, solver=MySolver())` or named in the config file (`package.module:Class`;
@@ -114,6 +114,9 @@ class BotRunner:
         self.on_move = on_move
         self.stopping = asyncio.Event()
         self.current_game: str | None = None  # the game being played, to resign on a stop
+        # Where it waits for its next race, to leave on a stop: the queue, or an arena's id.
+        self.queued = False
+        self.current_arena: str | None = None
 
     def stop(self) -> None:
         """Ends what the runner waits for (a match, an arena's next race) and lets the game in
@@ -127,12 +130,22 @@ class BotRunner:
         return self.stopping.is_set()
 
     async def abandon(self) -> None:
-        """Resigns the game in play, if any (the runner was told to stop at once)."""
+        """Resigns the game in play, if any, and leaves the queue or the arena it is in (the
+        runner was told to stop at once): others are not paired with a bot that is gone."""
         game_id, self.current_game = self.current_game, None
         if game_id is not None:
             with contextlib.suppress(Conflict, NotFound):  # it ended meanwhile
                 await self.api.games.resign(game_id)
                 log.warning("resigned %s", game_id)
+        await self._leave()
+
+    async def _leave(self) -> None:
+        with contextlib.suppress(Conflict, NotFound):  # matched, or the arena ended meanwhile
+            if self.queued:
+                await self.api.races.queue_leave()
+            if self.current_arena is not None:
+                await self.api.arenas.leave(self.current_arena)
+        self.queued, self.current_arena = False, None
 
     async def _patiently(self, make: Callable[[], Any]) -> Any:
         """Runs a coroutine again while the server is away (restarting) or unavailable."""
@@ -202,12 +215,13 @@ class BotRunner:
         """Quick match: waits in the queue until matched, readies, plays its race game. A
         stop asked while it waits leaves the queue and raises Stopped."""
         place = await self._patiently(lambda: self.api.races.queue(level, no_guess=no_guess))
+        self.queued = True
         while place.get("state") != "matched" or not place.get("race"):
             if await self._pause(poll):
-                with contextlib.suppress(Conflict):  # matched meanwhile: the race goes on
-                    await self.api.races.queue_leave()
+                await self._leave()
                 raise Stopped
             place = await self._patiently(lambda: self.api.races.queue_place())
+        self.queued = False
         race = place["race"]
         assert race is not None
         me = (await self.api.accounts.me())["username"]
@@ -257,6 +271,7 @@ class BotRunner:
         except Conflict as closed:
             log.warning("arena %s: %s", arena.get("code"), closed)
             return []
+        self.current_arena = arena["id"]
         me = (await self.api.accounts.me())["username"]
         played: set[str] = set()
         results: list[Result] = []
@@ -274,9 +289,9 @@ class BotRunner:
             elif await self._pause(poll):
                 break
             arena = await self._patiently(partial(self.api.arenas.get, arena["id"]))
-        if arena.get("state") != "finished":
-            with contextlib.suppress(Conflict, NotFound):
-                await self.api.arenas.leave(arena["id"])
+        if arena.get("state") == "finished":
+            self.current_arena = None
+        await self._leave()
         return results
 
     async def play_puzzle(self, *, theme: str | None = None) -> PuzzleResult:
