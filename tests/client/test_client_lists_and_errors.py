@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from demineur_client import (
+    AsyncClient,
     BadRequest,
     Client,
     Forbidden,
@@ -67,6 +68,21 @@ def test_iterators_read_every_page(live: str) -> None:
         assert [r["player"] for r in rows] == [me]
         with pytest.raises(NotFound):
             api.arenas.by_code("ZZZZZZ")
+
+
+async def test_the_async_iterators_read_every_page(live: str) -> None:
+    name = f"a{uuid.uuid4().hex[:10]}"
+    async with AsyncClient(live) as api:
+        await api.accounts.register(name, PASSWORD, kind="bot")
+        await api.accounts.sign_in(name, PASSWORD)
+        made = {(await api.games.create(level))["id"] for level in ("beginner", "expert")}
+        assert {g["id"] async for g in api.games.iter(user=name, page_size=1)} == made
+        assert {g["id"] async for g in api.games.iter_mine(page_size=1)} == made
+        arena = await api.arenas.create("beginner", minutes=20, players="bots")
+        assert (await api.arenas.by_code(arena["code"]))["id"] == arena["id"]
+        await api.arenas.join(arena["id"])
+        rows = [r async for r in api.arenas.iter_standings(arena["id"], page_size=1)]
+        assert [r["player"] for r in rows] == [name]
 
 
 def test_refusals_name_status_and_code_and_carry_headers(live: str) -> None:
