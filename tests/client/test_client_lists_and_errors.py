@@ -91,7 +91,8 @@ def test_refusals_name_status_and_code_and_carry_headers(live: str) -> None:
         api.accounts.register(name, PASSWORD)
         with pytest.raises(BadRequest) as taken:
             api.accounts.register(name, PASSWORD)
-        assert str(taken.value).startswith(f"400 {taken.value.code}")
+        assert str(taken.value).startswith("400 invalid [username: username_taken]: ")
+        assert taken.value.details["codes"] == {"username": ["username_taken"]}
         assert taken.value.headers["content-type"].startswith("application/json")
         api.accounts.sign_in(name, PASSWORD)
         narrow = api.tokens.create("read only", scopes=["account:read"])

@@ -25,9 +25,28 @@ class StreamEnded(DemineurError):
     """A socket closed before the game or race it followed had ended: not a game over."""
 
 
+def field_codes(details: Any) -> str:
+    """A refused body's reasons per field (`details.codes` of a 400 `invalid`), as
+    `username: username_taken; password: password_too_short`: the code alone says only that
+    something was malformed."""
+    codes = details.get("codes") if isinstance(details, dict) else None
+    if not isinstance(codes, dict):
+        return ""
+
+    def flat(value: Any) -> list[str]:
+        if isinstance(value, list):
+            return [code for item in value for code in flat(item)]
+        if isinstance(value, dict):
+            return [code for item in value.values() for code in flat(item)]
+        return [str(value)]
+
+    return "; ".join(f"{field}: {', '.join(flat(value))}" for field, value in codes.items())
+
+
 class ApiError(DemineurError):
     """The server refused the request with API.md's error body. Its text names the status and
-    the code first (`BadRequest: 400 username_taken: ...` in a traceback); `headers` are the
+    the code first, and a malformed body's reasons per field (`BadRequest: 400 invalid
+    [username: username_taken]: ...` in a traceback); `headers` are the
     answer's (`Retry-After`, `X-OAuth-Scopes`, `X-Accepted-OAuth-Scopes`, ...), looked up
     without regard to case."""
 
@@ -39,7 +58,9 @@ class ApiError(DemineurError):
         details: Any = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(f"{status} {code}: {message}" if message else f"{status} {code}")
+        reasons = field_codes(details)
+        head = f"{status} {code} [{reasons}]" if reasons else f"{status} {code}"
+        super().__init__(f"{head}: {message}" if message else head)
         self.status = status
         self.code = code
         self.message = message
