@@ -107,6 +107,10 @@ def test_closing_the_account_asks_with_a_button_that_says_so_and_a_calm_safe_ans
     sign_up(desktop, "carol")
     page = desktop.new_page()
     page.goto("/account")
+    # The sections above the form are drawn from the API after the load and push it down: the
+    # clicks wait for them, or they land where the form was.
+    expect(page.locator("#sessions tbody tr")).not_to_have_count(0)
+    expect(page.locator("#totp-state")).not_to_be_empty()
     page.fill("#close-form input[name=password]", PASSWORD)
     page.check("#close-form input[value=delete]")
     page.click("#close-form button[type=submit]")
