@@ -165,7 +165,15 @@ GAME_COLUMNS = [
     "elapsed_ms",
     "bbbv_per_s",
 ]
-STATS_COLUMNS = ["user_id", "level", "pool", *summary_fields(Summary()).keys(), "updated_at"]
+# luck_months: the per-month luck a game's analysis adds; seeded games have none ("{}").
+STATS_COLUMNS = [
+    "user_id",
+    "level",
+    "pool",
+    *summary_fields(Summary()).keys(),
+    "luck_months",
+    "updated_at",
+]
 RECORD_COLUMNS = [
     "user_id",
     "level",
@@ -319,7 +327,7 @@ class Seeder:
         for level, s in summaries.items():
             fields = summary_fields(s)
             fields["best_times"] = json.dumps(fields["best_times"])
-            stats_rows.append((player.id, level, pool, *fields.values(), times[-1]))
+            stats_rows.append((player.id, level, pool, *fields.values(), "{}", times[-1]))
         record_rows = [
             (
                 player.id,
