@@ -40,16 +40,21 @@ def placed_flag(action: str, changes: Sequence[dict[str, Any]]) -> bool:
     return action == Action.FLAG and bool(changes) and changes[0]["v"] == "F"
 
 
+def _counted(action: str, changes: Sequence[dict[str, Any]]) -> tuple[str, bool, bool]:
+    """One click's share of the counts: its kind's column, whether it was effective, whether
+    it placed a flag."""
+    return _KIND_COLUMN[Action(action)], effective(action, changes), placed_flag(action, changes)
+
+
 def count_move(game: Game, action: str, changes: Sequence[dict[str, Any]]) -> None:
     """Add one accepted reveal, flag or chord to the game's counts (a game whose counts are
     null started before they were kept: it stays uncounted)."""
     if game.effective_clicks is None:
         return
-    column = _KIND_COLUMN[Action(action)]
+    column, was_effective, placed = _counted(action, changes)
     setattr(game, column, (getattr(game, column) or 0) + 1)
-    if effective(action, changes):
-        game.effective_clicks += 1
-    if placed_flag(action, changes):
+    game.effective_clicks += was_effective
+    if placed:
         game.flags_placed = (game.flags_placed or 0) + 1
 
 
@@ -60,9 +65,10 @@ def counts_of(moves: Iterable[tuple[str, Sequence[dict[str, Any]]]]) -> dict[str
     for action, changes in moves:
         if action not in _KIND_COLUMN:
             continue
-        out[_KIND_COLUMN[Action(action)]] += 1
-        out["effective_clicks"] += effective(action, changes)
-        out["flags_placed"] += placed_flag(action, changes)
+        column, was_effective, placed = _counted(action, changes)
+        out[column] += 1
+        out["effective_clicks"] += was_effective
+        out["flags_placed"] += placed
     return out
 
 
