@@ -76,6 +76,16 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "survived and lost, the expected survivals (the sum of 1 - p), their difference, in all "
         "and per month of the newest 24 (docs/STATS.md, Luck, measured). Unknown player: 404.",
     ),
+    "users_insights": (
+        "A player's insights",
+        "A player's analysed solo games of one `mode` (classic by default) summed per level, in "
+        "all and per month of the newest 24: avoidable and forced guesses, the mean think time "
+        "of deduced moves and of guesses, the mean 3BV/s and IOE of wins, luck against "
+        "expectation, and where on the board the guesses were (docs/STATS.md, Insights). Read "
+        "from sums kept as each analysis is stored, never from the games. Public where the "
+        "profile is: unknown or closed player 404; a `mode` other than `classic` or "
+        "`no_guess` 400 `invalid_mode`.",
+    ),
     "tokens_retrieve": (
         "My tokens",
         "The signed-in player's API tokens with their names, `scopes` and last use; never a key.",

@@ -33,7 +33,7 @@ from games.arenas import selectors as arena_selectors
 from games.daily import api as daily_api
 from games.daily import services as daily_services
 from games.play import api as game_api
-from games.play import export, selectors
+from games.play import export, overlays, selectors
 from games.puzzles import api as puzzle_api
 from games.puzzles import services as puzzle_services
 from games.races import api as race_api
@@ -154,9 +154,19 @@ games = [
         known(game_api.ReplayEvfView, _game),
         name="api-game-replay-evf",
     ),
+    re_path(
+        rf"^games/{GAME}/probabilities/?$",
+        known(overlays.ProbabilitiesView, _game),
+        name="api-game-probabilities",
+    ),
     re_path(r"^me/?$", game_api.MeView.as_view(), name="api-me"),
     re_path(rf"^users/{USER}/?$", known(game_api.UserProfileView, _player), name="api-user"),
     re_path(rf"^users/{USER}/luck/?$", known(game_api.UserLuckView, _player), name="api-user-luck"),
+    re_path(
+        rf"^users/{USER}/insights/?$",
+        known(game_api.UserInsightsView, _player),
+        name="api-user-insights",
+    ),
     re_path(
         rf"^users/{USER}/games/export/?$",
         known(export.GamesExportView, _player),

@@ -5,7 +5,8 @@ beside the race clock, :func:`start_in_process`; or `manage.py analyse_games`) p
 it claims the game's row with SKIP LOCKED (so two processes never analyse one game twice),
 replays it with games.play.analysis, stores a :class:`GameAnalysis`, and for a solo game
 updates its player's luck statistics in the same transaction (accounts.standings.stats
-.record_analysis: unlucky losses, forced guesses survived, the skill streak in end order).
+.record_analysis: unlucky losses, forced guesses survived, the skill streak in end order) and
+their insights (accounts.standings.insights.record_game: the game's sums of its month).
 
 The queue is two partial indexes of games by end (games 0007): solo games from a watermark
 that trails the oldest game still waiting, race games from the longest race time limit ago
@@ -32,9 +33,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.standings import stats
-from accounts.standings.records import LuckMonths, luck_months_after
-from games.play import analysis
+from accounts.standings import insights, stats
+from accounts.standings.records import LuckMonths, bucket_for, luck_months_after
+from games.play import analysis, overlays
 from games.play.background import BackgroundLoop, drop_connections
 from games.play.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 
@@ -107,6 +108,7 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
             survival_chance=luck.survival_chance,
             expected_survivals=luck.expected_survivals,
         )
+        overlays.store(game)  # the replay's probability overlay, in the same transaction
         if game.solo:  # race games count in race statistics only, dailies in the daily ones
             stats.record_analysis(
                 user_id=game.player_id,
@@ -117,6 +119,16 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
                 outcomes=(lambda: skill_outcomes(game)) if fold else (lambda: (False, [])),
                 coin_flips=(
                     luck_month(game.ended_at or timezone.now()),  # an ended game has one
+                    (luck.coin_flips_won, luck.coin_flips_lost, luck.expected_survivals),
+                ),
+            )
+            insights.record_game(
+                user_id=game.player_id,
+                bucket=bucket_for(game.level, game.no_guess),
+                share=insight_share(
+                    game,
+                    [(m.seq, m.label) for m in result.moves],
+                    _move_times(Move.objects.filter(game_id=game.pk)),
                     (luck.coin_flips_won, luck.coin_flips_lost, luck.expected_survivals),
                 ),
             )
@@ -209,9 +221,79 @@ def _luck_months(games: Any) -> LuckMonths:
     return months
 
 
+# --------------------------------------------------------------------------- insights
+
+# A game's moves as the insights read them: seq -> (x, y, at_ms).
+MoveTimes = dict[int, tuple[int | None, int | None, int]]
+
+
+def _move_times(moves: Any) -> MoveTimes:
+    return {
+        seq: (x, y, at_ms)
+        for seq, x, y, at_ms in moves.order_by("seq").values_list("seq", "x", "y", "at_ms")
+    }
+
+
+def insight_share(
+    game: Game,
+    labels: list[tuple[int, str]],
+    times: MoveTimes,
+    flips: tuple[int, int, float],
+) -> insights.GameShare:
+    """What an analysed game adds to its player's insights (docs/STATS.md, Insights): each
+    labelled move with its think time, the game clock since the move before it (any move,
+    a flag too), and its cell."""
+    moves: list[insights.Labelled] = []
+    for seq, label in labels:
+        x, y, at_ms = times.get(seq, (None, None, 0))
+        before = times.get(seq - 1)
+        think = at_ms - before[2] if before is not None else None
+        moves.append(insights.Labelled(label, think, x or 0, y or 0))
+    won = game.state == GameState.WON
+    clicks = game.clicks or 0
+    return insights.game_share(
+        month=luck_month(game.ended_at or timezone.now()),
+        level=game.level,
+        width=game.width,
+        height=game.height,
+        won=won,
+        bbbv_per_s=game.bbbv_per_s,
+        ioe=(game.bbbv_solved or 0) / clicks if won and clicks else None,
+        moves=moves,
+        flips=flips,
+    )
+
+
+def _insight_shares(games: Any) -> Any:
+    """The insight shares of a bucket's analysed games, read again from their stored analyses
+    and moves, 500 games at a time."""
+    analysed = games.filter(analysis__isnull=False).select_related("analysis").defer("board")
+    chunk: list[Game] = []
+    for game in analysed.order_by("ended_at", "id").iterator(chunk_size=500):
+        chunk.append(game)
+        if len(chunk) == 500:
+            yield from _shares_of(chunk)
+            chunk = []
+    yield from _shares_of(chunk)
+
+
+def _shares_of(chunk: list[Game]) -> Any:
+    times: dict[Any, MoveTimes] = {}
+    rows = Move.objects.filter(game_id__in=[g.pk for g in chunk]).values_list(
+        "game_id", "seq", "x", "y", "at_ms"
+    )
+    for game_id, seq, x, y, at_ms in rows.iterator(chunk_size=5000):
+        times.setdefault(game_id, {})[seq] = (x, y, at_ms)
+    for game in chunk:
+        a = game.analysis
+        labels = [(int(m["seq"]), str(m["label"])) for m in a.moves or []]
+        flips = (a.guesses_survived, a.coin_flips_lost, a.expected_survivals or 0.0)
+        yield insight_share(game, labels, times.get(game.pk, {}), flips)
+
+
 def refold(*, player_id: int, level: str, no_guess: bool) -> None:
-    """Recompute one bucket's skill and luck-adjusted streaks and its coin flips per month from
-    every analysed game (after a backfill)."""
+    """Recompute one bucket's skill and luck-adjusted streaks, its coin flips per month and its
+    insights from every analysed game (after a backfill)."""
     game = _bucket_games(Game(player_id=player_id, level=level, no_guess=no_guess)).first()
     if game is None:
         return
@@ -229,6 +311,10 @@ def refold(*, player_id: int, level: str, no_guess: bool) -> None:
             guesses_survived=0,
             outcomes=everything,
             luck_months=_luck_months(_bucket_games(game)),
+        )
+        months, heat = insights.fold(_insight_shares(_bucket_games(game)))
+        insights.replace_bucket(
+            user_id=player_id, bucket=bucket_for(level, no_guess), months=months, heat=heat
         )
 
 
@@ -325,6 +411,7 @@ __all__ = [
     "analyse_game",
     "backlog",
     "compute",
+    "insight_share",
     "luck_month",
     "on_analysed",
     "refold",

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.services import account_set_kind, own_account
+from accounts.standings.insights import insights_by_level
 from accounts.standings.leaderboards import no_guess_mode
 from accounts.standings.records import MODES
 from accounts.standings.selectors import luck_by_level
@@ -47,6 +48,7 @@ from games.play.serializers import (
     MovePageOut,
     MoveResultOut,
     OwnProfileSerializer,
+    PlayerInsightsOut,
     PlayerLuckOut,
     ProfileOut,
     plain_move_body,
@@ -319,5 +321,29 @@ class UserLuckView(APIView):
                 "username": user.username,
                 "mode": MODES[int(no_guess)],
                 "levels": luck_by_level(user_id=user.pk, no_guess=no_guess),
+            }
+        )
+
+
+class UserInsightsView(APIView):
+    """A player's insights: their analysed games summed per level and month (docs/STATS.md,
+    Insights). Public where the profile is: an unknown or closed account is 404 to everyone."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("mode", str, enum=list(MODES), description="classic by default.")
+        ],
+        responses={200: PlayerInsightsOut, 400: ErrorOut, 404: ErrorOut},
+        operation_id="users_insights",
+        tags=["accounts"],
+    )
+    def get(self, request: Request, username: str) -> Response:
+        user = selectors.user_get(username=username)
+        no_guess = no_guess_mode(request.query_params.get("mode"))
+        return Response(
+            {
+                "username": user.username,
+                "mode": MODES[int(no_guess)],
+                "levels": insights_by_level(user_id=user.pk, no_guess=no_guess),
             }
         )

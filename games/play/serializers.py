@@ -410,6 +410,72 @@ class PlayerLuckOut(serializers.Serializer[Any]):
     )
 
 
+class InsightFiguresOut(serializers.Serializer[Any]):
+    """What a bucket's analysed games add up to, in all or in one month (docs/STATS.md,
+    Insights). A mean is null where nothing was there to average."""
+
+    games = serializers.IntegerField(help_text="Analysed solo games.")
+    wins = serializers.IntegerField()
+    deduced_moves = serializers.IntegerField(
+        help_text="Deduced reveals and chords, the first tap left out."
+    )
+    forced_guesses = serializers.IntegerField()
+    avoidable_guesses = serializers.IntegerField()
+    avoidable_per_game = serializers.FloatField(
+        allow_null=True, help_text="Avoidable guesses / games."
+    )
+    avoidable_share = serializers.FloatField(
+        allow_null=True, help_text="Avoidable guesses / all guesses (forced and avoidable)."
+    )
+    think_deduced_ms = serializers.FloatField(
+        allow_null=True,
+        help_text="The mean think time of a deduced move: the game clock since the move before "
+        "it, a wait over 60 s counted as 60 s.",
+    )
+    think_guess_ms = serializers.FloatField(allow_null=True, help_text="The same, of a guess.")
+    bbbv_per_s = serializers.FloatField(allow_null=True, help_text="The mean 3BV/s of the wins.")
+    ioe = serializers.FloatField(allow_null=True, help_text="The mean IOE of the wins.")
+    coin_flips_won = serializers.IntegerField(help_text="Forced guesses that opened no mine.")
+    expected_survivals = serializers.FloatField(help_text="The sum of (1 - p) over them.")
+    luck = serializers.FloatField(help_text="coin_flips_won - expected_survivals.")
+
+
+class InsightMonthOut(InsightFiguresOut):
+    month = serializers.CharField(help_text="YYYY-MM, the month of the games' ends (UTC).")
+    cumulative_luck = serializers.FloatField(
+        help_text="The luck of every month up to this one, those not listed included."
+    )
+
+
+class InsightHeatOut(serializers.Serializer[Any]):
+    width = serializers.IntegerField(help_text="The level's board, or 10 for custom boards.")
+    height = serializers.IntegerField()
+    guesses = serializers.IntegerField(help_text="The guesses counted in the cells.")
+    cells = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Guesses per cell, `height` rows of `width`; a custom board's cells are "
+        "counted where they lie across and down the board, in tenths.",
+    )
+
+
+class LevelInsightsOut(InsightFiguresOut):
+    coin_flips_lost = serializers.IntegerField(help_text="Forced guesses that opened a mine.")
+    months = InsightMonthOut(
+        many=True, help_text="Oldest first: the newest 24 months that had an analysed game."
+    )
+    heat = InsightHeatOut(help_text="Where the guesses were.")
+
+
+class PlayerInsightsOut(serializers.Serializer[Any]):
+    """GET /api/users/{name}/insights (docs/STATS.md, Insights)."""
+
+    username = serializers.CharField()
+    mode = serializers.ChoiceField(choices=["classic", "no_guess"])
+    levels = serializers.DictField(
+        child=LevelInsightsOut(), help_text="The six levels and `custom`, each with its months."
+    )
+
+
 class AccountPatchIn(serializers.Serializer[Any]):
     """PATCH /api/me: only `kind`, `human` or `bot` (a guest becomes a player by signing up)."""
 

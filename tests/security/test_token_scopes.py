@@ -82,6 +82,7 @@ PUBLIC = {
     "api-docs", "api-arena", "api-arena-standings", "api-daily", "api-leaderboard-daily",
     "api-user-daily", "api-puzzle", "api-puzzle-daily", "api-leaderboard-puzzles",
     "api-leaderboard-puzzles-streak", "api-leaderboard-puzzles-storm", "api-user-luck",
+    "api-user-insights",
 }  # fmt: skip
 
 

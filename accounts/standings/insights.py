@@ -1,0 +1,326 @@
+"""Insights (docs/STATS.md, Insights): what a player's analysed solo games add up to, per
+statistics bucket and month of the games' ends (UTC), and where on the board they guessed.
+
+The sums are kept, never recomputed on a read: `record_game` adds one game's share to its
+bucket's row (accounts.standings.models.PlayerInsight) in the transaction that stores the
+game's analysis (games.play.analysis_jobs), and `insights_by_level` reads at most seven rows,
+whatever the number of games. A row holds one entry per month its player had an analysed game
+in that bucket, and one heat grid.
+
+The rooms' line: this module knows nothing of games. The analysis worker hands it plain
+figures: each labelled move's label, the game clock since the player's move before it, and its
+cell (`Labelled`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from accounts.models import STATS_BUCKETS
+from accounts.standings.insight_models import PlayerInsight
+from accounts.standings.records import base_level, bucket_for, luck_series
+from demineur_site.db_router import lagging_reads
+from games.engine import LEVELS
+
+# The analysis' labels (games.play.analysis; this room may not import it).
+DEDUCED = "deduced"
+FORCED_GUESS = "forced_guess"
+AVOIDABLE_GUESS = "avoidable_guess"
+
+# A wait between two moves counts as this much at most: past a minute the player was away,
+# not thinking, and one coffee break would outweigh a month of moves.
+THINK_CAP_MS = 60_000
+# Custom boards, of any size, share one grid of positions: a cell is counted where it lies
+# across and down its board, in tenths.
+CUSTOM_GRID = 10
+# The months an answer lists per level, newest kept (the totals count them all).
+MONTHS_SHOWN = 24
+
+# A month's sums (PlayerInsight.months), all added game by game:
+MONTH_KEYS = (
+    "games",  # analysed games
+    "wins",
+    "moves",  # labelled reveals and chords, the first tap left out
+    "deduced",
+    "forced",  # forced guesses
+    "avoidable",  # avoidable guesses
+    "think_deduced_ms",  # the think time of deduced moves, summed, and how many
+    "think_deduced_n",
+    "think_guess_ms",  # of guesses (forced or avoidable)
+    "think_guess_n",
+    "speed_sum",  # 3BV/s of won games, summed, and how many had one
+    "speed_n",
+    "ioe_sum",  # IOE of won games, summed, and how many had one
+    "ioe_n",
+    "flips_won",  # the coin flips (docs/STATS.md, Luck, measured)
+    "flips_lost",
+    "expected",
+)
+
+Months = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One labelled move of a game: its label, the game clock since the player's move before
+    it (None for the first tap, which nothing came before), and its cell."""
+
+    label: str
+    think_ms: int | None
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class GameShare:
+    """What one analysed game adds to its bucket: its month's sums and the cells it guessed
+    on (on the bucket's grid)."""
+
+    month: str
+    sums: dict[str, float]
+    grid: tuple[int, int]
+    cells: tuple[int, ...]  # indexes into the grid, row by row
+
+
+def grid_for(level: str) -> tuple[int, int]:
+    """The heat grid of a game's bucket: its level's board, or CUSTOM_GRID square.
+
+    >>> grid_for("expert"), grid_for("custom")
+    ((30, 16), (10, 10))
+    """
+    spec = LEVELS.get(level)
+    if spec is not None:
+        return spec.width, spec.height
+    return CUSTOM_GRID, CUSTOM_GRID
+
+
+def cell_on_grid(x: int, y: int, width: int, height: int, grid: tuple[int, int]) -> int:
+    """The index of board cell (x, y) on `grid` (its own cell when the grid is the board).
+
+    >>> cell_on_grid(49, 6, 50, 7, (10, 10)), cell_on_grid(3, 1, 9, 9, (9, 9))
+    (98, 12)
+    """
+    gw, gh = grid
+    gx = min(gw - 1, x * gw // width)
+    gy = min(gh - 1, y * gh // height)
+    return gy * gw + gx
+
+
+def game_share(
+    *,
+    month: str,
+    level: str,
+    width: int,
+    height: int,
+    won: bool,
+    bbbv_per_s: float | None,
+    ioe: float | None,
+    moves: Sequence[Labelled],
+    flips: tuple[int, int, float],
+) -> GameShare:
+    """One analysed game's share. `moves` are its labelled moves in order (the first is the
+    first tap, deduced by the rules: it is no decision and is left out); `ioe` and
+    `bbbv_per_s` count for a win only; `flips` are its coin flips (won, lost, expected
+    survivals)."""
+    sums = dict.fromkeys(MONTH_KEYS, 0.0)
+    sums["games"] = 1
+    sums["wins"] = int(won)
+    grid = grid_for(level)
+    cells: list[int] = []
+    for move in moves[1:]:
+        sums["moves"] += 1
+        guess = move.label in (FORCED_GUESS, AVOIDABLE_GUESS)
+        if move.label == FORCED_GUESS:
+            sums["forced"] += 1
+        elif move.label == AVOIDABLE_GUESS:
+            sums["avoidable"] += 1
+        else:
+            sums["deduced"] += 1
+        if move.think_ms is not None:
+            think = max(0, min(THINK_CAP_MS, move.think_ms))
+            kind = "guess" if guess else "deduced"
+            sums[f"think_{kind}_ms"] += think
+            sums[f"think_{kind}_n"] += 1
+        if guess:
+            cells.append(cell_on_grid(move.x, move.y, width, height, grid))
+    if won and bbbv_per_s is not None:
+        sums["speed_sum"] += bbbv_per_s
+        sums["speed_n"] += 1
+    if won and ioe is not None:
+        sums["ioe_sum"] += ioe
+        sums["ioe_n"] += 1
+    sums["flips_won"], sums["flips_lost"], sums["expected"] = flips
+    return GameShare(month, sums, grid, tuple(cells))
+
+
+def months_after(months: Months, share: GameShare) -> Months:
+    """`months` with one game's sums added to its month.
+
+    >>> a = game_share(month="2026-11", level="beginner", width=9, height=9, won=True,
+    ...     bbbv_per_s=2.0, ioe=0.5, moves=[], flips=(0, 0, 0.0))
+    >>> months_after(months_after({}, a), a)["2026-11"]["speed_sum"]
+    4.0
+    """
+    before = months.get(share.month, {})
+    return {
+        **months,
+        share.month: {k: before.get(k, 0) + share.sums.get(k, 0) for k in MONTH_KEYS},
+    }
+
+
+def heat_after(heat: Mapping[str, Any], share: GameShare) -> dict[str, Any]:
+    """The heat grid with one game's guesses added (a grid of another shape starts again:
+    a bucket's grid never changes, so that is only ever an empty one)."""
+    width, height = share.grid
+    cells = list(heat.get("cells") or [])
+    if (heat.get("width"), heat.get("height")) != (width, height) or len(cells) != width * height:
+        cells = [0] * (width * height)
+    for i in share.cells:
+        cells[i] += 1
+    return {"width": width, "height": height, "cells": cells}
+
+
+def fold(shares: Iterable[GameShare]) -> tuple[Months, dict[str, Any]]:
+    """Every share of a bucket added up from nothing (a refold, the benchmark's seeding)."""
+    months: Months = {}
+    heat: dict[str, Any] = {}
+    for share in shares:
+        months = months_after(months, share)
+        heat = heat_after(heat, share)
+    return months, heat
+
+
+# --------------------------------------------------------------------------- the writer
+
+
+def _lock_row(*, user_id: int, bucket: str) -> PlayerInsight:
+    """The (user, bucket) row, locked until the end of the transaction; the first analysed
+    game creates it (ON CONFLICT DO NOTHING: two first games never fail on each other)."""
+    locked = PlayerInsight.objects.select_for_update()
+    row = locked.filter(user_id=user_id, level=bucket).first()
+    if row is None:
+        PlayerInsight.objects.bulk_create(
+            [PlayerInsight(user_id=user_id, level=bucket)], ignore_conflicts=True
+        )
+        row = locked.get(user_id=user_id, level=bucket)
+    return row
+
+
+def record_game(*, user_id: int, bucket: str, share: GameShare) -> None:
+    """A solo game's analysis was stored: its share joins its bucket's sums."""
+    with transaction.atomic():
+        row = _lock_row(user_id=user_id, bucket=bucket)
+        row.months = months_after(row.months or {}, share)
+        row.heat = heat_after(row.heat or {}, share)
+        row.save(update_fields=["months", "heat"])
+
+
+def replace_bucket(*, user_id: int, bucket: str, months: Months, heat: Mapping[str, Any]) -> None:
+    """A bucket's sums counted again from its games (`analyse_games --refold-all`)."""
+    with transaction.atomic():
+        row = _lock_row(user_id=user_id, bucket=bucket)
+        row.months = months
+        row.heat = dict(heat)
+        row.save(update_fields=["months", "heat"])
+
+
+# --------------------------------------------------------------------------- the read
+
+
+def _mean(total: float, n: float, digits: int) -> float | None:
+    return round(total / n, digits) if n else None
+
+
+def _figures(sums: Mapping[str, float]) -> dict[str, Any]:
+    """What one month's (or all months') sums say."""
+    games = int(sums.get("games", 0))
+    forced, avoidable = int(sums.get("forced", 0)), int(sums.get("avoidable", 0))
+    return {
+        "games": games,
+        "wins": int(sums.get("wins", 0)),
+        "deduced_moves": int(sums.get("deduced", 0)),
+        "forced_guesses": forced,
+        "avoidable_guesses": avoidable,
+        "avoidable_per_game": _mean(avoidable, games, 3),
+        "avoidable_share": _mean(avoidable, forced + avoidable, 3),
+        "think_deduced_ms": _mean(
+            sums.get("think_deduced_ms", 0), sums.get("think_deduced_n", 0), 0
+        ),
+        "think_guess_ms": _mean(sums.get("think_guess_ms", 0), sums.get("think_guess_n", 0), 0),
+        "bbbv_per_s": _mean(sums.get("speed_sum", 0), sums.get("speed_n", 0), 3),
+        "ioe": _mean(sums.get("ioe_sum", 0), sums.get("ioe_n", 0), 3),
+    }
+
+
+def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
+    """One bucket's answer: the totals, the newest MONTHS_SHOWN months oldest first, each
+    with its luck and the luck summed up to it (older months included), and the heat grid."""
+    totals = {k: sum(m.get(k, 0) for m in months.values()) for k in MONTH_KEYS}
+    luck = {
+        month: [m.get("flips_won", 0), m.get("flips_lost", 0), m.get("expected", 0.0)]
+        for month, m in months.items()
+    }
+    series = []
+    for entry in luck_series(luck)[-MONTHS_SHOWN:]:
+        month = entry["month"]
+        series.append({"month": month, **_figures(months[month]), **_luck_of(entry)})
+    width, height = int(heat.get("width") or 0), int(heat.get("height") or 0)
+    cells = list(heat.get("cells") or [])
+    return {
+        **_figures(totals),
+        "coin_flips_won": int(totals["flips_won"]),
+        "coin_flips_lost": int(totals["flips_lost"]),
+        "expected_survivals": round(totals["expected"], 4),
+        "luck": round(totals["flips_won"] - totals["expected"], 4),
+        "months": series,
+        "heat": {
+            "width": width,
+            "height": height,
+            "guesses": sum(cells),
+            "cells": [cells[r * width : (r + 1) * width] for r in range(height)],
+        },
+    }
+
+
+def _luck_of(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: entry[k] for k in ("coin_flips_won", "expected_survivals", "luck", "cumulative_luck")
+    }
+
+
+def insights_by_level(*, user_id: int, no_guess: bool = False) -> dict[str, dict[str, Any]]:
+    """`GET /api/users/{name}/insights`: per bucket of one mode, from one read of at most
+    seven rows (empty figures where nothing was analysed)."""
+    buckets = [bucket_for(b, no_guess) for b in STATS_BUCKETS]
+    with lagging_reads() as alias:  # an insight may lag, as a profile (demineur_site.db_router)
+        rows = {
+            level: (months, heat)
+            for level, months, heat in PlayerInsight.objects.using(alias)
+            .filter(user_id=user_id, level__in=buckets)
+            .values_list("level", "months", "heat")
+        }
+    out = {}
+    for bucket in buckets:
+        level = base_level(bucket)
+        months, heat = rows.get(bucket, ({}, {}))
+        if not heat:
+            width, height = grid_for(level)
+            heat = {"width": width, "height": height, "cells": [0] * (width * height)}
+        out[level] = level_insights(months or {}, heat)
+    return out
+
+
+__all__ = [
+    "GameShare",
+    "Labelled",
+    "fold",
+    "game_share",
+    "insights_by_level",
+    "level_insights",
+    "record_game",
+    "replace_bucket",
+]
