@@ -222,6 +222,9 @@ def _neighbours(width: int, height: int) -> list[list[int]]:
     return out
 
 
+neighbours = _neighbours  # the replay's probability overlay keeps a position of its own
+
+
 # --------------------------------------------------------------------------- enumeration
 
 
@@ -701,14 +704,17 @@ __all__ = [
     "FORCED_GUESS",
     "TOLERANCE",
     "Analysis",
+    "BudgetExceeded",
     "Luck",
     "MoveIn",
     "MoveLabel",
     "Position",
+    "Solved",
     "analyse",
     "constraints_by_cell",
     "label_position",
     "linked",
+    "neighbours",
     "probabilities",
     "solve",
 ]
