@@ -260,6 +260,18 @@ OPERATIONS: dict[str, tuple[str, str]] = {
         "The ended game as an EVF (version 3) replay file, `application/octet-stream`, under "
         "the Game's visibility rules. 409 `game_not_over` before the end.",
     ),
+    "games_probabilities": (
+        "A replay step's mine probabilities",
+        "One step of an ended game's replay (`?step=N`: the position after its first N moves, "
+        "pauses and resumes left out) with every closed cell's chance of being a mine, from the "
+        "numbers open then and the count of mines: `{game, step, steps, width, height, exact, "
+        "p_mine}`, `p_mine` rows of chances to the half percentage point, null for an opened "
+        "cell (docs/ANALYSIS.md, The probability overlay). Made with the game's analysis, off "
+        "the request path, and shown where the analysis is: 409 `game_not_over` before the end "
+        "(to everyone, the player too), 403 `race_running` or `daily_running` while the race or "
+        "the day runs (its own player too), 404 `not_found` until the analysis has stored it; a "
+        "missing or out-of-range `step` 400 `invalid`.",
+    ),
     # --- leaderboards (API.md, Leaderboards and statistics) ----------------------------------
     "leaderboards_times": (
         "Best times",

@@ -266,6 +266,26 @@ class GameAnalysis(models.Model):
         }
 
 
+class GameProbabilities(models.Model):
+    """The replay's probability overlay of an ended game (games.play.probabilities; docs/
+    ANALYSIS.md, The probability overlay): every closed cell's chance of a mine at each step,
+    a byte a cell, in zlib chunks of `chunk` steps; `offsets[i]` is where chunk i starts in
+    `data`. Written with the game's analysis, shown only where the analysis is."""
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="probabilities"
+    )
+    steps = models.PositiveIntegerField()
+    chunk = models.PositiveSmallIntegerField()
+    offsets = models.JSONField(default=list)
+    data = models.BinaryField()
+    exact = models.BooleanField(default=True)  # False: ms-toollib's routine answered a step
+    compute_ms = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"probabilities of {self.game_id}"
+
+
 class ReviewStatus(models.TextChoices):
     PENDING = "pending"
     CLEARED = "cleared"  # staff found it human: the game ranks
