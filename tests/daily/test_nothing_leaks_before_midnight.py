@@ -72,15 +72,16 @@ def test_a_finished_players_second_account_learns_nothing(alice, bob):
     assert not analyse_game(game["id"])  # sealed: the worker leaves it for the day's end
     assert uuid.UUID(game["id"]) not in AnalysisWorker().pending()
     assert not GameAnalysis.objects.filter(game_id=game["id"]).exists()
-    evf = alice_api.get(f"/api/games/{game['id']}/replay.evf")
-    assert (evf.status_code, evf.json()["error"]["code"]) == (403, "daily_running")
+    for path in ("replay.evf", "probabilities?step=0"):  # the overlay: docs/ANALYSIS.md
+        own_file = alice_api.get(f"/api/games/{game['id']}/{path}")
+        assert (own_file.status_code, own_file.json()["error"]["code"]) == (403, "daily_running")
     rendered = board_of(game["id"]).render()
     # bob, the second account, asks everything there is to ask
     detail = bob_api.get(f"/api/games/{game['id']}")
     assert detail.status_code == 200 and detail.json()["board"] is None
     assert detail.json()["analysis"] is None and detail.json()["result_stats"] is None
-    for path in (f"/api/games/{game['id']}/moves", f"/api/games/{game['id']}/replay.evf"):
-        refused = bob_api.get(path)
+    for path in ("moves", "replay.evf", "probabilities?step=0"):
+        refused = bob_api.get(f"/api/games/{game['id']}/{path}")
         assert (refused.status_code, refused.json()["error"]["code"]) == (403, "daily_running")
     answers = [
         detail.json(),
@@ -164,6 +165,7 @@ def test_after_the_day_everything_is_public(alice, bob):
     assert uuid.UUID(game["id"]) in AnalysisWorker().pending()
     assert analyse_game(game["id"])
     assert bob_api.get(f"/api/games/{game['id']}").json()["analysis"] is not None
+    assert bob_api.get(f"/api/games/{game['id']}/probabilities?step=0").status_code == 200
     past = bob_api.get(f"/api/daily/{game['daily']}").json()
     beginner = next(level for level in past["levels"] if level["level"] == "beginner")
     assert past["over"] is True and set(beginner["start_cell"]) == {"x", "y"}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.play.models import Game, GameAnalysis
+from games.play.models import Game, GameAnalysis, GameProbabilities
 from tests.support.boards import mines
 from tests.support.http import SAFE_BOARD_CHARS, post, start
 
@@ -24,6 +24,8 @@ def _every_public_read(api: Any, game_id: str) -> dict[str, Any]:
         "paused": api.get("/api/games?state=paused").json(),
         "by_user": api.get("/api/games?user=alice").json(),
         "moves": api.get(f"/api/games/{game_id}/moves").json(),
+        # The replay's probability overlay (docs/ANALYSIS.md): made from the layout too.
+        "probabilities": api.get(f"/api/games/{game_id}/probabilities?step=0").json(),
         "profile": api.get("/api/users/alice").json(),
         "luck": api.get("/api/users/alice/luck").json(),
         "times": api.get("/api/leaderboards/beginner/times").json(),
@@ -48,6 +50,7 @@ def _assert_nothing_leaks(reads: dict[str, Any], game_id: str) -> None:
     # The analysis is computed from the layout: null in every answer before the end.
     assert '"analysis": null' in text and '"analysis": {' not in text
     assert '"forced_guess' not in text and '"p_mine"' not in text
+    assert reads["probabilities"]["error"]["code"] == "game_not_over"
     # Its luck too (docs/STATS.md, Luck, measured): no game's, and no coin flip in a player's.
     assert '"survival_chance"' not in text
     for luck in reads["luck"]["levels"].values():
@@ -77,6 +80,9 @@ def test_a_running_game_shows_nothing_of_its_closed_cells_or_3bv_anywhere(
         guesses_survived=1,
         survival_chance=0.5,
         expected_survivals=0.5,
+    )
+    GameProbabilities.objects.create(
+        game_id=game["id"], steps=2, chunk=32, offsets=[0], data=b"", exact=True
     )
     for api in (alice_api, bob_api, anon_api):
         _assert_nothing_leaks(_every_public_read(api, game["id"]), game["id"])
