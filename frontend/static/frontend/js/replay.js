@@ -167,6 +167,101 @@ function showLuck() {
   box.replaceChildren(...rows.flatMap(([term, value]) => [el("dt", { text: term }), el("dd", { text: value })]));
 }
 
+// --- the probability overlay (docs/ANALYSIS.md, The probability overlay) -----------------
+// After the end the server keeps every closed cell's chance of a mine at each step (GET
+// /api/games/{id}/probabilities?step=N); a toggle draws them as a heat map in six bands, each
+// cell's chance in its label (screen readers) and its tooltip, in the page's number format.
+
+let overlayOn = false;
+/** @type {Map<number, Promise<any>>} the steps asked for, by step */
+const overlaySteps = new Map();
+/** @type {Set<number>} the cells drawn with a chance */
+let heated = new Set();
+
+/** The band of a chance: 0 provably safe, 1-4 from low to high, 5 a certain mine.
+ * @param {number} p */
+const heatOf = (p) => (p === 0 ? 0 : p < 0.1 ? 1 : p < 0.3 ? 2 : p < 0.6 ? 3 : p < 1 ? 4 : 5);
+
+/** @param {number} k */
+function overlayStep(k) {
+  let asked = overlaySteps.get(k);
+  if (!asked) {
+    asked = api("GET", `/api/games/${gameId}/probabilities?step=${k}`);
+    overlaySteps.set(k, asked);
+    asked.catch(() => overlaySteps.delete(k)); // asked again next time
+  }
+  return asked;
+}
+
+/** A cell back as the board draws it, without its chance. @param {number} i */
+function unheat(i) {
+  const c = view.cells[i];
+  delete c.dataset.heat;
+  c.removeAttribute("title");
+  const v = view.values[i];
+  view.values[i] = null; // the board draws it again, its label too
+  view.set(i % game.width, Math.floor(i / game.width), v || "#");
+}
+
+function showLegend() {
+  const bands = [
+    fmt(gettext("%(p)s: provably safe"), { p: pct(0) }),
+    fmt(gettext("under %(p)s"), { p: pct(0.1) }),
+    fmt(gettext("%(from)s to %(to)s"), { from: pct(0.1), to: pct(0.3) }),
+    fmt(gettext("%(from)s to %(to)s"), { from: pct(0.3), to: pct(0.6) }),
+    fmt(gettext("%(from)s to %(to)s"), { from: pct(0.6), to: pct(0.995) }),
+    fmt(gettext("%(p)s: a certain mine"), { p: pct(1) }),
+  ];
+  const legend = $("overlay-legend");
+  legend.setAttribute("aria-label", gettext("Mine probabilities"));
+  legend.replaceChildren(...bands.map((text, band) => el("li", {}, el("span", { class: "swatch", "data-heat": String(band), "aria-hidden": "true" }), text)));
+}
+
+/** Draw the overlay of the step shown (or take it off). */
+async function drawOverlay() {
+  const k = step;
+  const status = $("overlay-status");
+  $("overlay-legend").hidden = !overlayOn;
+  if (!overlayOn) {
+    for (const i of heated) unheat(i);
+    heated = new Set();
+    status.textContent = "";
+    return;
+  }
+  /** @type {any} */
+  let body;
+  try {
+    if (!overlaySteps.has(k)) status.textContent = gettext("Loading the probabilities…");
+    body = await overlayStep(k);
+  } catch (err) {
+    status.textContent =
+      err instanceof ApiError && err.status === 404
+        ? gettext("No probabilities for this game: its analysis is not ready, or it was analysed before they were kept.")
+        : messageOf(err);
+    return;
+  }
+  if (!overlayOn || k !== step) return; // taken off, or another step shown meanwhile
+  status.textContent = "";
+  const next = new Set();
+  for (let y = 0; y < game.height; y++) {
+    const row = body.p_mine[y];
+    for (let x = 0; x < game.width; x++) {
+      const p = row[x];
+      const i = y * game.width + x;
+      if (p === null) continue;
+      next.add(i);
+      unheat(i); // its label as the board writes it, to add the chance to
+      const c = view.cells[i];
+      c.dataset.heat = String(heatOf(p));
+      c.title = pct(p);
+      c.setAttribute("aria-label", fmt(gettext("%(cell)s, chance of a mine: %(p)s"), { cell: c.getAttribute("aria-label") || "", p: pct(p) }));
+    }
+  }
+  for (const i of heated) if (!next.has(i)) unheat(i);
+  heated = next;
+  if (k + 1 < frames.length) overlayStep(k + 1).catch(() => null); // the next step, ahead
+}
+
 /** @param {number} k */
 function show(k) {
   step = Math.max(0, Math.min(frames.length - 1, k));
@@ -189,6 +284,7 @@ function show(k) {
           time: fmtTime(m.at_ms),
         });
   if (m && m.x !== null) view.setFocus(m.y * game.width + m.x, false);
+  if (overlayOn || heated.size) drawOverlay();
 }
 
 function stop() {
@@ -267,6 +363,12 @@ function play() {
   $("forward").addEventListener("click", () => (stop(), show(step + 1)));
   $("last").addEventListener("click", () => (stop(), show(frames.length - 1)));
   $("play").addEventListener("click", play);
+  $("overlay-label").textContent = gettext("Show mine probabilities");
+  showLegend();
+  $("overlay-toggle", HTMLInputElement).addEventListener("change", (e) => {
+    overlayOn = /** @type {HTMLInputElement} */ (e.target).checked;
+    drawOverlay();
+  });
   // Arrow keys step through the moves when the focus is not on a control that uses them.
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || (e.target instanceof Element && e.target.closest("select, input, [role=grid]"))) return;
@@ -278,6 +380,7 @@ function play() {
   if (!moves.length) {
     // Games imported without their moves (demo data) can still show how they ended.
     for (const id of ["first", "back", "play", "forward", "last"]) $(id, HTMLButtonElement).disabled = true;
+    $("overlay-toggle", HTMLInputElement).disabled = true;
     scrub.disabled = true;
     $("speed", HTMLSelectElement).disabled = true;
     view.setRows(endPicture());
