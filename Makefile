@@ -100,6 +100,18 @@ format: venv
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# The npm packages the pages load, copied from node_modules into the static files and committed
+# (the site serves them itself, no outside host; pinned in package.json): uPlot, the insights
+# page's charts (docs/FRONTEND.md, Insights).
+UPLOT_DIR := frontend/static/frontend/vendor/uplot
+.PHONY: vendor
+vendor:
+	npm ci --no-audit --no-fund
+	mkdir -p $(UPLOT_DIR)
+	cp node_modules/uplot/dist/uPlot.esm.js node_modules/uplot/dist/uPlot.min.css node_modules/uplot/LICENSE $(UPLOT_DIR)/
+	@# its types, named after the module so that TypeScript reads them for the page's import
+	cp node_modules/uplot/dist/uPlot.d.ts $(UPLOT_DIR)/uPlot.esm.d.ts
+
 typecheck: venv
 	$(VENV)/bin/mypy games accounts demineur_site frontend
 	$(VENV)/bin/mypy --strict games/engine.py games/clock.py games/puzzles/positions.py games/puzzles/rules.py
@@ -108,7 +120,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles bench-insights
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -144,7 +156,9 @@ bench-http: venv
 #   python -m bench.load.curve
 # - metrics: what the request id and metrics middleware cost a request, in-process and in
 #   prometheus-client's multiprocess mode (docs/PERFORMANCE.md).
-BENCH_RUNS := races arenas clocks daily analysis noguess streams load metrics
+# - insights: GET /api/users/{name}/insights for a player with 100,000 analysed games, p50/p99
+#   (docs/STATS.md, Insights; docs/PERFORMANCE.md).
+BENCH_RUNS := races arenas clocks daily analysis noguess streams load metrics insights
 BENCH_RUN_TARGETS := $(addprefix bench-,$(BENCH_RUNS))
 .PHONY: $(BENCH_RUN_TARGETS)
 $(BENCH_RUN_TARGETS): bench-%: venv

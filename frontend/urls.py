@@ -31,6 +31,7 @@ urlpatterns = [
     path("puzzles/<str:puzzle_id>", views.puzzle, name="puzzle"),
     path("leaderboards/<str:level>", views.leaderboards, name="leaderboards-level"),
     path("players/<str:username>", views.profile, name="profile"),
+    path("players/<str:username>/insights", views.insights, name="insights"),
     path("settings", views.settings_page, name="settings"),
     path("account", views.account, name="account"),
     path("account/verify-email", views.verify_email, name="verify-email"),

@@ -245,6 +245,21 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     )
 
 
+def insights(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's insights (docs/STATS.md, Insights): charts drawn in the browser from
+    GET /api/users/{name}/insights. Shown wherever the profile is, the same 404 elsewhere."""
+    try:
+        user_get(username=username)
+    except GameError:
+        context = {
+            "heading": _("No such player"),
+            "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
+        }
+        return render(request, "404.html", context, status=404)
+    own = request.user.is_authenticated and request.user.get_username() == username
+    return _page(request, "insights.html", page="profile" if own else "player", username=username)
+
+
 @ensure_csrf_cookie
 def daily(request: HttpRequest, day: str | None = None) -> HttpResponse:
     """The daily challenge of one day (docs/FRONTEND.md, The daily pages): `/daily` is today,
