@@ -18,8 +18,8 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported for what they register: the deploy check on SITE_URL, the OpenAPI auth
-        # extension, the database checks.
-        from accounts import checks, schema  # noqa: F401
+        # extension, the database checks, what an app's token's deletion does (accounts.oauth).
+        from accounts import checks, oauth, schema  # noqa: F401
         from demineur_site import db_health, history_check  # noqa: F401  (registers its check)
 
         db_health.connect()  # the project's only start-up hook for the database layer

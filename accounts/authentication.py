@@ -52,6 +52,8 @@ def user_for_token_key(key: str) -> tuple[User, ApiToken] | None:
     token = columns(ApiToken).instance(row[len(users.fields) :])
     token.user = user
     now = timezone.now()
+    if token.expires_at is not None and token.expires_at <= now:
+        return None  # an app's access token past its lifetime (accounts.oauth)
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now

@@ -118,6 +118,17 @@ class ApiToken(models.Model):
     scopes = models.CharField(
         max_length=100, default=STORED_ALL_SCOPES, db_default=STORED_ALL_SCOPES
     )
+    # An app's access token ("Sign in with Démineur", accounts.oauth) is a row here too, so it
+    # signs in wherever a personal token does; deleting the library's token (revoked, refreshed,
+    # its app revoked) deletes this row with it. Personal tokens have neither field.
+    oauth_token = models.OneToOneField(
+        "oauth2_provider.AccessToken",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="api_token",
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

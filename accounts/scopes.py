@@ -77,6 +77,27 @@ REQUIRED: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# What an app's token ("Sign in with Démineur", accounts.oauth) may never do, whatever its
+# scopes: manage the account's credentials and personal data. The player's consent to "change
+# the account" is for its settings; a token that could mint personal tokens, change the address
+# (then reset the password) or close the account would outlive the app's revocation or take the
+# account. 403 `forbidden`; the player does these on the site.
+NOT_FOR_APPS: frozenset[str] = frozenset(
+    {
+        "api-tokens",
+        "api-token-detail",
+        "api-me-email",
+        "api-me-password",
+        "api-me-sessions",
+        "api-me-session-detail",
+        "api-me-totp",
+        "api-me-totp-confirm",
+        "api-me-close",
+        "api-me-export",
+    }
+)
+
+
 def parse(stored: str) -> frozenset[str]:
     """ApiToken.scopes (comma-separated) as a set."""
     return frozenset(s for s in stored.split(",") if s)
@@ -144,6 +165,13 @@ def check_request(request: HttpRequest, token: Any) -> None:
     accepted = REQUIRED.get(url_name or "", {}).get(request.method or "", ())
     if accepted:
         request.accepted_scopes = accepted  # type: ignore[attr-defined]
+    if getattr(token, "oauth_token_id", None) is not None and url_name in NOT_FOR_APPS:
+        raise ApiError(
+            "forbidden",
+            "An app's token may not manage the account's credentials or data: sign in on the "
+            "site to do this.",
+            {"app_token": True},
+        )
     check(token_scopes(token), accepted)
 
 

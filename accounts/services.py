@@ -6,13 +6,21 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import email_links, sessions, socket_credentials
-from accounts.models import STORED_ALL_SCOPES, AccountKind, ApiToken, RetiredName, User
+from accounts.models import (
+    STORED_ALL_SCOPES,
+    AccountKind,
+    ApiToken,
+    RetiredName,
+    User,
+    hash_token_key,
+)
 from accounts.names import is_encodable, name_key
 from demineur_site.errors import DomainError
 
@@ -189,6 +197,31 @@ def token_revoke(*, token: ApiToken) -> None:
         socket_credentials.kick_token_sockets(token_id)
 
 
+def app_token_issue(*, access: Any, key: str, scopes: str, expires: datetime) -> ApiToken:
+    """The token row of an app's new access token ("Sign in with Démineur", accounts.oauth):
+    only the key's hash, the consented scopes, and when it ends; deleted with `access`."""
+    return ApiToken.objects.create(
+        user=access.user,
+        name=access.application.name[:64],
+        key_hash=hash_token_key(key),
+        prefix=key[:8],
+        scopes=scopes,
+        oauth_token=access,
+        expires_at=expires,
+    )
+
+
+def app_grants_end(*, user: User) -> None:
+    """Every app's codes, refresh and access tokens of the player (a password reset, deleting
+    the account): their token rows go with the access tokens, sockets closed after the commit."""
+    from oauth2_provider.models import AccessToken, Grant, RefreshToken
+
+    with transaction.atomic():
+        Grant.objects.filter(user=user).delete()
+        RefreshToken.objects.filter(user=user).delete()
+        AccessToken.objects.filter(user=user).delete()
+
+
 def session_sockets_close(*, session_key: str | None) -> None:
     """Signing out: close every socket the session opened (code 4401), after the commit."""
     socket_credentials.kick_session_sockets(session_key)
@@ -321,6 +354,7 @@ def password_reset_confirm(*, token: str, new_password: str) -> User:
         sessions.sessions_end(user=user, keep=None)
         for token_row in ApiToken.objects.filter(user=user):
             token_revoke(token=token_row)
+        app_grants_end(user=user)  # and every app's refresh tokens (docs/API-CLIENTS.md)
     return user
 
 
@@ -441,6 +475,7 @@ def account_erase(*, user_id: int) -> bool:
         SignedInSession.objects.filter(user=locked).delete()
         for token in ApiToken.objects.filter(user=locked):
             token_revoke(token=token)
+        app_grants_end(user=locked)
         TwoFactor.objects.filter(user=locked).delete()
         RecoveryCode.objects.filter(user=locked).delete()
         stats.boards_leave(user_id=locked.pk)

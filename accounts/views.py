@@ -284,7 +284,8 @@ class TokenListView(APIView):
         {200: inline_serializer("TokenList", {"results": TokenRowSerializer(many=True)})}
     )
     def get(self, request: Request) -> Response:
-        rows = ApiToken.objects.filter(user=cast(User, request.user))
+        # Personal tokens only: an app's are listed, and revoked, with its app (accounts.oauth).
+        rows = ApiToken.objects.filter(user=cast(User, request.user), oauth_token__isnull=True)
         return Response({"results": TokenRowSerializer(rows, many=True).data})
 
     # 409 guest_account

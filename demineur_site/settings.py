@@ -86,6 +86,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    # "Sign in with Démineur": the OAuth 2.0 authorization server (docs/API-CLIENTS.md).
+    "oauth2_provider",
     "accounts",
     "games",
     "frontend",
@@ -231,6 +233,52 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/signin"
+
+# "Sign in with Démineur" (docs/API-CLIENTS.md): public clients, the authorization code with
+# PKCE (S256) and refresh tokens; its scopes are the four of a personal token (accounts.scopes).
+# Each access token is also a row of the token table, so it works wherever a personal token
+# does and is refused the moment it or its app is revoked (accounts.oauth).
+OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.Validator",
+    "SCOPES": {
+        "game:play": "Play games",
+        "race:play": "Race",
+        "account:read": "Read the account",
+        "account:write": "Change the account",
+    },
+    "DEFAULT_SCOPES": ["account:read"],
+    "PKCE_REQUIRED": True,
+    # What the metadata document (/.well-known/oauth-authorization-server) offers: only this.
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none"],
+    # `dmo_` before an access token's key, as `dmn_` before a personal one's (secret scanners).
+    "ACCESS_TOKEN_GENERATOR": "accounts.oauth.access_token_key",
+    "REFRESH_TOKEN_GENERATOR": "oauthlib.oauth2.rfc6749.tokens.random_token_generator",
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_ACCESS_TOKEN_SECONDS", 3600),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": env_int("OAUTH_REFRESH_TOKEN_SECONDS", 30 * 24 * 3600),
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    # The consent page asks every time (no silent re-grant to an app that asks again).
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    # RFC 9700's recommendations, all on: S256 only, no implicit or password grant, tokens in
+    # the Authorization header only, `iss` in the answer, tokens stored as checksums only.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_SCHEME": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+}
+# The library's own models, named because accounts.ApiToken points at its access token (Django
+# resolves a swappable model's setting when a foreign key of ours refers to it).
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 
 # --- Accounts: names, sign-in and how many are made (docs/SECURITY.md) -----------
 # Sign-in finds a name as players type it (accounts.names: NFKC, case, look-alikes).

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 
+from accounts import oauth_urls
 from accounts.admin import admin_login
 
 from . import api_errors, health
@@ -22,6 +23,9 @@ urlpatterns = [
     path(f"{settings.ADMIN_PATH}login/", admin_login, name="admin-login-throttled"),
     path(settings.ADMIN_PATH, admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
+    # "Sign in with Démineur": OAuth 2.0 for other players' apps (docs/API-CLIENTS.md).
+    path("", include("accounts.oauth_urls")),
+    path("", include(oauth_urls.account_urlpatterns)),
     path("", include("frontend.urls")),
 ]
 
