@@ -135,14 +135,9 @@ class _Tracker:
             for c in cells:
                 self.by_cell.setdefault(c, set()).add(key)
 
-    def update(self, view: bytes) -> bool:
-        """Move to `view`; False when it opened nothing (the chances stay)."""
-        old = self.view
-        opened = [i for i, (a, b) in enumerate(zip(old, view, strict=True)) if a != b]
-        opened = [i for i in opened if view[i] not in _CLOSED]
+    def update(self, view: bytes, opened: list[int]) -> None:
+        """Move to `view`, where the cells `opened` were opened by the last move."""
         self.view = view
-        if not opened:
-            return False
         dirty: set[int] = set()
         for c in opened:
             dirty.add(c)
@@ -174,7 +169,6 @@ class _Tracker:
             self.comps[cid] = group
             for k in group:
                 self.comp_of[k] = cid
-        return True
 
     def chances(self) -> tuple[dict[int, float], float | None]:
         """The chances of the frontier's cells, and the one chance of every other closed cell
@@ -204,35 +198,64 @@ class _Tracker:
         return {c: p for c, p in probabilities(pos).p.items() if view[c] != "X"}
 
 
-def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for i, x in a.items():
-        for j, y in b.items():
-            out[i + j] = out.get(i + j, 0) + x * y
-    return out
+# A polynomial in the count of mines: (its lowest degree, its coefficients from there).
+Poly = tuple[int, list[int]]
+
+
+def _poly(counts: dict[int, int]) -> Poly:
+    lo = min(counts)
+    return lo, [counts.get(k, 0) for k in range(lo, max(counts) + 1)]
+
+
+def _times(a: Poly, b: Poly) -> Poly:
+    out = [0] * (len(a[1]) + len(b[1]) - 1)
+    for i, x in enumerate(a[1]):
+        if x:
+            for j, y in enumerate(b[1]):
+                out[i + j] += x * y
+    return a[0] + b[0], out
+
+
+def _over(t: Poly, c: Poly) -> Poly:
+    """t / c where c divides t exactly (t is a product c is a factor of): long division from
+    the lowest degree, whose coefficient in c is never 0."""
+    cs, rest = c[1], list(t[1])
+    out = [0] * (len(rest) - len(cs) + 1)
+    for j in range(len(out)):
+        q = out[j] = rest[j] // cs[0]
+        if q:
+            for s in range(1, len(cs)):
+                rest[j + s] -= q * cs[s]
+    return t[0] - c[0], out
 
 
 def _combine(
     solved: list[Solved], u: int, mines: int
 ) -> tuple[dict[int, float], float | None] | None:
     """The components' solutions combined by the count of mines (docs/ANALYSIS.md, Method 2):
-    a frontier with K mines leaves C(u, mines - K) ways to the `u` other closed cells."""
-    n = len(solved)
-    prefix: list[dict[int, int]] = [{0: 1}]
-    for s in solved:
-        prefix.append(_convolve(prefix[-1], s.counts))
-    suffix: list[dict[int, int]] = [{0: 1}] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        suffix[i] = _convolve(solved[i].counts, suffix[i + 1])
-    ways = _ways(u, mines, mines - sum(max(s.counts, default=0) for s in solved))
-    whole = prefix[n]
-    weight = sum(d * ways.get(mines - k, 0) for k, d in whole.items())
+    a frontier with K mines leaves C(u, mines - K) ways to the `u` other closed cells.
+
+    The frontier's ways per K are the product of the components' polynomials; the ways of the
+    others than component i are that product divided by i's (exact in integers), which costs
+    one pass per component where the analysis's prefix and suffix products cost a square."""
+    if any(not s.counts for s in solved):
+        return None
+    polys = [_poly(s.counts) for s in solved]
+    whole: Poly = (0, [1])
+    for poly in polys:
+        whole = _times(whole, poly)
+    ways = _ways(u, mines, mines - (whole[0] + len(whole[1]) - 1))
+    lo, total = whole
+    weight = sum(d * ways.get(mines - lo - k, 0) for k, d in enumerate(total) if d)
     if weight == 0:
         return None
     p: dict[int, float] = {}
-    for i, s in enumerate(solved):
-        rest = _convolve(prefix[i], suffix[i + 1])
-        g = {k: sum(d * ways.get(mines - k - j, 0) for j, d in rest.items()) for k in s.counts}
+    for s, poly in zip(solved, polys, strict=True):
+        rlo, rest = _over(whole, poly)
+        g = {
+            k: sum(d * ways.get(mines - k - rlo - j, 0) for j, d in enumerate(rest) if d)
+            for k in s.counts
+        }
         for h, cells in enumerate(s.classes):
             chance = sum(s.mines[k][h] * g[k] for k in s.counts) / (weight * len(cells))
             for c in cells:
@@ -240,7 +263,7 @@ def _combine(
     rest_p = None
     if u:
         # C(u-1, r-1) = C(u, r) * r / u: a given other cell holds one of the r mines left
-        num = sum(d * ways.get(mines - k, 0) * (mines - k) for k, d in whole.items())
+        num = sum(d * ways.get(mines - lo - k, 0) * (mines - lo - k) for k, d in enumerate(total))
         rest_p = num / (weight * u)
     return p, rest_p
 
@@ -295,15 +318,18 @@ def overlay(*, width: int, height: int, layout: Sequence[str], moves: Iterable[M
             and 0 <= y < height
         ):
             closed = tracker.view[y * width + x] in _CLOSED
-            if move.action == "reveal":
-                board.reveal(x, y)
-            elif move.action == "chord" and not closed:
-                board.chord(x, y)
+            if move.action == "reveal" or (move.action == "chord" and not closed):
+                done = board.reveal(x, y) if move.action == "reveal" else board.chord(x, y)
+                # The cells the move opened, from the engine's own account of it: a flag, a
+                # no-op, a resign open nothing, and their steps keep the chances.
+                changed = [int(c["y"]) * width + int(c["x"]) for c in done.change_dicts()]
+                view = "".join(board.render(layout=False)).encode()
+                opened = [i for i in changed if view[i] not in _CLOSED]
+                if opened:
+                    tracker.update(view, opened)
+                    grid = _grid(view, *tracker.chances())
             elif move.action == "flag" and closed:
                 board.flag(x, y, move.flagged)
-        view = "".join(board.render(layout=False)).encode()
-        if tracker.update(view):
-            grid = _grid(view, *tracker.chances())
         keep(grid)
     if pending:
         chunks.append(zlib.compress(bytes(pending), 6))
