@@ -29,6 +29,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_players": 400,
     "invalid_mode": 400,
     "invalid_style": 400,  # a times or speed board's `?style=` (docs/STATS.md)
+    "invalid_season": 400,  # a race board's `?season=` (docs/RACES.md, Seasons)
     "no_guess_unavailable": 400,
     "not_authenticated": 401,
     "not_your_game": 403,

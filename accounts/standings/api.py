@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -117,18 +118,35 @@ class RaceBoardView(APIView):
     @board_schema(
         RaceBoardPageOut,
         OpenApiParameter("level", str, OpenApiParameter.PATH, enum=list(LEVELS)),
+        OpenApiParameter(
+            "season",
+            str,
+            pattern=r"^(current|[0-9]{4}Q[1-4])$",
+            description="A season's board (docs/RACES.md, Seasons: calendar quarters, UTC):"
+            " `current` or a season that has begun, as `2026Q4`; without it, the lasting"
+            " ratings. Anything else is 400 `invalid_season`.",
+        ),
         operation_id="leaderboards_races",
     )
     def get(self, request: Request, level: str) -> Response:
         """Ratings by level, with `me`; `around=me` is the page holding the viewer's row (the
-        solo boards' paging rules: accounts.standings.race_board)."""
+        solo boards' paging rules: accounts.standings.race_board). The seasons are by the
+        server's clock."""
         players = request.query_params.get("players")
         mode = request.query_params.get("mode")
-        race_board.race_board(level=level, players=players, mode=mode)  # 404/400 before 401
+        now = timezone.now()
+        season = race_board.board_season(request.query_params.get("season"), now=now)
+        # 404/400 before 401
+        race_board.race_board(level=level, players=players, mode=mode, season=season)
         page = race_board.race_board_page(
-            level=level, players=players, mode=mode, ask=board_paging(request)
+            level=level, players=players, mode=mode, season=season, ask=board_paging(request)
         )
-        return board_response(request, page)
+        response = board_response(request, page)
+        response.data["season"] = season
+        response.data["seasons"] = race_board.race_board_seasons(
+            level=level, players=players, mode=mode, now=now
+        )
+        return response
 
 
 def board_response(request: Request, page: BoardPage) -> Response:

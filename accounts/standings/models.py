@@ -229,6 +229,46 @@ class RaceRating(models.Model):
         return f"{self.player_id} {self.level} {self.rating}"
 
 
+class SeasonRating(models.Model):
+    """A player's race rating of one season (accounts.standings.seasons: a calendar quarter,
+    UTC) for one level or its no-guess bucket: started fresh each season, moved by the same
+    rated races as the lasting RaceRating, with the season's race statistics. Quick match reads
+    only the lasting rating (docs/RACES.md, Seasons)."""
+
+    player = models.ForeignKey(User, on_delete=models.CASCADE, related_name="season_ratings")
+    season = models.CharField(max_length=6)  # "2026Q4"
+    level = models.CharField(max_length=16)  # as RaceRating.level: "expert" or "expert:ng"
+    pool = models.CharField(max_length=5)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField()  # round(mu)
+    races = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    podiums = models.PositiveIntegerField(default=0)
+    rated_races = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # Under the games app's label, as the lasting ratings' table is named from it: its
+        # migration sits with the Racer's column it came with (games 0005).
+        app_label = "games"
+        db_table = "games_seasonrating"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "season", "level"], name="season_rating_once"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["season", "level", "pool", "-rating", "updated_at", "player"],
+                name="season_board",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.season} {self.level} {self.rating}"
+
+
 # --- The daily challenge (RULES.md; docs/DAILY.md) -------------------------------------------
 
 

@@ -21,6 +21,19 @@ MU = 1500.0
 SIGMA = 500.0
 # openskill's defaults scaled to this MU: beta = sigma / 2, tau = sigma / 100.
 _MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100)
+# A rating is provisional, shown with "?" and kept off the race boards, while its sigma is at
+# or above this: 90 % of a new player's. Among new players that is 4 rated races in twos or
+# threes, about 6 in fours and 11 in eights (docs/RACES.md, Provisional ratings).
+PROVISIONAL_SIGMA = 450.0
+
+
+def provisional(sigma: float) -> bool:
+    """Whether a rating with this sigma is still provisional.
+
+    >>> provisional(SIGMA), provisional(449.9)
+    (True, False)
+    """
+    return sigma >= PROVISIONAL_SIGMA
 
 
 @dataclass(frozen=True)

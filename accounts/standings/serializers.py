@@ -40,6 +40,10 @@ LeaderboardPageOut = page_of("LeaderboardPageOut", LeaderboardRowOut, me=True)
 # the same reason as BoardRowOut's.
 class RaceRecordOut(serializers.Serializer[Any]):
     rating = serializers.IntegerField()
+    provisional = serializers.BooleanField(
+        help_text="Whether the rating is still provisional (its sigma not yet under the"
+        " threshold of docs/RACES.md): shown with `?`, and on no race board."
+    )
     races = serializers.IntegerField()
     wins = serializers.IntegerField()
     podiums = serializers.IntegerField()
@@ -50,4 +54,13 @@ class RaceBoardRowOut(BoardRowOut, RaceRecordOut):
     pass
 
 
-RaceBoardPageOut = page_of("RaceBoardPageOut", RaceBoardRowOut, me=True)
+class RaceBoardPageOut(page_of("RaceBoardPage", RaceBoardRowOut, me=True)):  # type: ignore[misc]
+    season = serializers.CharField(
+        allow_null=True,
+        help_text="The season shown (`2026Q4`), or null for the lasting ratings.",
+    )
+    seasons = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The seasons this board can show, newest first: the current one, then every"
+        " earlier one with a rating here.",
+    )

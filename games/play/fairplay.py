@@ -32,7 +32,7 @@ from django.utils import timezone
 from accounts.models import AccountKind, BoardPool, User
 from accounts.standings import daily as daily_standings
 from accounts.standings import stats
-from accounts.standings.models import RaceRating
+from accounts.standings.models import RaceRating, SeasonRating
 from games.engine import LEVELS
 from games.play.models import Action, Game, GameState, Move, Review, ReviewStatus, UnrankedReason
 
@@ -496,6 +496,7 @@ def account_flag(*, user: User, staff: User | None = None) -> int:
         stats.remove_from_boards(user_id=user.pk)
         # Off the race boards too; the race history stays (docs/RACES.md).
         RaceRating.objects.filter(player=user).update(pool=BoardPool.NONE)
+        SeasonRating.objects.filter(player=user).update(pool=BoardPool.NONE)
     return unranked
 
 

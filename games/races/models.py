@@ -120,6 +120,10 @@ class Racer(Entrant):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+    # The sigma that went with rating_after: whether that rating was still provisional
+    # (accounts.standings.ratings.provisional). Null when not rated, and for races that ended
+    # before it was kept until `manage.py recompute_race_ratings` fills it in.
+    sigma_after = models.FloatField(null=True, blank=True)
     # Whether they revealed or chorded at least once themselves after the server's opening,
     # fixed when the race ends: who may gain from a race (docs/RACES.md, Rated races).
     took_part = models.BooleanField(default=False, db_default=False)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from accounts.standings import ratings
 from accounts.standings.ratings import shown_rating
 from demineur_site.formats import iso
 from games.races import rules as race_rules
@@ -48,7 +49,15 @@ def racer_dict(race: Race, racer: Racer, *, now: datetime) -> dict[str, Any]:
         "took_part": racer.took_part,
         "rating_before": shown_rating(racer.rating_before) if ended else None,
         "rating_after": shown_rating(racer.rating_after) if ended else None,
+        "provisional": ended and racer_provisional(racer),
     }
+
+
+def racer_provisional(racer: Racer) -> bool:
+    """Whether the rating a racer had after their race was still provisional (docs/RACES.md,
+    Provisional ratings): false when the race did not rate them, and for a race that ended
+    before the sigma was kept, until `manage.py recompute_race_ratings` fills it in."""
+    return racer.sigma_after is not None and ratings.provisional(racer.sigma_after)
 
 
 def would_be_rated(racers: Sequence[Racer]) -> bool:

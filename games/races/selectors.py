@@ -8,15 +8,17 @@ import uuid
 from typing import Any
 
 from django.db.models import Count, QuerySet
+from django.utils import timezone
 
 from accounts.models import User
 from accounts.standings.models import RaceRating
-from accounts.standings.race_board import race_record
+from accounts.standings.race_board import race_record, season_podiums
 from accounts.standings.ratings import shown_rating
 from demineur_site import metrics
 from demineur_site.formats import iso
 from games.play.selectors import filter_state_and_level, parse_id, row_by_id
 from games.races.models import Race, Racer, RaceState
+from games.races.presenters import racer_provisional
 from games.races.rules import normalize_code
 
 RACE_STATES = {s.value for s in RaceState}
@@ -54,7 +56,8 @@ def racers_by_race(races: list[Race]) -> dict[Any, list[Racer]]:
 
 
 def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
-    """A player's race statistics per level, their totals, and their newest finished races."""
+    """A player's race statistics per level, their totals, their newest finished races, and
+    their podiums of the seasons that have ended (by the server's clock)."""
     per_level = {row.level: race_record(row) for row in RaceRating.objects.filter(player=user)}
     totals = {
         key: sum(int(v[key] or 0) for v in per_level.values())
@@ -89,9 +92,11 @@ def race_profile(*, user: User, history: int = 20) -> dict[str, Any]:
                 "rated": r.rating_after is not None,
                 "rating_before": shown_rating(r.rating_before),
                 "rating_after": shown_rating(r.rating_after),
+                "provisional": racer_provisional(r),
             }
             for r in recent
         ],
+        "season_podiums": season_podiums(user=user, now=timezone.now()),
     }
 
 

@@ -74,6 +74,10 @@ class RacerOut(serializers.Serializer[Any]):
     rating_after = serializers.IntegerField(
         allow_null=True, help_text="The racer's race rating after a rated race ends, else null."
     )
+    provisional = serializers.BooleanField(
+        help_text="Whether `rating_after` was still provisional (docs/RACES.md, Provisional"
+        " ratings); false while the race runs and for a racer it did not rate."
+    )
 
 
 class RaceOut(BoardOut):
@@ -139,6 +143,18 @@ class RaceHistoryOut(serializers.Serializer[Any]):
     rated = serializers.BooleanField()
     rating_before = serializers.IntegerField(allow_null=True)
     rating_after = serializers.IntegerField(allow_null=True)
+    provisional = serializers.BooleanField()
+
+
+class SeasonPodiumOut(serializers.Serializer[Any]):
+    """A season that has ended where the player finished in the top three of a level's race
+    board (docs/RACES.md, Seasons)."""
+
+    season = serializers.CharField(help_text="The season, as `2026Q4`.")
+    level = serializers.CharField()
+    no_guess = serializers.BooleanField()
+    rank = serializers.IntegerField(help_text="1, 2 or 3: the final rank on that season's board.")
+    rating = serializers.IntegerField(help_text="The season's rating it ended with.")
 
 
 class PlayerArenasOut(serializers.Serializer[Any]):
@@ -156,4 +172,7 @@ class PlayerRacesOut(serializers.Serializer[Any]):
     wins = serializers.IntegerField()
     podiums = serializers.IntegerField()
     history = RaceHistoryOut(many=True)
+    season_podiums = SeasonPodiumOut(
+        many=True, help_text="The player's podiums of the seasons that have ended, newest first."
+    )
     arenas = PlayerArenasOut()

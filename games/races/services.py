@@ -33,8 +33,8 @@ from django.utils import timezone
 
 from accounts.locks import lock_player
 from accounts.models import AccountKind, User
-from accounts.standings import ratings
-from accounts.standings.models import RaceRating
+from accounts.standings import ratings, seasons
+from accounts.standings.models import RaceRating, SeasonRating
 from accounts.standings.records import base_level, bucket_for
 from demineur_site import rawsql
 from games import engine
@@ -537,6 +537,10 @@ def rate_race(
     return changes
 
 
+def _skill(row: RaceRating | SeasonRating) -> ratings.Skill:
+    return ratings.Skill(row.mu, row.sigma)
+
+
 def _pairs_today(race: Race, racers: list[Racer], now: datetime) -> PairCount:
     """How often two of these racers were rated against each other on this level since the
     start of the UTC day (games.races.rules.PAIR_RATED_PER_DAY). A racer who kept their
@@ -580,19 +584,46 @@ def _took_part(racers: list[Racer]) -> None:
         racer.took_part = racer.game_id in moved
 
 
+def _new_rating(pool: str, now: datetime) -> dict[str, Any]:
+    return {
+        "pool": pool,
+        "mu": ratings.MU,
+        "sigma": ratings.SIGMA,
+        "rating": ratings.shown_rating(ratings.MU),
+        "updated_at": now,
+    }
+
+
 def _rating_row(player_id: int, level: str, pool: str, now: datetime) -> RaceRating:
     row, _ = RaceRating.objects.select_for_update().get_or_create(
-        player_id=player_id,
-        level=level,
-        defaults={
-            "pool": pool,
-            "mu": ratings.MU,
-            "sigma": ratings.SIGMA,
-            "rating": ratings.shown_rating(ratings.MU),
-            "updated_at": now,
-        },
+        player_id=player_id, level=level, defaults=_new_rating(pool, now)
     )
     return row
+
+
+def _season_row(player_id: int, level: str, pool: str, now: datetime) -> SeasonRating:
+    """The player's rating of the season holding `now` (the server's clock as the race is
+    rated): a new season's row starts fresh, at the new player's rating."""
+    row, _ = SeasonRating.objects.select_for_update().get_or_create(
+        player_id=player_id,
+        season=seasons.season_of(now),
+        level=level,
+        defaults=_new_rating(pool, now),
+    )
+    return row
+
+
+def _store_rating(
+    row: RaceRating | SeasonRating, racer: Racer, place: int, change: _Rated | None, now: datetime
+) -> None:
+    race_rules.count_race(row, place, rated=change is not None and change.rated)
+    if change is not None and change.rated:
+        row.mu, row.sigma = change.skill.mu, change.skill.sigma
+        row.rating = change.skill.shown
+    if racer.pool:
+        row.pool = racer.pool
+    row.updated_at = now
+    row.save()
 
 
 def race_end(*, race_id: Any, now: datetime | None = None) -> bool:
@@ -632,29 +663,22 @@ def _race_end(*, race_id: Any, now: datetime) -> bool:
     _took_part(racers)
     key = rating_level(race)
     rows = {r.player_id: _rating_row(r.player_id, key, r.pool, now) for r in racers}
-    rated = rate_race(
-        racers,
-        places,
-        lambda r: ratings.Skill(rows[r.player_id].mu, rows[r.player_id].sigma),
-        _pairs_today(race, racers, now),
-    )
+    season = {r.player_id: _season_row(r.player_id, key, r.pool, now) for r in racers}
+    pairs = _pairs_today(race, racers, now)
+    rated = rate_race(racers, places, lambda r: _skill(rows[r.player_id]), pairs)
+    # The season's ratings move by the same rules and places, from the season's skills.
+    seasonal = rate_race(racers, places, lambda r: _skill(season[r.player_id]), pairs)
     for racer, place in zip(racers, places, strict=True):
         racer.place = place
         racer.active = False
-        row = rows[racer.player_id]
         change = rated.get(racer.pk)
-        race_rules.count_race(row, place, rated=change is not None and change.rated)
         if change is not None:
             racer.rating_before, racer.rating_after = change.before, change.after
-        if change is not None and change.rated:
-            row.mu, row.sigma = change.skill.mu, change.skill.sigma
-            row.rating = change.skill.shown
-        if racer.pool:
-            row.pool = racer.pool
-        row.updated_at = now
-        row.save()
+            racer.sigma_after = change.skill.sigma
+        _store_rating(rows[racer.player_id], racer, place, change, now)
+        _store_rating(season[racer.player_id], racer, place, seasonal.get(racer.pk), now)
     Racer.objects.bulk_update(
-        racers, ["place", "active", "rating_before", "rating_after", "took_part"]
+        racers, ["place", "active", "rating_before", "rating_after", "sigma_after", "took_part"]
     )
     services.race_games_unseal(race_id=race.pk)
     RaceQueueEntry.objects.filter(race=race).delete()
@@ -846,3 +870,4 @@ def ratings_set_pool(*, player_id: int, pool: str) -> None:
     """The race boards of a closed account (pool `none`) or a reopened one (its board pool):
     the ratings themselves stay as they are (docs/ACCOUNTS.md, Closing)."""
     RaceRating.objects.filter(player_id=player_id).update(pool=pool)
+    SeasonRating.objects.filter(player_id=player_id).update(pool=pool)

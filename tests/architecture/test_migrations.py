@@ -46,6 +46,10 @@ SINCE_THE_SQUASH = [
     ("games", "0004_luck"),
     ("accounts", "0003_no_flag_records"),
     ("accounts", "0004_luck"),
+    ("games", "0005_racer_sigma_after"),
+    ("accounts", "0005_insights"),
+    ("games", "0006_probabilities"),
+    ("accounts", "0006_oauth_tokens"),
 ]
 
 

@@ -16,7 +16,7 @@ from tests.support.boards import board_of, safe_cells, win
 from tests.support.deduction import solve
 from tests.support.http import SAFE_BOARD_CHARS
 from tests.support.noguess import game_no_guess, mine_indexes
-from tests.support.races import racing, start_now, tick
+from tests.support.races import established_ratings, racing, start_now, tick  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +40,7 @@ def test_a_no_guess_race_deals_one_no_guess_board_around_its_opening(
     assert set("".join(mine["board"])) <= SAFE_BOARD_CHARS
 
 
+@pytest.mark.usefixtures("established_ratings")  # the board after one race
 def test_a_no_guess_race_rates_apart_from_classic_races(alice_api: Any, bob_api: Any) -> None:
     race = racing(alice_api, [bob_api], no_guess=True)
     alice_game, bob_game = (r["game"] for r in race["racers"])

@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.utils import timezone
 
 from accounts.standings.models import RaceRating
 from games.play.models import Game
 from games.races.models import Race
 from tests.support.boards import board_of, mine_cell, safe_cells
-from tests.support.races import racing, start_now, tick
+from tests.support.races import established_ratings, racing, start_now, tick  # noqa: F401
 
 
 def test_alice_creates_a_race_and_is_its_host_and_first_racer(alice_api: Any) -> None:
@@ -88,6 +89,7 @@ def _clear(api: Any, game_id: str) -> dict[str, Any]:
     return answer
 
 
+@pytest.mark.usefixtures("established_ratings")  # the board's order after one race
 def test_places_follow_the_rules_and_ratings_move_when_the_race_ends(
     alice_api: Any, bob_api: Any, carol_api: Any
 ) -> None:

@@ -27,6 +27,7 @@ RACE_KEYS = {
     "ended_at", "start_cell", "racers", "player", "player_kind", "ready", "game", "opened",
     "safe_cells", "flags", "elapsed_ms", "place", "rating_before", "rating_after", "x", "y",
     "took_part",  # whether a racer moved: nothing of a board
+    "provisional",  # whether a racer's rating after the race was provisional
 }  # fmt: skip
 
 

@@ -182,7 +182,7 @@ def test_a_race_of_two_racers_who_both_move_is_rated_as_before(
     assert results["alice"]["place"] == 1 and results["bob"]["place"] == 2
     assert results["alice"]["rating_after"] == winner.shown
     assert results["bob"]["rating_after"] == loser.shown
-    assert _board() == [("alice", winner.shown), ("bob", loser.shown)]
+    assert _board() == []  # one rated race: both ratings still provisional (docs/RACES.md)
 
 
 def test_a_racer_who_never_moved_can_lose_but_gives_nobody_anything(

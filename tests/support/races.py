@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from accounts.standings import ratings
 from games.races import services as races
 from games.races.clock import RaceClock
 from games.races.models import Race
@@ -63,3 +64,10 @@ def race_clock(live: str) -> Iterator[RaceClock]:
     clock.start()
     yield clock
     clock.stop()
+
+
+@pytest.fixture
+def established_ratings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No rating is provisional (accounts.standings.ratings.PROVISIONAL_SIGMA above a new
+    player's sigma): a test of a board's order sees its players after their first race."""
+    monkeypatch.setattr(ratings, "PROVISIONAL_SIGMA", ratings.SIGMA + 1)
