@@ -120,7 +120,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles bench-insights
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -147,6 +147,8 @@ bench-http: venv
 #   docs/PERFORMANCE.md).
 # - analysis: the analysis of a finished game, p50/p99 per level (docs/ANALYSIS.md,
 #   docs/PERFORMANCE.md).
+# - overlay: the replay's counters and probability overlay per finished Marathon game, and one
+#   step's answer, p50/p99 (docs/ANALYSIS.md, docs/PERFORMANCE.md).
 # - noguess: no-guess generation per level, densities, uniformity (docs/NOGUESS.md).
 # - streams: NDJSON streams against sockets: delivery p50/p99 of both from the same moves,
 #   lines/s (docs/LIVE.md).
@@ -158,7 +160,7 @@ bench-http: venv
 #   prometheus-client's multiprocess mode (docs/PERFORMANCE.md).
 # - insights: GET /api/users/{name}/insights for a player with 100,000 analysed games, p50/p99
 #   (docs/STATS.md, Insights; docs/PERFORMANCE.md).
-BENCH_RUNS := races arenas clocks daily analysis noguess streams load metrics insights
+BENCH_RUNS := races arenas clocks daily analysis overlay noguess streams load metrics insights
 BENCH_RUN_TARGETS := $(addprefix bench-,$(BENCH_RUNS))
 .PHONY: $(BENCH_RUN_TARGETS)
 $(BENCH_RUN_TARGETS): bench-%: venv

@@ -1,8 +1,9 @@
 """The replay's probability overlay (docs/ANALYSIS.md, The probability overlay): every closed
-cell's chance of a mine at each step, right on positions worked out by hand and in agreement
-with ms-toollib's routine; made with the analysis after the end, and answered by GET
-/api/games/{id}/probabilities only then: never before the end, to nobody (the player, a
-spectator, a racer of the same race), and for a race game not before the race's end."""
+cell's chance of a mine at each step, right on positions worked out by hand, and in agreement
+with ms-toollib's routine and with the analysis's own (each position rebuilt from scratch);
+made with the analysis after the end, and answered by GET /api/games/{id}/probabilities only
+then: never before the end, to nobody (the player, a spectator, a racer of the same race), and
+for a race game not before the race's end."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from games.engine import Board
-from games.play.analysis import MoveIn
+from games.play.analysis import MoveIn, Position, probabilities
 from games.play.analysis_jobs import AnalysisWorker
 from games.play.models import GameProbabilities
 from games.play.probabilities import OPEN, SCALE, overlay, quantise
@@ -94,7 +95,7 @@ def _bot_game(seed: int) -> tuple[list[str], list[MoveIn]]:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_chances_agree_with_ms_toollib_on_generated_positions(seed):
+def test_the_chances_agree_with_ms_toollib_and_the_analysis_on_generated_positions(seed):
     layout, moves = _bot_game(seed)
     made = overlay(width=30, height=16, layout=layout, moves=moves)
     board = Board.from_ascii(["".join("*" if c in "*MX" else "." for c in r) for r in layout])
@@ -104,6 +105,12 @@ def test_the_chances_agree_with_ms_toollib_on_generated_positions(seed):
         grid = [[10 if c in "#F" else int(c) for c in row] for row in view]
         theirs, _ = ms_toollib.cal_probability_onboard(grid, 99.0)
         ours = _rows(made.grid(step), 30)
+        # The position rebuilt from scratch by the analysis: the same bytes.
+        flat = "".join(view)
+        whole = probabilities(Position(30, 16, 99, flat)).p
+        assert made.grid(step) == bytes(
+            quantise(whole[i]) if c in "#F" else OPEN for i, c in enumerate(flat)
+        )
         for y, row in enumerate(view):
             for x, c in enumerate(row):
                 if c in "#F":
