@@ -70,6 +70,7 @@ async function load() {
   } catch (err) {
     say(arenaMessage(err));
   }
+  $("arenas").dataset.state = "ready"; // the lists and the form are shown together (site.css)
 }
 
 // The lists' clocks tick between two reads.

@@ -8,10 +8,11 @@ const menu = $("site-menu", HTMLDetailsElement);
 const wide = window.matchMedia("(min-width: 760px)");
 
 function syncMenu() {
-  // On a wide screen the navigation is always shown; on a phone it folds into the menu.
+  // On a wide screen the navigation is always shown (site.css draws it as the bar); on a
+  // phone it folds into the menu. The page comes with the menu open (base.html, data-boot).
   if (wide.matches) menu.setAttribute("open", "");
   else menu.removeAttribute("open");
-  menu.classList.toggle("menu-wide", wide.matches);
+  delete menu.dataset.boot;
 }
 syncMenu();
 wide.addEventListener("change", syncMenu);

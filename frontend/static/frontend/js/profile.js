@@ -5,6 +5,7 @@ import { api, ApiError, gettext, ngettext, fmt, fmtTime, fmtNum, fmtDate, messag
 import { $, el, labelCells } from "./dom.js";
 import { levelLabel, modeLabel, SITE } from "./constants.js";
 import { fmtDay, rowResult } from "./daily_common.js";
+import { placeText, ratingText, seasonLabel } from "./race_common.js";
 import { drawLineChart } from "./chart.js";
 
 const username = $("profile").dataset.username || "";
@@ -207,7 +208,7 @@ function raceStatsRows(levels) {
       "tr",
       { "data-level": lv },
       el("th", { scope: "row", text: levelLabel(lv) }),
-      el("td", { class: "num", text: r.rating === null || r.rating === undefined ? "—" : String(Math.round(r.rating)) }),
+      r.rating === null || r.rating === undefined ? el("td", { class: "num", text: "—" }) : el("td", { class: "num" }, ratingText(r.rating, r.provisional)),
       el("td", { class: "num", text: String(r.races) }),
       el("td", { class: "num", text: String(r.wins) }),
       el("td", { class: "num", text: String(r.podiums) }),
@@ -218,7 +219,7 @@ function raceStatsRows(levels) {
 /** @param {any} h  a race of the player's history */
 function raceRow(h) {
   const place = h.place ? fmt(gettext("place %(n)s of %(total)s"), { n: h.place, total: h.racers }) : "—";
-  const rating = h.rated && h.rating_before !== null && h.rating_after !== null ? `${h.rating_before} → ${h.rating_after}` : gettext("not rated");
+  const rating = h.rated && h.rating_before !== null && h.rating_after !== null ? el("span", {}, `${h.rating_before} → `, ratingText(h.rating_after, h.provisional)) : gettext("not rated");
   return el(
     "li",
     { "data-race": h.race },
@@ -226,6 +227,17 @@ function raceRow(h) {
     el("span", { class: "grow" }, levelLabel(h.level), " · ", h.elapsed_ms !== null ? fmtTime(h.elapsed_ms) : "—", " · ", rating, el("small", { class: "muted when", text: fmtDate(h.ended_at) })),
     el("a", { class: "btn", href: `/races/${h.race}`, text: gettext("Results") }),
     h.game ? el("a", { class: "btn", href: `/games/${h.game}/replay`, text: gettext("Replay") }) : null,
+  );
+}
+
+/** A podium of a season that has ended: the season, the board (level and mode), the rank.
+ * @param {{ season: string, level: string, no_guess: boolean, rank: number, rating: number }} p */
+function seasonPodium(p) {
+  return el(
+    "li",
+    { "data-season": p.season },
+    el("span", { class: "pill won", text: placeText(p.rank) }),
+    el("span", { class: "grow" }, seasonLabel(p.season), " · ", modeLabel(p.level, p.no_guess), " · ", fmt(gettext("rating %(rating)s"), { rating: p.rating })),
   );
 }
 
@@ -243,6 +255,9 @@ function drawRaces(races) {
   table.hidden = !rows.length;
   table.tBodies[0].replaceChildren(...rows);
   labelCells(table);
+  const podiums = (r.season_podiums || []).map(seasonPodium);
+  $("season-podiums").replaceChildren(...podiums);
+  $("season-podiums").hidden = $("season-podiums-heading").hidden = !podiums.length;
   const history = r.history || [];
   $("race-history").replaceChildren(...history.map(raceRow));
   if (!history.length) $("race-history").replaceChildren(el("li", { class: "muted", text: gettext("No finished race yet.") }));
@@ -352,6 +367,7 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
     profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
   } catch (err) {
     $("profile-error").textContent = err instanceof ApiError && err.status === 404 ? gettext("No such player.") : messageOf(err);
+    $("profile").dataset.state = "ready";
     return;
   }
   $("bot-badge").hidden = profile.kind !== "bot"; // RULES.md, Fair play: bots are declared
@@ -379,19 +395,22 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
   const top = played.sort((a, b) => b[1] - a[1])[0];
   if (top) select.value = top[0];
   select.addEventListener("change", () => drawChart(select.value));
-  drawChart(select.value);
   $("recent").replaceChildren(...(profile.recent_games || []).map(recentRow));
-  await drawLuck();
-  // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
-  let races = null;
-  try {
-    races = await api("GET", `/api/users/${encodeURIComponent(username)}/races`);
-  } catch (err) {
-    races = null; // no race statistics to show: the totals say zero
-  }
-  drawRaces(races);
-  drawArenas(races ? races.arenas : undefined);
-  drawDailyStats(profile.daily);
-  await loadCalendar();
   if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
+  drawDailyStats(profile.daily);
+  // The other reads at once; the page is shown when they are all drawn (data-state).
+  await Promise.all([
+    drawChart(select.value),
+    drawLuck(),
+    // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
+    api("GET", `/api/users/${encodeURIComponent(username)}/races`)
+      .catch(() => null) // no race statistics to show: the totals say zero
+      .then((races) => {
+        drawRaces(races);
+        drawArenas(races ? races.arenas : undefined);
+      }),
+    loadCalendar(),
+  ]).finally(() => {
+    $("profile").dataset.state = "ready";
+  });
 })();
