@@ -23,6 +23,7 @@ WRITERS = {
     },
     "Move": {"games.play.services", "games.play.move_store"},
     "GameAnalysis": {"games.play.analysis_jobs"},
+    "GameProbabilities": {"games.play.overlays"},
     "Review": {"games.play.fairplay", "games.play.services"},
     "Race": {"games.races.services", "games.races.progress"},
     "Racer": {

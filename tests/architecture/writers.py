@@ -14,6 +14,7 @@ from tests.architecture.imports import ROOT, modules
 MODELS = {
     "Game": "games_game",
     "GameAnalysis": "games_gameanalysis",
+    "GameProbabilities": "games_gameprobabilities",
     "Move": "games_move",
     "Review": "games_review",
     "Race": "games_race",
