@@ -1,11 +1,12 @@
 // @ts-check
 // Leaderboards (API.md, Leaderboards): a tab per level, best times, 3BV/s, streaks and race
-// ratings (API.md, Races),
-// rolling periods, the no-flag (NF) boards of times and 3BV/s (?style=nf), pages, and "jump to
+// ratings (API.md, Races) with a season's board beside the lasting one (?season=, docs/RACES.md,
+// Seasons), rolling periods, the no-flag (NF) boards of times and 3BV/s (?style=nf), pages, and "jump to
 // my row" (?around=me). Humans | Bots switches every
 // board of the page to the bots' own boards (?players=bots; RULES.md, Fair play).
 import { api, ApiError, gettext, fmt, me, fmtTime, fmtNum, fmtDate, signInUrl, messageOf } from "./api.js";
 import { $, $$, byId, el, labelCells } from "./dom.js";
+import { ratingText, seasonLabel } from "./race_common.js";
 
 const level = $("board-section").dataset.level || "";
 const KINDS = ["times", "speed", "streaks", "races"];
@@ -19,6 +20,8 @@ const view = {
   mode: params.get("mode") === "no_guess" ? "no_guess" : "classic",
   // Times and 3BV/s: every win, or only the wins without a flag (NF, ?style=nf).
   style: params.get("style") === "nf" ? "nf" : "all",
+  // Race boards: "" the lasting ratings, else `current` or a season's name (`2026Q4`).
+  season: /^(current|[0-9]{4}Q[1-4])$/.test(params.get("season") || "") ? params.get("season") || "" : "",
   around: false,
 };
 const emptyHumans = $("empty").textContent || "";
@@ -36,6 +39,7 @@ function url() {
   else q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots"); // humans is the API's default
   if (view.mode === "no_guess") q.set("mode", "no_guess"); // classic is the API's default
+  if (view.kind === "races" && view.season) q.set("season", view.season);
   return `/api/leaderboards/${level}/${view.kind}?${q}`;
 }
 
@@ -47,6 +51,7 @@ function remember() {
   if (view.page > 1) q.set("page", String(view.page));
   if (view.players === "bots") q.set("players", "bots");
   if (view.mode === "no_guess") q.set("mode", "no_guess");
+  if (view.kind === "races" && view.season) q.set("season", view.season);
   history.replaceState(null, "", `${location.pathname}?${q}`);
 }
 
@@ -62,9 +67,25 @@ function head() {
 
 /** A row of a board (API.md, Leaderboards): rank and player, and the fields of its kind.
  * @typedef {{ rank: number, player: string, game_id?: string | null, achieved_at?: string, time_ms?: number, bbbv_per_s?: string | number,
- *   best_streak?: number, current_streak?: number, rating?: number, races?: number, wins?: number, podiums?: number }} BoardRow */
-/** A page of a board: the list's fields, and the visitor's own row (`me`).
- * @typedef {{ count: number, next: string | null, previous: string | null, results: BoardRow[], me?: BoardRow | null }} BoardPage */
+ *   best_streak?: number, current_streak?: number, rating?: number, provisional?: boolean, races?: number, wins?: number, podiums?: number }} BoardRow */
+/** A page of a board: the list's fields, and the visitor's own row (`me`); a race board's
+ * also names the season shown (null: the lasting ratings) and the seasons it can show.
+ * @typedef {{ count: number, next: string | null, previous: string | null, results: BoardRow[], me?: BoardRow | null,
+ *   season?: string | null, seasons?: string[] }} BoardPage */
+
+/** The season selector of the race boards: the lasting ratings, then the seasons the board
+ * can show (the current one first, as `current`), and a season named in the address that has
+ * no rating yet.
+ * @param {string[]} seasons */
+function drawSeasons(seasons) {
+  const select = $("season", HTMLSelectElement);
+  const named = view.season && view.season !== "current" && !seasons.includes(view.season) ? [view.season] : [];
+  const options = [...seasons, ...named].map((s, i) =>
+    i === 0 ? el("option", { value: "current", text: fmt(gettext("This season (%(season)s)"), { season: seasonLabel(s) }) }) : el("option", { value: s, text: seasonLabel(s) }),
+  );
+  select.replaceChildren(select.options[0], ...options);
+  select.value = view.season === seasons[0] ? "current" : view.season;
+}
 
 // The day fits a phone's width; the hour is in the tooltip.
 const when = (/** @type {BoardRow} */ r) => el("td", { text: fmtDate(r.achieved_at, false), title: fmtDate(r.achieved_at) });
@@ -78,7 +99,7 @@ function row(r) {
   if (view.kind === "times") cells.push(el("td", { class: "num" }, game(fmtTime(r.time_ms))), when(r));
   else if (view.kind === "speed") cells.push(el("td", { class: "num" }, game(fmtNum(Number(r.bbbv_per_s), 2))), when(r));
   else if (view.kind === "streaks") cells.push(el("td", { class: "num", text: String(r.best_streak) }), el("td", { class: "num", text: String(r.current_streak) }));
-  else cells.push(...[Math.round(Number(r.rating)), r.races, r.wins, r.podiums].map((v) => el("td", { class: "num", text: String(v) })));
+  else cells.push(el("td", { class: "num" }, ratingText(Number(r.rating), r.provisional)), ...[r.races, r.wins, r.podiums].map((v) => el("td", { class: "num", text: String(v) })));
   return el("tr", { class: mine ? "me" : null, "aria-current": mine ? "true" : null }, ...cells);
 }
 
@@ -123,6 +144,8 @@ async function load() {
   }
   $("ranking-panel").setAttribute("aria-labelledby", "tab-" + view.kind);
   $("period-label").hidden = view.kind === "streaks" || view.kind === "races";
+  $("season-label").hidden = view.kind !== "races";
+  $("race-note").hidden = view.kind !== "races";
   $("sort-label").hidden = view.kind !== "streaks";
   $("style-label").hidden = !hasStyle();
   $("style", HTMLSelectElement).value = view.style;
@@ -143,6 +166,7 @@ async function load() {
     return;
   }
   last = data;
+  if (view.kind === "races" && data.seasons) drawSeasons(data.seasons);
   const results = data.results || [];
   if (view.around) view.page = pageOf(data);
   ranking.tHead?.replaceChildren(head());
@@ -207,6 +231,8 @@ const style = $("style", HTMLSelectElement);
 style.addEventListener("change", () => ((view.style = style.value === "nf" ? "nf" : "all"), (view.page = 1), load()));
 period.addEventListener("change", () => ((view.period = period.value), (view.page = 1), load()));
 sort.addEventListener("change", () => ((view.sort = sort.value), (view.page = 1), load()));
+const season = $("season", HTMLSelectElement);
+season.addEventListener("change", () => ((view.season = season.value), (view.page = 1), load()));
 $("prev").addEventListener("click", () => last && last.previous && ((view.page = Math.max(1, view.page - 1)), load()));
 $("next").addEventListener("click", () => last && last.next && ((view.page += 1), load()));
 const jump = byId("jump-me"); // only for a signed-in visitor

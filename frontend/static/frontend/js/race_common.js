@@ -2,7 +2,8 @@
 // What the race lobby (races.js) and the race page (race.js) share: the race requests, the
 // words for a racer's state and the race errors, the room's racer list and the "copy the
 // link" button (API.md, Races). The race socket is followed with live.js, as a game's is.
-// The "Join by code" form serves the arena lobby (arenas.js) too.
+// The "Join by code" form serves the arena lobby (arenas.js) too. A rating with its
+// provisional mark and a season's name serve the boards (leaderboards.js) and profiles.
 import { api, ApiError, gettext, ngettext, fmt, me, playAsGuest, playerLabel, signInUrl, messageOf } from "./api.js";
 import { el } from "./dom.js";
 import { modeLabel } from "./constants.js";
@@ -184,4 +185,20 @@ export async function copyLink(race, done) {
 /** "1st", "2nd"... in English; other languages say "place %(n)s". @param {number} n */
 export function placeText(n) {
   return fmt(gettext("place %(n)s"), { n });
+}
+
+/** A race rating as shown: the number, then "?" while it is provisional (docs/RACES.md,
+ * Provisional ratings), the mark explained on hover and to screen readers.
+ * @param {number} rating  @param {boolean | undefined} provisional */
+export function ratingText(rating, provisional) {
+  const shown = String(Math.round(rating));
+  if (!provisional) return el("span", { text: shown });
+  const why = gettext("Provisional rating: too few rated races to be sure of it yet.");
+  return el("span", {}, shown, el("span", { class: "rating-provisional", title: why, "aria-hidden": "true", text: "?" }), el("span", { class: "visually-hidden", text: " " + why }));
+}
+
+/** A season's name as the page says it: `2026Q4` → "Q4 2026" in the page's words.
+ * @param {string} season */
+export function seasonLabel(season) {
+  return fmt(gettext("Q%(quarter)s %(year)s"), { quarter: season.slice(5), year: season.slice(0, 4) });
 }
