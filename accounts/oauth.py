@@ -85,6 +85,15 @@ class Validator(OAuth2Validator):  # type: ignore[misc]  # the library has no ty
             return False
         return bool(super().validate_response_type(client_id, response_type, client, request))
 
+    def validate_redirect_uri(
+        self, client_id: str, redirect_uri: str, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        # Registered as the page allows (https, or http on the machine itself) whatever made
+        # the application row, then matched exactly by the library.
+        if redirect_uri_problem(redirect_uri) is not None:
+            return False
+        return bool(super().validate_redirect_uri(client_id, redirect_uri, request))
+
     def is_pkce_required(self, client_id: str, request: Any) -> bool:
         # S256 only, refused before the consent page rather than after it (an absent method
         # means `plain` to RFC 7636).

@@ -41,10 +41,18 @@ class ConsentView(oauth_views.AuthorizationView):  # type: ignore[misc]  # the l
 
     template_name = "accounts/oauth_consent.html"
 
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        # The player is asked every time: an app may not ask the library to skip the page
+        # for a player who allowed it before (`approval_prompt=auto`).
+        if "approval_prompt" in request.GET:
+            request.GET = request.GET.copy()
+            del request.GET["approval_prompt"]
+        return cast(HttpResponse, super().get(request, *args, **kwargs))
+
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context: dict[str, Any] = super().get_context_data(**kwargs)
         scopes = context.get("scopes") or []
-        context["scope_texts"] = [oauth.SCOPE_TEXTS[s] for s in scopes if s in oauth.SCOPE_TEXTS]
+        context["scope_texts"] = [oauth.SCOPE_TEXTS[s] for s in oauth.SCOPE_TEXTS if s in scopes]
         redirect_uri = context.get("redirect_uri") or ""
         context["redirect_host"] = urlsplit(redirect_uri).netloc
         return context

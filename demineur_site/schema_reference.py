@@ -54,6 +54,29 @@ SECURITY_SCHEMES = {
         "description": "The same key as `Authorization: Bearer <key>` (RFC 6750), what OAuth "
         "libraries and generated clients send by default.",
     },
+    # "Sign in with Démineur" (accounts.oauth; docs/API-CLIENTS.md): an app's access token,
+    # sent as the bearer key above, with the scopes the player consented to.
+    "oauth2": {
+        "type": "oauth2",
+        "description": "An app's token for another player (docs/API-CLIENTS.md): the "
+        "authorization code with PKCE (`code_challenge_method=S256`, required) for public "
+        "clients, sent as `Authorization: Bearer <token>`. It never manages the account's "
+        "credentials (tokens, address, password, sessions, two-factor, closing, export: 403 "
+        "`forbidden`).",
+        "flows": {
+            "authorizationCode": {
+                "authorizationUrl": "/oauth/authorize/",
+                "tokenUrl": "/oauth/token/",
+                "refreshUrl": "/oauth/token/",
+                "scopes": {
+                    scopes.GAME_PLAY: "Play games (create, move, pause, resign)",
+                    scopes.RACE_PLAY: "Race (rooms and quick match)",
+                    scopes.ACCOUNT_READ: "Read the account",
+                    scopes.ACCOUNT_WRITE: "Change the account's settings",
+                },
+            }
+        },
+    },
 }
 
 _SCOPES_HEADER = {
@@ -285,6 +308,9 @@ def describe(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 operation["x-scopes"] = list(accepted)
             operation["description"] = description
             operation["security"] = _security(operation, accepted)
+            signed = {"tokenAuth": []} in operation["security"]
+            if signed and _url_name(path) not in scopes.NOT_FOR_APPS:  # an app's token, too
+                operation["security"].append({"oauth2": list(accepted)})
             _headers(operation, accepted)
             _links(operation)
     result["paths"] = dict(sorted(paths.items()))

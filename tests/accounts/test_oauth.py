@@ -27,6 +27,7 @@ from rest_framework.test import APIClient
 
 from accounts import email_links, oauth
 from accounts.models import ApiToken, User
+from accounts.scopes import ALL
 from tests.support.http import assert_error
 from tests.support.personas import PASSWORD
 from tests.support.sockets import connected, game_path, until_closed
@@ -169,6 +170,9 @@ def test_the_code_needs_its_verifier_the_consent_its_csrf_token_and_a_denial_giv
     assert strict.post("/oauth/authorize/", {**form, "allow": "1"}).status_code == 403
     denied = browser.post("/oauth/authorize/", form)  # no `allow`
     assert parse_qs(urlsplit(denied["Location"]).query)["error"] == ["access_denied"]
+    _tokens(alice, app, scope="game:play")
+    _, again, _ = _consent(alice, app, "game:play", approval_prompt="auto")
+    assert again.status_code == 200 and b"consent-form" in again.content  # asked again
 
 
 # --- the token: scopes, what it may not do, expiry, refresh ---------------------------------
@@ -258,8 +262,14 @@ def _reset(user: User, app: Application, tokens: dict[str, Any]) -> None:
     assert not RefreshToken.objects.filter(user=user).exists()
 
 
+def _revoke_itself(user: User, app: Application, tokens: dict[str, Any]) -> None:
+    assert _api(tokens["access_token"]).delete("/api/auth/token").status_code == 204
+
+
 @pytest.mark.parametrize(
-    "revoke", [_revoke_app, _revoke_token, _reset], ids=["app", "rfc7009", "reset"]
+    "revoke",
+    [_revoke_app, _revoke_token, _reset, _revoke_itself],
+    ids=["app", "rfc7009", "reset", "itself"],
 )
 @pytest.mark.usefixtures("close_thread_connections")
 @pytest.mark.django_db(transaction=True)
@@ -287,6 +297,16 @@ async def test_a_revoked_token_is_refused_over_rest_sockets_and_streams_at_once(
     first = await connected(again)
     assert first["type"] == "error" and first["error"]["code"] == "authentication_failed"
     assert await StreamCall("/api/stream/event", token=access).open() == 401
+
+
+@pytest.mark.django_db
+def test_the_schema_offers_the_authorization_code_where_an_apps_token_may_go() -> None:
+    schema = Client().get("/api/schema/?format=json").json()
+    flow = schema["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]
+    assert flow["authorizationUrl"] == "/oauth/authorize/" and set(flow["scopes"]) == set(ALL)
+    paths = schema["paths"]
+    assert {"oauth2": ["game:play"]} in paths["/api/games"]["post"]["security"]
+    assert not any("oauth2" in r for r in paths["/api/tokens"]["post"]["security"])
 
 
 # --- registering an app ---------------------------------------------------------------------
