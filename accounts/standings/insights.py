@@ -22,7 +22,7 @@ from django.db import transaction
 
 from accounts.models import STATS_BUCKETS
 from accounts.standings.insight_models import PlayerInsight
-from accounts.standings.records import base_level, bucket_for, luck_series
+from accounts.standings.records import base_level, bucket_for
 from demineur_site.db_router import lagging_reads
 from games.engine import LEVELS
 
@@ -40,7 +40,8 @@ CUSTOM_GRID = 10
 # The months an answer lists per level, newest kept (the totals count them all).
 MONTHS_SHOWN = 24
 
-# A month's sums (PlayerInsight.months), all added game by game:
+# A month's sums (PlayerInsight.months: a list, in this order, so that a row of ten years
+# stays small to read), all added game by game:
 MONTH_KEYS = (
     "games",  # analysed games
     "wins",
@@ -61,7 +62,8 @@ MONTH_KEYS = (
     "expected",
 )
 
-Months = dict[str, dict[str, float]]
+Months = dict[str, list[float]]
+_AT = {key: i for i, key in enumerate(MONTH_KEYS)}
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def cell_on_grid(x: int, y: int, width: int, height: int, grid: tuple[int, int])
     """The index of board cell (x, y) on `grid` (its own cell when the grid is the board).
 
     >>> cell_on_grid(49, 6, 50, 7, (10, 10)), cell_on_grid(3, 1, 9, 9, (9, 9))
-    (98, 12)
+    (89, 12)
     """
     gw, gh = grid
     gx = min(gw - 1, x * gw // width)
@@ -162,14 +164,21 @@ def months_after(months: Months, share: GameShare) -> Months:
 
     >>> a = game_share(month="2026-11", level="beginner", width=9, height=9, won=True,
     ...     bbbv_per_s=2.0, ioe=0.5, moves=[], flips=(0, 0, 0.0))
-    >>> months_after(months_after({}, a), a)["2026-11"]["speed_sum"]
-    4.0
+    >>> months_after(months_after({}, a), a)["2026-11"][:3]
+    [2, 2, 0]
     """
-    before = months.get(share.month, {})
+    before = months.get(share.month) or [0] * len(MONTH_KEYS)
     return {
         **months,
-        share.month: {k: before.get(k, 0) + share.sums.get(k, 0) for k in MONTH_KEYS},
+        share.month: [
+            _tidy(b + share.sums.get(k, 0)) for b, k in zip(before, MONTH_KEYS, strict=True)
+        ],
     }
+
+
+def _tidy(v: float) -> float:
+    """A sum as it is stored: a count as an integer, a sum of times or ratios to 4 decimals."""
+    return int(v) if float(v).is_integer() else round(v, 4)
 
 
 def heat_after(heat: Mapping[str, Any], share: GameShare) -> dict[str, Any]:
@@ -259,15 +268,27 @@ def _figures(sums: Mapping[str, float]) -> dict[str, Any]:
 def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
     """One bucket's answer: the totals, the newest MONTHS_SHOWN months oldest first, each
     with its luck and the luck summed up to it (older months included), and the heat grid."""
-    totals = {k: sum(m.get(k, 0) for m in months.values()) for k in MONTH_KEYS}
-    luck = {
-        month: [m.get("flips_won", 0), m.get("flips_lost", 0), m.get("expected", 0.0)]
-        for month, m in months.items()
-    }
+    columns = zip(*months.values(), strict=True) if months else ([0] for _ in MONTH_KEYS)
+    totals = dict(zip(MONTH_KEYS, (sum(c) for c in columns), strict=True))
+    order = sorted(months)
+    won, expected = _AT["flips_won"], _AT["expected"]
+    # the luck of the months not shown, where the running sum starts
+    running = sum(months[m][won] - months[m][expected] for m in order[:-MONTHS_SHOWN])
     series = []
-    for entry in luck_series(luck)[-MONTHS_SHOWN:]:
-        month = entry["month"]
-        series.append({"month": month, **_figures(months[month]), **_luck_of(entry)})
+    for month in order[-MONTHS_SHOWN:]:
+        sums = dict(zip(MONTH_KEYS, months[month], strict=True))
+        luck = sums["flips_won"] - sums["expected"]
+        running += luck
+        series.append(
+            {
+                "month": month,
+                **_figures(sums),
+                "coin_flips_won": int(sums["flips_won"]),
+                "expected_survivals": round(sums["expected"], 4),
+                "luck": round(luck, 4),
+                "cumulative_luck": round(running, 4),
+            }
+        )
     width, height = int(heat.get("width") or 0), int(heat.get("height") or 0)
     cells = list(heat.get("cells") or [])
     return {
@@ -283,12 +304,6 @@ def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
             "guesses": sum(cells),
             "cells": [cells[r * width : (r + 1) * width] for r in range(height)],
         },
-    }
-
-
-def _luck_of(entry: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        k: entry[k] for k in ("coin_flips_won", "expected_survivals", "luck", "cumulative_luck")
     }
 
 
