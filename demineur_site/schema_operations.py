@@ -295,7 +295,12 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "leaderboards_races": (
         "Race ratings",
         "Rows `{rank, player, rating, races, wins}` for a level's races, with `me`; "
-        "`around=me` is the page holding the viewer's row.",
+        "`around=me` is the page holding the viewer's row. Only ratings no longer provisional "
+        "(docs/RACES.md, Provisional ratings): a provisional player's `me` is null. "
+        "`season=current` or `season=2026Q4` is that season's board (calendar quarters, UTC; "
+        "a season not begun or not so named is 400 `invalid_season`), without it the lasting "
+        "ratings; the page says the `season` shown (null: lasting) and the `seasons` it can "
+        "show, the current one first.",
     ),
     "leaderboards_daily": (
         "A daily's board",
@@ -363,8 +368,10 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "races_queue_destroy": ("Leave the queue", "204: the player leaves the quick-match queue."),
     "users_races_retrieve": (
         "A player's races",
-        "Race statistics per level (rating, races, wins, podiums), totals, the 20 newest "
-        "finished races and the player's arenas (docs/RACES.md, docs/ARENAS.md).",
+        "Race statistics per level (rating, `provisional`, races, wins, podiums), totals, the "
+        "20 newest finished races, the podiums of the seasons that have ended "
+        "(`season_podiums`: `{season, level, no_guess, rank, rating}`, top three of a season's "
+        "board) and the player's arenas (docs/RACES.md, docs/ARENAS.md).",
     ),
     # --- arenas (API.md, Arenas) -------------------------------------------------------------
     "arenas_create": (

@@ -37,6 +37,7 @@ WRITERS = {
     "ArenaEntry": {"games.arenas.services"},
     "ArenaResult": {"games.arenas.services"},
     "RaceRating": {"games.races.services", "games.races.recompute", "games.play.fairplay"},
+    "SeasonRating": {"games.races.services", "games.races.recompute", "games.play.fairplay"},
     "User": {
         "accounts.services",
         "games.play.fairplay",

@@ -21,6 +21,7 @@ MODELS = {
     "Racer": "games_racer",
     "RaceQueueEntry": "games_racequeueentry",
     "RaceRating": "games_racerating",
+    "SeasonRating": "games_seasonrating",
     "Arena": "games_arena",
     "ArenaEntry": "games_arenaentry",
     "ArenaResult": "games_arenaresult",
