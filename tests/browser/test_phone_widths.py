@@ -46,11 +46,18 @@ def test_on_a_phone_the_statistics_and_the_board_are_cards_with_nothing_cut(phon
     best = page.locator('#stats tbody tr[data-level="beginner"] td[data-label="Best time"]')
     expect(best).to_be_visible()
     _no_sideways_scroll(page)
+    # A level never played is one line (its name and its 0), not a card of eight empty lines.
+    never = page.locator('#stats tbody tr[data-level="expert"]')
+    expect(never).to_have_class("unplayed")
+    assert never.evaluate("r => r.offsetHeight") < 50
     screenshot(page, "walk-phone-profile", full_page=True)
     page.goto("/leaderboards/beginner")
     when = page.locator('#ranking tbody tr td[data-label="When"]').first
     expect(when).to_be_visible()
     _no_sideways_scroll(page)
+    # A row is two lines (rank, player and time; then when), so a screen holds many.
+    row = page.locator("#ranking tbody tr").first
+    assert row.evaluate("r => r.offsetHeight") < 70  # four lines were 130 px
     screenshot(page, "walk-phone-leaderboard")
 
 

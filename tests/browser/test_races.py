@@ -10,9 +10,11 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from accounts.models import User
 from games.races.clock import RaceClock
 from tests.support.boards import board_of, safe_cells
 from tests.support.browser import screenshot, sign_up_by_api
+from tests.support.personas import PASSWORD, client_for
 
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
 
@@ -206,11 +208,26 @@ def test_the_race_page_fits_a_phone(phone: Any, laptop: Any, race_clock: RaceClo
     erin.goto("/races")
     assert erin.evaluate("document.documentElement.scrollWidth") <= 360
     create_and_join(erin, frank)
-    expect(erin.locator("#room-racers li")).to_have_count(2)
+    # Eight racers, the most a race takes: the six others join through the API.
+    race_id = erin.url.rsplit("/", 1)[1]
+    for n in range(6):
+        rival = User.objects.create_user(username=f"rival{n}", password=PASSWORD)
+        assert client_for(rival).post(f"/api/races/{race_id}/join").status_code == 200
+    expect(erin.locator("#room-racers li")).to_have_count(8)
     assert erin.evaluate("document.documentElement.scrollWidth") <= 360
     erin.click("#race-start")
     expect(erin.locator("#race")).to_have_attribute("data-state", "running")
     expect(erin.locator("#board .cell")).to_have_count(81)
+    # A strip, not a card per racer: a line each, and past four the strip scrolls, so the
+    # board of eight racers starts in the upper 60 % of the screen (at 530 px with three cards).
+    expect(erin.locator("#bars li")).to_have_count(8)
+    heights = erin.locator("#bars li").evaluate_all("rows => rows.map((r) => r.offsetHeight)")
+    assert max(heights) <= 30, heights
+    expect(erin.locator("#race-countdown")).to_be_hidden()
+    erin.evaluate("window.scrollTo(0, 0)")
+    frame = erin.locator("#board-wrap").bounding_box()
+    screenshot(erin, "race-phone-eight")
+    assert frame is not None and frame["y"] < 0.6 * 740, frame
     bar = erin.locator("#bars li[data-player=frank]")
     before = bar.get_attribute("data-opened") or "0"
     open_some(frank, racer_game(frank, "frank"), 2)

@@ -37,7 +37,7 @@ function statsRows(stats) {
     const best = el("span", { class: "best" }, time, s.best_time_ms !== null && s.best_time_ms !== undefined ? unrankedMark(lv) : null);
     return el(
       "tr",
-      { "data-level": lv },
+      { "data-level": lv, class: s.played ? null : "unplayed" },
       el("th", { scope: "row", text: levelLabel(lv) }),
       el("td", { class: "num", text: String(s.played) }),
       el("td", { class: "num", text: String(s.won) }),
@@ -206,7 +206,7 @@ function raceStatsRows(levels) {
     const r = levels[lv];
     return el(
       "tr",
-      { "data-level": lv },
+      { "data-level": lv, class: r.races ? null : "unplayed" },
       el("th", { scope: "row", text: levelLabel(lv) }),
       r.rating === null || r.rating === undefined ? el("td", { class: "num", text: "—" }) : el("td", { class: "num" }, ratingText(r.rating, r.provisional)),
       el("td", { class: "num", text: String(r.races) }),
