@@ -108,6 +108,12 @@ REST: list[tuple[str, Call, tuple[int, int, int, int, int]]] = [
         _get(lambda w: f"/api/games/{w.game.id}/replay.evf"),
         (409, 409, 409, 409, 409),
     ),
+    # Its probability overlay neither, to anyone (docs/ANALYSIS.md, The probability overlay).
+    (
+        "GET probabilities",
+        _get(lambda w: f"/api/games/{w.game.id}/probabilities?step=0"),
+        (409, 409, 409, 409, 409),
+    ),
     ("GET games", _get(lambda w: "/api/games?state=playing"), (200, 200, 200, 200, 200)),
     (
         "reveal",

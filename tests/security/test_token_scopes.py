@@ -28,6 +28,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "GET game": (),
     "GET moves": (),
     "GET replay.evf": (),
+    "GET probabilities": (),
     "GET games": (),
     "reveal": (G,),
     "flag": (G,),
@@ -82,7 +83,7 @@ PUBLIC = {
     "api-docs", "api-arena", "api-arena-standings", "api-daily", "api-leaderboard-daily",
     "api-user-daily", "api-puzzle", "api-puzzle-daily", "api-leaderboard-puzzles",
     "api-leaderboard-puzzles-streak", "api-leaderboard-puzzles-storm", "api-user-luck",
-    "api-user-insights",
+    "api-user-insights", "api-game-probabilities",
 }  # fmt: skip
 
 
