@@ -16,8 +16,9 @@ class PlayerInsight(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="insights"
     )
     level = models.CharField(max_length=16)  # the bucket, as PlayerStats.level
-    # {"2026-11": [3, 1, ...]}: the month's sums, in the order of insights.MONTH_KEYS, keyed by
-    # the month of the games' ends, UTC.
+    # {"2026-11": [3, 1, ...], "earlier": [...]}: the sums of each of the newest 24 months of
+    # the games' ends (UTC) and of every month before them together, in the order of
+    # insights.MONTH_KEYS.
     months = models.JSONField(default=dict, blank=True)
     # Where the guesses were: {"width", "height", "cells": [count, ...] row by row}, on the
     # level's board, or on a 10 x 10 grid of positions for custom boards.

@@ -37,8 +37,11 @@ THINK_CAP_MS = 60_000
 # Custom boards, of any size, share one grid of positions: a cell is counted where it lies
 # across and down its board, in tenths.
 CUSTOM_GRID = 10
-# The months an answer lists per level, newest kept (the totals count them all).
+# The months an answer lists per level, the newest. A row keeps only these apart: the older
+# months are summed into one entry, EARLIER, so that a row's size (and a read's cost) stays the
+# same however many years its player has played. The totals count them all.
 MONTHS_SHOWN = 24
+EARLIER = "earlier"
 
 # A month's sums (PlayerInsight.months: a list, in this order, so that a row of ten years
 # stays small to read), all added game by game:
@@ -160,20 +163,27 @@ def game_share(
 
 
 def months_after(months: Months, share: GameShare) -> Months:
-    """`months` with one game's sums added to its month.
+    """`months` with one game's sums added to its month; past MONTHS_SHOWN months, the oldest
+    is added to EARLIER. Sums commute, so the result is the same in any order of the games:
+    the newest MONTHS_SHOWN months apart, every other month in EARLIER.
 
     >>> a = game_share(month="2026-11", level="beginner", width=9, height=9, won=True,
     ...     bbbv_per_s=2.0, ioe=0.5, moves=[], flips=(0, 0, 0.0))
     >>> months_after(months_after({}, a), a)["2026-11"][:3]
     [2, 2, 0]
     """
-    before = months.get(share.month) or [0] * len(MONTH_KEYS)
-    return {
-        **months,
-        share.month: [
-            _tidy(b + share.sums.get(k, 0)) for b, k in zip(before, MONTH_KEYS, strict=True)
-        ],
-    }
+    out = {**months, share.month: _added(months.get(share.month), share.sums.get)}
+    apart = sorted(m for m in out if m != EARLIER)
+    for oldest in apart[: max(0, len(apart) - MONTHS_SHOWN)]:
+        gone = out.pop(oldest)
+        out[EARLIER] = _added(out.get(EARLIER), dict(zip(MONTH_KEYS, gone, strict=True)).get)
+    return out
+
+
+def _added(before: list[float] | None, value: Any) -> list[float]:
+    """`before` (None: nothing yet) plus the sums `value(key)` gives, in MONTH_KEYS' order."""
+    start = before or [0] * len(MONTH_KEYS)
+    return [_tidy(b + value(k, 0)) for b, k in zip(start, MONTH_KEYS, strict=True)]
 
 
 def _tidy(v: float) -> float:
@@ -270,10 +280,13 @@ def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
     with its luck and the luck summed up to it (older months included), and the heat grid."""
     columns = zip(*months.values(), strict=True) if months else ([0] for _ in MONTH_KEYS)
     totals = dict(zip(MONTH_KEYS, (sum(c) for c in columns), strict=True))
-    order = sorted(months)
+    order = sorted(m for m in months if m != EARLIER)
     won, expected = _AT["flips_won"], _AT["expected"]
     # the luck of the months not shown, where the running sum starts
-    running = sum(months[m][won] - months[m][expected] for m in order[:-MONTHS_SHOWN])
+    older = [months[m] for m in order[:-MONTHS_SHOWN]] + [
+        months.get(EARLIER) or [0] * len(MONTH_KEYS)
+    ]
+    running = sum(m[won] - m[expected] for m in older)
     series = []
     for month in order[-MONTHS_SHOWN:]:
         sums = dict(zip(MONTH_KEYS, months[month], strict=True))

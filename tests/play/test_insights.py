@@ -242,3 +242,38 @@ def test_a_custom_boards_guess_is_counted_where_it_lies_on_the_grid_of_tenths():
     # x 49 of 50 lies in the last tenth (9), y 6 of 7 in tenth 8 (6 x 10 // 7): 8 x 10 + 9
     assert share.cells == (89,)
     assert (share.sums["forced"], share.sums["think_guess_ms"], share.sums["moves"]) == (1, 10, 1)
+
+
+def test_a_row_keeps_the_newest_24_months_apart_and_sums_the_older_ones_in_any_order():
+    from random import Random
+
+    from accounts.standings.insights import EARLIER, fold, level_insights
+
+    # one game a month over 30 months (2024-07 .. 2026-12), each a win with one flip of p 0.25
+    months = [f"{2024 + (6 + m) // 12}-{(6 + m) % 12 + 1:02d}" for m in range(30)]
+    shares = [
+        game_share(
+            month=month,
+            level="beginner",
+            width=9,
+            height=9,
+            won=True,
+            bbbv_per_s=1.0,
+            ioe=0.5,
+            moves=[],
+            flips=(1, 0, 0.75),
+        )
+        for month in months
+    ]
+    stored, heat = fold(shares)
+    assert sorted(stored) == [*months[6:], EARLIER]  # the newest 24, and the six before
+    assert stored[EARLIER][:2] == [6, 6]  # six games, six wins
+    shuffled = shares[:]
+    Random(3).shuffle(shuffled)
+    assert fold(shuffled)[0] == stored  # the same whatever order the analyses land in
+    answer = level_insights(stored, heat)
+    assert [m["month"] for m in answer["months"]] == months[6:]
+    assert (answer["games"], answer["coin_flips_won"], answer["luck"]) == (30, 30, 7.5)
+    # each month's luck is 1 - 0.75; the first month shown sums the six before it and its own
+    assert answer["months"][0]["cumulative_luck"] == 1.75
+    assert answer["months"][-1]["cumulative_luck"] == 7.5
