@@ -1,4 +1,4 @@
-""" "Sign in with Démineur": the OAuth 2.0 authorization server for other players' apps
+"""Sign in with Démineur: the OAuth 2.0 authorization server for other players' apps
 (docs/API-CLIENTS.md), built on django-oauth-toolkit.
 
 The library runs the protocol (the authorization code with PKCE, the token endpoint, refresh,
@@ -52,7 +52,7 @@ SCOPE_TEXTS: dict[str, Any] = {
 # Apps one player may register: enough for a few projects, not a namespace to squat.
 APPS_PER_USER = 10
 # An access token's key starts so, as a personal token's starts with `dmn_`: secret scanners
-# tell the two apart (docs/SECURITY.md, Tokens).
+# tell the two apart (docs/API-CLIENTS.md, Storage and limits).
 ACCESS_KEY_PREFIX = "dmo_"
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 

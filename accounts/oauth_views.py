@@ -45,8 +45,9 @@ class ConsentView(oauth_views.AuthorizationView):  # type: ignore[misc]  # the l
         # The player is asked every time: an app may not ask the library to skip the page
         # for a player who allowed it before (`approval_prompt=auto`).
         if "approval_prompt" in request.GET:
-            request.GET = request.GET.copy()
-            del request.GET["approval_prompt"]
+            query = request.GET.copy()
+            del query["approval_prompt"]
+            request.GET = query  # type: ignore[assignment]  # a mutable copy, as Django's own
         return cast(HttpResponse, super().get(request, *args, **kwargs))
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
@@ -77,10 +78,10 @@ def _throttled(request: HttpRequest) -> HttpResponse | None:
     throttle = AuthAddressThrottle()
     if throttle.allow_request(request, None):  # type: ignore[arg-type]
         return None
-    wait = max(1, round(throttle.wait() or 1))
-    answer = JsonResponse(
-        error_body("throttled", "Too many requests.", {"retry_after": wait}), status=429
-    )
+    # As the API's own throttles answer (demineur_site.api_errors): the body, Retry-After.
+    wait = int(throttle.wait() or 0) + 1
+    message = f"Request was throttled. Expected available in {wait} seconds."
+    answer = JsonResponse(error_body("throttled", message), status=429)
     answer["Retry-After"] = str(wait)
     return answer
 

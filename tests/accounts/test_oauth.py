@@ -1,4 +1,4 @@
-""" "Sign in with Démineur" (accounts.oauth; docs/API-CLIENTS.md): the authorization code with
+"""Sign in with Démineur (accounts.oauth; docs/API-CLIENTS.md): the authorization code with
 PKCE for public clients, through the library's endpoints and the site's consent page.
 
 * PKCE is required (S256 only), the redirect URI matches exactly, and a bad client or URI is
@@ -173,6 +173,16 @@ def test_the_code_needs_its_verifier_the_consent_its_csrf_token_and_a_denial_giv
     _tokens(alice, app, scope="game:play")
     _, again, _ = _consent(alice, app, "game:play", approval_prompt="auto")
     assert again.status_code == 200 and b"consent-form" in again.content  # asked again
+
+
+@pytest.mark.django_db
+def test_the_token_endpoints_share_the_sign_in_throttle_per_address(rates: Any) -> None:
+    rates(auth="2/min")
+    answers = [Client().post("/oauth/token/", {"grant_type": "refresh_token"}) for _ in range(2)]
+    assert [a.status_code for a in answers] == [400, 400]  # the library's own OAuth errors
+    refused = Client().post("/oauth/revoke_token/", {"token": "x"})
+    assert_error(refused, 429, "throttled")
+    assert int(refused["Retry-After"]) > 0
 
 
 # --- the token: scopes, what it may not do, expiry, refresh ---------------------------------

@@ -1,4 +1,4 @@
-""" "Sign in with Démineur" in real Chromium, end to end (docs/API-CLIENTS.md): a player registers
+"""Sign in with Démineur in real Chromium, end to end (docs/API-CLIENTS.md): a player registers
 an app on the site; the client's example app (clients/python/examples/oauth_app.py) sends
 another player, signed out, to the consent page, through the sign-in page and back; they allow
 it; the browser lands on the app's loopback redirect, the app trades the code and its PKCE
