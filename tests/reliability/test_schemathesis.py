@@ -88,6 +88,9 @@ SEMANTIC_400: dict[str, Any] = {
         and len(e["details"].get("fields", {})) == 1
         and set(e["details"]["fields"]) <= {"starts_at", "name"}
     ),
+    # A race board's season has begun by the server's clock (docs/RACES.md, Seasons): the
+    # schema's pattern also matches seasons to come.
+    "GET /api/leaderboards/{level}/races": lambda e: e["code"] == "invalid_season",
     # A calendar spans at most 366 days, `from` not after `to` (docs/DAILY.md).
     "GET /api/users/{username}/daily": lambda e: (
         e["code"] == "invalid" and set(e["details"]) == {"from", "to"}
