@@ -1,10 +1,14 @@
 """The suite's shared fixtures live in tests/support/; importing them here makes them visible
 to every test package."""
 
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from tests.support import fast_flush, ordering
+from tests.support import fast_flush, ordering, template_db
 from tests.support.personas import (  # noqa: F401  (fixtures)
     alice,
     alice_api,
@@ -53,6 +57,41 @@ STACK_MODULES = {
 }
 
 
+def pytest_configure(config: Any) -> None:
+    """The controller names the run (pytest-xdist would, but keeps the name to itself) so that it
+    can remove what the workers made for the run once it ends (template_db.clean_up)."""
+    if not hasattr(config, "workerinput") and hasattr(config.option, "testrunuid"):
+        config.option.testrunuid = config.option.testrunuid or uuid.uuid4().hex
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request: pytest.FixtureRequest,
+    django_test_environment: None,
+    django_db_blocker: Any,
+    django_db_modify_db_settings: None,
+) -> Iterator[None]:
+    """pytest-django's set-up, but each worker's test database starts as a copy of one migrated
+    once for the whole run (tests/support/template_db.py), and `keepdb` makes pytest-django
+    run the (no-op) migrations on the copy instead of on an empty database."""
+    from django.db import connections
+    from django.test.utils import setup_databases, teardown_databases
+
+    connection = connections["default"]
+    verbosity = request.config.option.verbose
+    with django_db_blocker.unblock():
+        target = connection.creation._get_test_db_name()
+        if connection.vendor == "sqlite" and not connection.creation.is_in_memory_db(target):
+            template_db.copy_migrated_sqlite(target)
+        elif connection.vendor == "postgresql":
+            template = template_db.postgres_template(connection, verbosity)
+            template_db.clone_postgres(connection, template, target)
+        databases = setup_databases(verbosity=verbosity, interactive=False, keepdb=True)
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(databases, verbosity=verbosity)
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (ordering.py)
 def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
     for item in items:
@@ -67,15 +106,26 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:
-    """A SQLite test database (a file in the temp folder, demineur_site/settings_test.py) may
-    leave its WAL and shared-memory files behind when a server thread still had it open as
-    pytest-django dropped it: they go with it."""
+    """The controller removes what the run made once for all its workers (template_db). A SQLite
+    test database (a file in the temp folder, demineur_site/settings_test.py) may leave its WAL
+    and shared-memory files behind when a server thread still had it open as pytest-django
+    dropped it: they go with it."""
     import os
 
     from django.conf import settings
 
     if not settings.configured:
         return
+    config: Any = getattr(session, "config", None)
+    if config is not None and not hasattr(config, "workerinput"):
+        from django.db import connections
+        from pytest_django.plugin import blocking_manager_key
+
+        connection = connections["default"]
+        pg = connection if connection.vendor == "postgresql" else None
+        with config.stash[blocking_manager_key].unblock():
+            for run in {getattr(config.option, "testrunuid", None), template_db.run_id()} - {None}:
+                template_db.clean_up(str(run), pg)
     default = settings.DATABASES.get("default", {})
     name = (default.get("TEST") or {}).get("NAME")
     if not str(default.get("ENGINE", "")).endswith("sqlite3") or not name:

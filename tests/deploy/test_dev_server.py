@@ -21,8 +21,9 @@ from typing import Any
 import pytest
 import websockets
 
-from deploy.processes import ROOT, ServerProcess, free_port, run_python, server_env
+from deploy.processes import ROOT, ServerProcess, free_port, server_env
 from tests.support.personas import PASSWORD
+from tests.support.template_db import copy_migrated_sqlite
 
 APP = "demineur_site.dev_server:application"
 # The options of the Makefile's `run:` recipe (TRUSTED_PROXIES unset).
@@ -37,8 +38,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     env = server_env(
         debug=True, SQLITE_PATH=str(workdir / "db.sqlite3"), DB_POOL="1", RACE_CLOCK="thread"
     )
-    done = run_python("manage.py", "migrate", "--noinput", env=env, timeout=180)
-    assert done.returncode == 0, done.stderr
+    # `make run` migrates first: the run's migrated file is made by that same command.
+    copy_migrated_sqlite(workdir / "db.sqlite3")
     port = free_port()
     proc = ServerProcess(
         "dev_server",

@@ -2,23 +2,22 @@
 
 Each server is uvicorn (ASGI, as `make run`) or gunicorn (WSGI, as production) in its own
 process, on a free port, with the real settings (demineur_site.settings) and exactly the
-environment a test gives it. The database is a SQLite file migrated once per test session and
-copied for each server (PostgreSQL is not needed to exercise the edge); Redis is passed only
+environment a test gives it. The database is a SQLite file migrated once per run (tests/support/template_db.py)
+and copied for each server (PostgreSQL is not needed to exercise the edge); Redis is passed only
 when a test asks for it. Output goes to a file the test reads after stopping the server.
 The processes are deploy/processes.py's, as for every other launcher."""
 
 from __future__ import annotations
 
-import atexit
 import json
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Self
 
-from deploy.processes import ROOT, ServerProcess, free_port, run_python, server_argv, server_env
+from deploy.processes import ROOT, ServerProcess, free_port, server_argv, server_env
+from tests.support.template_db import migrated_sqlite
 
 __all__ = ["ROOT", "Server", "base_env", "migrated_sqlite", "post_json"]
 
@@ -27,30 +26,6 @@ def base_env(**extra: str) -> dict[str, str]:
     """The real settings with DEBUG on (as `make run`), throttles raised, nothing of the test
     run's database, Redis or settings unless given."""
     return server_env(debug=True, **extra)
-
-
-_TEMPLATE: Path | None = None
-
-
-def migrated_sqlite() -> Path:
-    """A SQLite file with every migration applied, made once per test process (a `manage.py
-    migrate` costs seconds of a loaded machine). Servers only read it: each copies its own
-    database from it (Server)."""
-    global _TEMPLATE
-    if _TEMPLATE is None or not _TEMPLATE.exists():
-        home = Path(tempfile.mkdtemp(prefix="demineur-sqlite-template-"))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
-        template = home / "template.sqlite3"
-        done = run_python(
-            "manage.py",
-            "migrate",
-            "--noinput",
-            env=base_env(SQLITE_PATH=str(template)),
-            timeout=120,
-        )
-        done.check_returncode()
-        _TEMPLATE = template
-    return _TEMPLATE
 
 
 class Server(ServerProcess):
