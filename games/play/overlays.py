@@ -91,7 +91,7 @@ def step_dict(game: Game, row: GameProbabilities, step: int) -> dict[str, Any]:
 
 
 def _step(raw: str | None, steps: int) -> int:
-    if raw is None or not (raw.isascii() and raw.isdigit()):
+    if raw is None or not (raw.isascii() and raw.isdigit()) or len(raw) > 9:
         raise GameError("invalid", "step must be an integer from 0.")
     step = int(raw)
     if step >= steps:

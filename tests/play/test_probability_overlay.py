@@ -145,7 +145,7 @@ def test_after_the_end_and_the_analysis_each_step_is_answered_to_everyone(
     assert anon_api.get(_url(game["id"], 0)).json()["p_mine"] == BEFORE
     last = anon_api.get(_url(game["id"], 3)).json()["p_mine"]
     assert last[4] == [None, 1.0, 1.0, None, 1.0]  # the win: every closed cell a mine
-    for bad in ("4", "-1", "x", "1.0", "", " 1"):
+    for bad in ("4", "-1", "x", "1.0", "", " 1", "²", "9" * 5000):
         assert_error(anon_api.get(_url(game["id"], bad)), 400, "invalid")
     assert_error(anon_api.get(f"/api/games/{game['id']}/probabilities"), 400, "invalid")
     assert_error(anon_api.get(_url("no-such-game")), 404, "not_found")
