@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from accounts.models import User
 from games.play.analysis_jobs import analyse_game
 from tests.support.boards import game_from_ascii
-from tests.support.browser import cell, screenshot, sign_up_by_api
+from tests.support.browser import cell, screenshot, sign_up_by_api, token_for
 from tests.support.http import post
 from tests.support.personas import client_for
 
@@ -46,6 +46,16 @@ def test_the_overlay_shows_each_closed_cells_chance_at_the_step_shown(desktop: A
     expect(page.locator("#board [data-heat]")).to_have_count(5)
     expect(page.locator("#overlay-legend li")).to_have_count(6)
     screenshot(page, "replay-overlay")
+    # The dark theme has its own six colours; the same step, the same labels.
+    auth = token_for(desktop, "laplace")
+    r = desktop.request.patch("/api/me/settings", data={"theme": "dark"}, headers=auth)
+    assert r.status == 200, r.text()
+    page.reload()
+    page.click("#forward")
+    page.locator("#overlay-toggle").check()
+    expect(cell(page, 2, 4)).to_have_attribute("data-heat", "5")
+    assert page.evaluate("document.documentElement.dataset.shade") == "dark"
+    screenshot(page, "replay-overlay-dark")
     page.click("#first")  # before the first tap: 3 mines in 25 cells
     expect(cell(page, 4, 0)).to_have_attribute(
         "aria-label", "closed, column 5, row 1, chance of a mine: 12%"
