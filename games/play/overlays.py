@@ -71,6 +71,30 @@ def store(game: Game) -> None:
         log.exception("the probability overlay of game %s failed", game.pk)
 
 
+def backlog() -> Any:
+    """The ids of the analysed games without an overlay (analysed before it was kept), oldest
+    end first: what `manage.py analyse_games --overlays` gives one."""
+    return (
+        Game.objects.filter(analysis__isnull=False, probabilities__isnull=True, sealed=False)
+        .order_by("ended_at", "id")
+        .values_list("id", flat=True)
+    )
+
+
+def backfill(game_id: Any) -> bool:
+    """Give one analysed game its overlay, once (its row claimed as the worker claims it)."""
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update(skip_locked=True, of=("self",))
+            .filter(pk=game_id, analysis__isnull=False, probabilities__isnull=True, sealed=False)
+            .first()
+        )
+        if game is None:
+            return False
+        store(game)
+    return GameProbabilities.objects.filter(game_id=game_id).exists()
+
+
 def step_dict(game: Game, row: GameProbabilities, step: int) -> dict[str, Any]:
     """One step of a stored overlay as the API answers it."""
     data = bytes(row.data)
@@ -151,4 +175,12 @@ class ProbabilitiesView(APIView):
         return Response(step_dict(game, row, _step(request.query_params.get("step"), row.steps)))
 
 
-__all__ = ["ProbabilitiesOut", "ProbabilitiesView", "build", "step_dict", "store"]
+__all__ = [
+    "ProbabilitiesOut",
+    "ProbabilitiesView",
+    "backfill",
+    "backlog",
+    "build",
+    "step_dict",
+    "store",
+]

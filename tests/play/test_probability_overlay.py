@@ -7,10 +7,12 @@ for a race game not before the race's end."""
 
 from __future__ import annotations
 
+import io
 import random
 
 import ms_toollib
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from games.engine import Board
@@ -149,6 +151,13 @@ def test_after_the_end_and_the_analysis_each_step_is_answered_to_everyone(
         assert_error(anon_api.get(_url(game["id"], bad)), 400, "invalid")
     assert_error(anon_api.get(f"/api/games/{game['id']}/probabilities"), 400, "invalid")
     assert_error(anon_api.get(_url("no-such-game")), 404, "not_found")
+    # A game analysed before the overlay was kept gets it from the backlog command.
+    GameProbabilities.objects.filter(game_id=game["id"]).delete()
+    assert_error(anon_api.get(_url(game["id"])), 404, "not_found")
+    out = io.StringIO()
+    call_command("analyse_games", "--overlays", stdout=out, stderr=io.StringIO())
+    assert "1 probability overlays made" in out.getvalue()
+    assert anon_api.get(_url(game["id"])).json()["p_mine"] == AFTER_TAP
 
 
 @pytest.mark.django_db

@@ -2,7 +2,9 @@
 that ended before the analysis existed, or while no worker ran), oldest first, then recompute
 the skill streak of every bucket it touched (docs/ANALYSIS.md, The worker). `--refold-all`
 refolds every bucket that has an analysed game: the skill and luck-adjusted streaks and the
-coin flips per month (docs/STATS.md, Luck, measured), once after luck was first kept."""
+coin flips per month (docs/STATS.md, Luck, measured), once after luck was first kept.
+`--overlays` then gives every analysed game without a probability overlay its overlay (the
+games analysed before it was kept; docs/ANALYSIS.md, The probability overlay)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from games.play import overlays
 from games.play.analysis_jobs import analyse_game, backlog, refold
 from games.play.models import SOLO, Game
 
@@ -25,6 +28,11 @@ class Command(BaseCommand):
             "--refold-all",
             action="store_true",
             help="Refold every bucket with an analysed game, not only those of this run.",
+        )
+        parser.add_argument(
+            "--overlays",
+            action="store_true",
+            help="Then give every analysed game without a probability overlay its overlay.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -45,3 +53,14 @@ class Command(BaseCommand):
         for player_id, level, no_guess in buckets:
             refold(player_id=player_id, level=level, no_guess=no_guess)
         self.stdout.write(f"analyse_games: {done} analysed, {len(buckets)} skill streaks refolded")
+        if options["overlays"]:
+            self._overlays()
+
+    def _overlays(self) -> None:
+        ids = list(overlays.backlog())
+        made = 0
+        for n, game_id in enumerate(ids, 1):
+            made += overlays.backfill(game_id)
+            if n % 100 == 0 or n == len(ids):
+                sys.stderr.write(f"analyse_games: overlays {n}/{len(ids)}\n")
+        self.stdout.write(f"analyse_games: {made} probability overlays made")
