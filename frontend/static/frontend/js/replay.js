@@ -228,6 +228,13 @@ async function drawOverlay() {
     status.textContent = "";
     return;
   }
+  // A cell this step opened loses its colour at once, not when the step's chances come.
+  for (const i of heated) {
+    if (view.values[i] !== "#" && view.values[i] !== "F") {
+      unheat(i);
+      heated.delete(i);
+    }
+  }
   /** @type {any} */
   let body;
   try {
