@@ -472,6 +472,9 @@ SPECTACULAR_SETTINGS = {
         "PuzzleThemeEnum": ["single", "subset", "pattern", "chain", "mines_left"],
         "PuzzleAttemptStateEnum": ["playing", "solved", "failed"],
         "PuzzleRunStateEnum": ["running", "ended"],
+        # "mode" is a game's (classic or no-guess) in the statistics and a puzzle attempt's way in.
+        "GameModeEnum": ["classic", "no_guess"],
+        "PuzzleAttemptModeEnum": ["rated", "daily", "practice", "streak", "storm"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
