@@ -254,50 +254,47 @@ def _mean(total: float, n: float, digits: int) -> float | None:
     return round(total / n, digits) if n else None
 
 
-def _figures(sums: Mapping[str, float]) -> dict[str, Any]:
-    """What one month's (or all months') sums say."""
-    games = int(sums.get("games", 0))
-    forced, avoidable = int(sums.get("forced", 0)), int(sums.get("avoidable", 0))
+def _figures(v: Sequence[float]) -> dict[str, Any]:
+    """What one month's (or all months') sums say, `v` in MONTH_KEYS' order."""
+    (games, wins, _moves, deduced, forced, avoidable, tdm, tdn, tgm, tgn, ss, sn, ios, ion) = v[:14]
     return {
-        "games": games,
-        "wins": int(sums.get("wins", 0)),
-        "deduced_moves": int(sums.get("deduced", 0)),
-        "forced_guesses": forced,
-        "avoidable_guesses": avoidable,
+        "games": int(games),
+        "wins": int(wins),
+        "deduced_moves": int(deduced),
+        "forced_guesses": int(forced),
+        "avoidable_guesses": int(avoidable),
         "avoidable_per_game": _mean(avoidable, games, 3),
         "avoidable_share": _mean(avoidable, forced + avoidable, 3),
-        "think_deduced_ms": _mean(
-            sums.get("think_deduced_ms", 0), sums.get("think_deduced_n", 0), 0
-        ),
-        "think_guess_ms": _mean(sums.get("think_guess_ms", 0), sums.get("think_guess_n", 0), 0),
-        "bbbv_per_s": _mean(sums.get("speed_sum", 0), sums.get("speed_n", 0), 3),
-        "ioe": _mean(sums.get("ioe_sum", 0), sums.get("ioe_n", 0), 3),
+        "think_deduced_ms": _mean(tdm, tdn, 0),
+        "think_guess_ms": _mean(tgm, tgn, 0),
+        "bbbv_per_s": _mean(ss, sn, 3),
+        "ioe": _mean(ios, ion, 3),
     }
+
+
+_WON, _LOST, _EXPECTED = _AT["flips_won"], _AT["flips_lost"], _AT["expected"]
 
 
 def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
     """One bucket's answer: the totals, the newest MONTHS_SHOWN months oldest first, each
     with its luck and the luck summed up to it (older months included), and the heat grid."""
-    columns = zip(*months.values(), strict=True) if months else ([0] for _ in MONTH_KEYS)
-    totals = dict(zip(MONTH_KEYS, (sum(c) for c in columns), strict=True))
+    empty = [0] * len(MONTH_KEYS)
+    totals = [sum(c) for c in zip(*months.values(), strict=True)] if months else empty
     order = sorted(m for m in months if m != EARLIER)
-    won, expected = _AT["flips_won"], _AT["expected"]
     # the luck of the months not shown, where the running sum starts
-    older = [months[m] for m in order[:-MONTHS_SHOWN]] + [
-        months.get(EARLIER) or [0] * len(MONTH_KEYS)
-    ]
-    running = sum(m[won] - m[expected] for m in older)
+    older = [months[m] for m in order[:-MONTHS_SHOWN]] + [months.get(EARLIER) or empty]
+    running = sum(m[_WON] - m[_EXPECTED] for m in older)
     series = []
     for month in order[-MONTHS_SHOWN:]:
-        sums = dict(zip(MONTH_KEYS, months[month], strict=True))
-        luck = sums["flips_won"] - sums["expected"]
+        v = months[month]
+        luck = v[_WON] - v[_EXPECTED]
         running += luck
         series.append(
             {
                 "month": month,
-                **_figures(sums),
-                "coin_flips_won": int(sums["flips_won"]),
-                "expected_survivals": round(sums["expected"], 4),
+                **_figures(v),
+                "coin_flips_won": int(v[_WON]),
+                "expected_survivals": round(v[_EXPECTED], 4),
                 "luck": round(luck, 4),
                 "cumulative_luck": round(running, 4),
             }
@@ -306,10 +303,10 @@ def level_insights(months: Months, heat: Mapping[str, Any]) -> dict[str, Any]:
     cells = list(heat.get("cells") or [])
     return {
         **_figures(totals),
-        "coin_flips_won": int(totals["flips_won"]),
-        "coin_flips_lost": int(totals["flips_lost"]),
-        "expected_survivals": round(totals["expected"], 4),
-        "luck": round(totals["flips_won"] - totals["expected"], 4),
+        "coin_flips_won": int(totals[_WON]),
+        "coin_flips_lost": int(totals[_LOST]),
+        "expected_survivals": round(totals[_EXPECTED], 4),
+        "luck": round(totals[_WON] - totals[_EXPECTED], 4),
         "months": series,
         "heat": {
             "width": width,
