@@ -1,8 +1,9 @@
 """`manage.py analyse_games`: analyse every ended game that has no analysis yet (the games
 that ended before the analysis existed, or while no worker ran), oldest first, then recompute
 the skill streak of every bucket it touched (docs/ANALYSIS.md, The worker). `--refold-all`
-refolds every bucket that has an analysed game: the skill and luck-adjusted streaks and the
-coin flips per month (docs/STATS.md, Luck, measured), once after luck was first kept.
+refolds every bucket that has an analysed game: the skill and luck-adjusted streaks, the
+coin flips per month (docs/STATS.md, Luck, measured) and the insights (docs/STATS.md,
+Insights), once after each was first kept.
 `--overlays` then gives every analysed game without a probability overlay its overlay (the
 games analysed before it was kept; docs/ANALYSIS.md, The probability overlay)."""
 
