@@ -14,7 +14,6 @@ class AccountsConfig(AppConfig):
         # standings (tests/architecture/test_imports.py).
         super().import_models()
         import_module("accounts.standings.models")
-        import_module("accounts.standings.insight_models")
 
     def ready(self) -> None:
         # Imported for what they register: the deploy check on SITE_URL, the OpenAPI auth

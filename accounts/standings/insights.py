@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import STATS_BUCKETS
-from accounts.standings.insight_models import PlayerInsight
+from accounts.standings.models import PlayerInsight
 from accounts.standings.records import base_level, bucket_for
 from demineur_site.db_router import lagging_reads
 from games.engine import LEVELS

@@ -92,7 +92,7 @@ def _game(rng: random.Random, months: list[str] = MONTHS) -> tuple[str, bool, An
 
 
 def _seeded_games(user_id: int) -> int:
-    from accounts.standings.insight_models import PlayerInsight
+    from accounts.standings.models import PlayerInsight
 
     rows = PlayerInsight.objects.filter(user_id=user_id).values_list("months", flat=True)
     # MONTH_KEYS[0] is the games (an older seeding, of another shape, counts none)
@@ -104,7 +104,7 @@ def _seed(games: int, reseed: bool) -> dict[str, Any]:
 
     from accounts.models import User
     from accounts.standings import insights
-    from accounts.standings.insight_models import PlayerInsight
+    from accounts.standings.models import PlayerInsight
     from accounts.standings.records import bucket_for
     from bench.harness.timing import figures as latency
 

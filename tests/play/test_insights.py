@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
-from accounts.standings.insight_models import PlayerInsight
+from accounts.standings.models import PlayerInsight
 from accounts.standings.insights import game_share
 from games.play.analysis_jobs import analyse_game
 from games.play.models import Game, Move
