@@ -302,27 +302,29 @@ class UserProfileView(APIView):
         return Response(profile_dict(selectors.user_get(username=username)))
 
 
+MODE_PARAMETER = OpenApiParameter("mode", str, enum=list(MODES), description="classic by default.")
+
+
+def _levels_of(request: Request, username: str, read: Callable[..., dict[str, Any]]) -> Response:
+    """A player's figures per level for the `mode` the query asks (classic by default), as the
+    luck and the insights answer them: the same envelope, each with its own reader."""
+    user = selectors.user_get(username=username)
+    no_guess = no_guess_mode(request.query_params.get("mode"))
+    levels = read(user_id=user.pk, no_guess=no_guess)
+    return Response({"username": user.username, "mode": MODES[int(no_guess)], "levels": levels})
+
+
 class UserLuckView(APIView):
     """A player's luck against expectation per level and month (docs/STATS.md)."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("mode", str, enum=list(MODES), description="classic by default.")
-        ],
+        parameters=[MODE_PARAMETER],
         responses={200: PlayerLuckOut, 400: ErrorOut, 404: ErrorOut},
         operation_id="users_luck",
         tags=["accounts"],
     )
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.user_get(username=username)
-        no_guess = no_guess_mode(request.query_params.get("mode"))
-        return Response(
-            {
-                "username": user.username,
-                "mode": MODES[int(no_guess)],
-                "levels": luck_by_level(user_id=user.pk, no_guess=no_guess),
-            }
-        )
+        return _levels_of(request, username, luck_by_level)
 
 
 class UserInsightsView(APIView):
@@ -330,20 +332,10 @@ class UserInsightsView(APIView):
     Insights). Public where the profile is: an unknown or closed account is 404 to everyone."""
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("mode", str, enum=list(MODES), description="classic by default.")
-        ],
+        parameters=[MODE_PARAMETER],
         responses={200: PlayerInsightsOut, 400: ErrorOut, 404: ErrorOut},
         operation_id="users_insights",
         tags=["accounts"],
     )
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.user_get(username=username)
-        no_guess = no_guess_mode(request.query_params.get("mode"))
-        return Response(
-            {
-                "username": user.username,
-                "mode": MODES[int(no_guess)],
-                "levels": insights_by_level(user_id=user.pk, no_guess=no_guess),
-            }
-        )
+        return _levels_of(request, username, insights_by_level)
