@@ -29,6 +29,7 @@ COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed: npm ci")
 def test_no_page_has_an_accessibility_violation_in_either_theme(browser: Any, live: str) -> None:
     game = _player_with_games("ada")
+    watched = _player_with_games("bea")  # another player's game: the watcher's page, Live badge
     # The page's CSP allows no inline script: the test's own axe is let in by bypass_csp.
     context = new_context(browser, live, 1280, 860, bypass_csp=True)
     auth = token_for(context, "ada")
@@ -40,7 +41,7 @@ def test_no_page_has_an_accessibility_violation_in_either_theme(browser: Any, li
     for theme in ("light", "dark"):
         r = context.request.patch("/api/me/settings", data={"theme": theme}, headers=auth)
         assert r.status == 200, r.text()
-        for path in [*_pages("ada", game), "/tokens"]:
+        for path in [*_pages("ada", game), f"/games/{watched}", "/tokens"]:
             page.goto(path)
             page.wait_for_load_state("networkidle")
             assert page.evaluate("document.documentElement.dataset.shade") == theme

@@ -137,8 +137,9 @@ function luckRows(stats, noGuess) {
   });
 }
 
-/** @type {any} GET /api/users/{name}/luck, read once */
+/** @type {Promise<any> | null} GET /api/users/{name}/luck, read once */
 let luckRead = null;
+const readLuck = () => (luckRead ||= api("GET", `/api/users/${encodeURIComponent(username)}/luck`).catch(() => ({ levels: {} })));
 
 /** A month "2026-11" in the page's language. @param {string} month */
 function fmtMonth(month) {
@@ -149,9 +150,9 @@ function fmtMonth(month) {
 /** The luck against expectation summed month by month at one level, oldest to newest.
  * @param {string} level */
 async function drawLuckChart(level) {
-  if (!luckRead) luckRead = await api("GET", `/api/users/${encodeURIComponent(username)}/luck`).catch(() => ({ levels: {} }));
+  const luck = await readLuck();
   /** @type {any[]} */
-  const months = (luckRead.levels[level] || {}).months || [];
+  const months = (luck.levels[level] || {}).months || [];
   const values = months.map((m) => m.cumulative_luck);
   // A grid even around 0, in round steps (1, 2 or 5 times a power of ten).
   const raw = Math.max(0.5, ...values.map(Math.abs)) / 2;
@@ -363,6 +364,11 @@ async function loadCalendar(before) {
 $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalendar(calendar.from));
 
 (async function start() {
+  // What does not wait for the profile is asked for at once, beside it.
+  readLuck();
+  // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
+  const races = api("GET", `/api/users/${encodeURIComponent(username)}/races`).catch(() => null); // none: the totals say zero
+  const days = loadCalendar();
   try {
     profile = await api("GET", `/api/users/${encodeURIComponent(username)}`);
   } catch (err) {
@@ -398,18 +404,16 @@ $("calendar-earlier").addEventListener("click", () => calendar.from && loadCalen
   $("recent").replaceChildren(...(profile.recent_games || []).map(recentRow));
   if (!(profile.recent_games || []).length) $("recent").replaceChildren(el("li", { class: "muted", text: gettext("No finished game yet.") }));
   drawDailyStats(profile.daily);
-  // The other reads at once; the page is shown when they are all drawn (data-state).
+  // Below the first screen, the chart of recent times is drawn when its games are read; the
+  // rest is shown at once when it is all drawn (data-state), so no part pushes another down.
+  drawChart(select.value);
   await Promise.all([
-    drawChart(select.value),
     drawLuck(),
-    // The race statistics are served on their own (docs/RACES.md): GET /api/users/{name}/races.
-    api("GET", `/api/users/${encodeURIComponent(username)}/races`)
-      .catch(() => null) // no race statistics to show: the totals say zero
-      .then((races) => {
-        drawRaces(races);
-        drawArenas(races ? races.arenas : undefined);
-      }),
-    loadCalendar(),
+    races.then((r) => {
+      drawRaces(r);
+      drawArenas(r ? r.arenas : undefined);
+    }),
+    days,
   ]).finally(() => {
     $("profile").dataset.state = "ready";
   });
