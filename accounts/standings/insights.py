@@ -23,6 +23,7 @@ from django.db import transaction
 from accounts.models import STATS_BUCKETS
 from accounts.standings.models import PlayerInsight
 from accounts.standings.records import base_level, bucket_for
+from accounts.standings.stats import lock_bucket_row
 from demineur_site.db_router import lagging_reads
 from games.engine import LEVELS
 
@@ -216,23 +217,10 @@ def fold(shares: Iterable[GameShare]) -> tuple[Months, dict[str, Any]]:
 # --------------------------------------------------------------------------- the writer
 
 
-def _lock_row(*, user_id: int, bucket: str) -> PlayerInsight:
-    """The (user, bucket) row, locked until the end of the transaction; the first analysed
-    game creates it (ON CONFLICT DO NOTHING: two first games never fail on each other)."""
-    locked = PlayerInsight.objects.select_for_update()
-    row = locked.filter(user_id=user_id, level=bucket).first()
-    if row is None:
-        PlayerInsight.objects.bulk_create(
-            [PlayerInsight(user_id=user_id, level=bucket)], ignore_conflicts=True
-        )
-        row = locked.get(user_id=user_id, level=bucket)
-    return row
-
-
 def record_game(*, user_id: int, bucket: str, share: GameShare) -> None:
     """A solo game's analysis was stored: its share joins its bucket's sums."""
     with transaction.atomic():
-        row = _lock_row(user_id=user_id, bucket=bucket)
+        row = lock_bucket_row(PlayerInsight, user_id=user_id, bucket=bucket)
         row.months = months_after(row.months or {}, share)
         row.heat = heat_after(row.heat or {}, share)
         row.save(update_fields=["months", "heat"])
@@ -241,7 +229,7 @@ def record_game(*, user_id: int, bucket: str, share: GameShare) -> None:
 def replace_bucket(*, user_id: int, bucket: str, months: Months, heat: Mapping[str, Any]) -> None:
     """A bucket's sums counted again from its games (`analyse_games --refold-all`)."""
     with transaction.atomic():
-        row = _lock_row(user_id=user_id, bucket=bucket)
+        row = lock_bucket_row(PlayerInsight, user_id=user_id, bucket=bucket)
         row.months = months
         row.heat = dict(heat)
         row.save(update_fields=["months", "heat"])

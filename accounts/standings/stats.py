@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, fields, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from django.db import DatabaseError, connections, transaction
@@ -23,7 +23,7 @@ from django.utils import timezone
 from accounts.models import RANKED_LEVELS, BoardPool
 from accounts.standings import daily
 from accounts.standings.leaderboards import PERIODS, STREAK_SORTS, maintain_boards
-from accounts.standings.models import PersonalRecord, PlayerStats, RecordKind
+from accounts.standings.models import PersonalRecord, PlayerInsight, PlayerStats, RecordKind
 from accounts.standings.records import (
     GameEnd,
     GameEndResult,
@@ -97,16 +97,18 @@ def summary_fields(s: Summary) -> dict[str, Any]:
     }
 
 
-def _lock_stats_row(*, user_id: int, bucket: str) -> PlayerStats:
-    """The (user, level) row, locked until the end of the transaction. The first game ever
-    creates it; ON CONFLICT DO NOTHING lets two first games race without an error, and the
-    second then waits on the lock and sees the first one's update."""
-    locked = PlayerStats.objects.select_for_update()
+# The tables with one row per player and statistics bucket, summed into by their writers.
+BucketRow = TypeVar("BucketRow", PlayerStats, PlayerInsight)
+
+
+def lock_bucket_row(model: type[BucketRow], *, user_id: int, bucket: str) -> BucketRow:
+    """The (user, bucket) row of `model`, locked until the end of the transaction. The first
+    game ever creates it; ON CONFLICT DO NOTHING lets two first games race without an error,
+    and the second then waits on the lock and sees the first one's update."""
+    locked = model.objects.select_for_update()
     row = locked.filter(user_id=user_id, level=bucket).first()
     if row is None:
-        PlayerStats.objects.bulk_create(
-            [PlayerStats(user_id=user_id, level=bucket)], ignore_conflicts=True
-        )
+        model.objects.bulk_create([model(user_id=user_id, level=bucket)], ignore_conflicts=True)
         row = locked.get(user_id=user_id, level=bucket)
     return row
 
@@ -268,7 +270,7 @@ def record_game_end(
     bucket = bucket_for(level, no_guess)
     end = replace(_stored(end), ranked=end.ranked and pool != BoardPool.NONE)
     with transaction.atomic():
-        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        row = lock_bucket_row(PlayerStats, user_id=user_id, bucket=bucket)
         after, result = stats_after(_summary(row), end)
         # Custom no-guess rows rank nowhere: pool `none` keeps them off the board counts,
         # whose triggers skip only the level `custom` (accounts migration 0006).
@@ -307,7 +309,7 @@ def record_ranked_win(
     )
     end = _stored(win)
     with transaction.atomic():
-        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        row = lock_bucket_row(PlayerStats, user_id=user_id, bucket=bucket)
         after, result = bests_after(_summary(row), end)
         _save_summary(row, after, pool=pool, at=row.updated_at or ended_at)
         _enter_boards(user_id=user_id, bucket=bucket, pool=pool, end=end)
@@ -367,7 +369,7 @@ def record_analysis(
     (a refold that recounted the bucket)."""
     bucket = bucket_for(level, no_guess)
     with transaction.atomic():
-        row = _lock_stats_row(user_id=user_id, bucket=bucket)
+        row = lock_bucket_row(PlayerStats, user_id=user_id, bucket=bucket)
         restart, folded = outcomes()
         current, best = (0, 0) if restart else (row.skill_streak, row.best_skill_streak)
         before = row.best_skill_streak
