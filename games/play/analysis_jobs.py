@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from accounts.standings import insights, stats
 from accounts.standings.records import LuckMonths, bucket_for, luck_months_after
-from games.play import analysis, overlays
+from games.play import analysis, overlays, selectors
 from games.play.background import BackgroundLoop, drop_connections
 from games.play.models import ENDED_STATES, SOLO, EndReason, Game, GameAnalysis, GameState, Move
 
@@ -84,11 +84,7 @@ def analyse_game(game_id: Any, *, fold: bool = True) -> bool:
     (False: not ended, sealed, already analysed, or being analysed by another worker).
     `fold` False leaves the skill streak to a later `refold` (the backfill)."""
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(pk=game_id, state__in=ENDED_STATES, sealed=False, analysis__isnull=True)
-            .first()
-        )
+        game = selectors.claim_game(game_id, state__in=ENDED_STATES, analysis__isnull=True)
         if game is None:
             return False
         started = time.perf_counter()

@@ -84,11 +84,7 @@ def backlog() -> Any:
 def backfill(game_id: Any) -> bool:
     """Give one analysed game its overlay, once (its row claimed as the worker claims it)."""
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update(skip_locked=True, of=("self",))
-            .filter(pk=game_id, analysis__isnull=False, probabilities__isnull=True, sealed=False)
-            .first()
-        )
+        game = selectors.claim_game(game_id, analysis__isnull=False, probabilities__isnull=True)
         if game is None:
             return False
         store(game)

@@ -91,6 +91,17 @@ def game_list(*, state: str | None, level: str | None, user: str | None) -> Quer
     return qs
 
 
+def claim_game(game_id: Any, **still: Any) -> Game | None:
+    """The unsealed game `game_id`, locked until the end of the caller's transaction, if it
+    still matches `still`; else None. SKIP LOCKED: a game another worker holds is None at once,
+    so two workers never wait on each other nor do one game twice."""
+    return (
+        Game.objects.select_for_update(skip_locked=True, of=("self",))
+        .filter(pk=game_id, sealed=False, **still)
+        .first()
+    )
+
+
 def sealed_error(game: Game) -> GameError:
     """The refusal of a sealed game to anyone but its player: a race game until its race ends
     (403 `race_running`, API.md Races), a daily game until its day ends (403 `daily_running`,
