@@ -249,5 +249,14 @@ serve-prod: venv
 serve-prod-stop:
 	$(PY) deploy/serve_prod.py stop
 
+# Lighthouse (npm, pinned in package.json) with Debian's Chromium against a running
+# `make serve-prod` (LIGHTHOUSE_URL, http://127.0.0.1:8080 by default): the home page, a game,
+# the leaderboards and a profile, as a phone and as a desktop; prints the table
+# docs/FRONTEND.md keeps. Minutes, on a quiet machine; not part of `make test`.
+.PHONY: lighthouse
+lighthouse: venv
+	@test -x node_modules/.bin/lighthouse || npm ci --no-audit --no-fund
+	CHROME_PATH=$${CHROME_PATH:-$$(command -v chromium)} $(PY) -m bench.lighthouse.run
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache db.sqlite3
