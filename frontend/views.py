@@ -226,22 +226,36 @@ def leaderboards(request: HttpRequest, level: str = "beginner") -> HttpResponse:
     return _page(request, "leaderboards.html", page="leaderboards", level=level)
 
 
+def _no_such_player(request: HttpRequest) -> HttpResponse:
+    """The 404 page of a name no active account has: a player's profile and insights."""
+    context = {
+        "heading": _("No such player"),
+        "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
+    }
+    return render(request, "404.html", context, status=404)
+
+
+def _player_page(request: HttpRequest, username: str) -> str:
+    """The navigation's current page on a player's pages: "My profile" only on the visitor's
+    own (a walk through the site found it lit everywhere), else the other players' entry."""
+    own = request.user.is_authenticated and request.user.get_username() == username
+    return "profile" if own else "player"
+
+
 @ensure_csrf_cookie
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     try:
         # the API's rule: an active account of exactly this name
         player = user_get(username=username)
     except GameError:
-        context = {
-            "heading": _("No such player"),
-            "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
-        }
-        return render(request, "404.html", context, status=404)
-    # "My profile" is the current page only on the visitor's own profile (a walk through the site found it lit everywhere).
-    own = request.user.is_authenticated and request.user.get_username() == username
+        return _no_such_player(request)
     share = _profile_card(request, player)
     return _page(
-        request, "profile.html", page="profile" if own else "player", username=username, share=share
+        request,
+        "profile.html",
+        page=_player_page(request, username),
+        username=username,
+        share=share,
     )
 
 
@@ -251,13 +265,8 @@ def insights(request: HttpRequest, username: str) -> HttpResponse:
     try:
         user_get(username=username)
     except GameError:
-        context = {
-            "heading": _("No such player"),
-            "text": _("Nobody plays under this name. It may be mistyped, or the account is gone."),
-        }
-        return render(request, "404.html", context, status=404)
-    own = request.user.is_authenticated and request.user.get_username() == username
-    return _page(request, "insights.html", page="profile" if own else "player", username=username)
+        return _no_such_player(request)
+    return _page(request, "insights.html", page=_player_page(request, username), username=username)
 
 
 @ensure_csrf_cookie
