@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.play.analysis_jobs import analyse_game
-from tests.play.test_luck import BOTH_WON, COIN, TWO_COINS, UNLUCKY
-from tests.support.boards import game_from_ascii
+from tests.play.test_luck import BOTH_WON, TWO_COINS, UNLUCKY
+from tests.support.boards import COIN, game_from_ascii
 from tests.support.browser import screenshot, sign_up_by_api
 from tests.support.http import post
 from tests.support.personas import client_for

@@ -10,14 +10,10 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.play.analysis_jobs import analyse_game
-from tests.support.boards import game_from_ascii
+from tests.support.boards import COIN, game_from_ascii
 from tests.support.browser import cell, screenshot, sign_up_by_api, token_for
 from tests.support.http import post
 from tests.support.personas import client_for
-
-# The first tap at (0, 0) opens the top four rows; the bottom row under 1 2 2 2 1 holds
-# (2, 4) for certain and one of two mirror pairs: 50 % each for the other four cells.
-COIN = [".....", ".....", ".....", ".....", ".**.*"]
 
 
 def test_the_overlay_shows_each_closed_cells_chance_at_the_step_shown(desktop: Any) -> None:

@@ -14,19 +14,10 @@ from django.utils import timezone
 from accounts.standings.models import PlayerStats
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
 from games.play.models import GameAnalysis
-from tests.support.boards import board_of, game_from_ascii, mine_cell
+from tests.support.boards import COIN, board_of, game_from_ascii, mine_cell
 from tests.support.http import post
 from tests.support.races import racing, tick
 
-# The first tap at (0, 0) opens the top four rows; under 1 2 2 2 1 the bottom row holds three
-# mines: (2, 4) for certain, and one of two mirror pairs, (1, 4) + (4, 4) here.
-COIN = [
-    ".....",
-    ".....",
-    ".....",
-    ".....",
-    ".**.*",
-]
 WIN = [(0, 0), (0, 4), (3, 4)]  # the coin (0, 4) survived, then (3, 4) deduced
 UNLUCKY = [(0, 0), (1, 4)]  # lost on the coin
 CARELESS = [(0, 0), (2, 4)]  # lost on the certain mine

@@ -10,25 +10,16 @@ from datetime import UTC, datetime
 import pytest
 from django.core.management import call_command
 
-from accounts.standings.models import PlayerInsight
 from accounts.standings.insights import game_share
+from accounts.standings.models import PlayerInsight
 from games.play.analysis_jobs import analyse_game
 from games.play.models import Game, Move
-from tests.support.boards import game_from_ascii
+from tests.support.boards import COIN, game_from_ascii
 from tests.support.http import post, start
 
-# The first tap at (0, 0) opens the top four rows; under 1 2 2 2 1 the bottom row holds three
-# mines: (2, 4) for certain, and one of two mirror pairs, (1, 4) + (4, 4) here. So (0, 4) and
-# (1, 4) are each a forced guess of 1/2, (2, 4) an avoidable one (a certain mine), and (3, 4)
-# is deduced once (0, 4) shows its 1. The board's 3BV is 3: the opening and the two safe cells
-# of the bottom row.
-COIN = [
-    ".....",
-    ".....",
-    ".....",
-    ".....",
-    ".**.*",
-]
+# On COIN, after the first tap at (0, 0), (0, 4) and (1, 4) are each a forced guess of 1/2,
+# (2, 4) an avoidable one (a certain mine), and (3, 4) is deduced once (0, 4) shows its 1. The
+# board's 3BV is 3: the opening and the two safe cells of the bottom row.
 
 # Each game: its moves (action, x, y, the game clock at the move in ms), the month and day of
 # its end in 2026, and the 3BV/s a win is given.

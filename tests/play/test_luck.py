@@ -15,11 +15,10 @@ from games.play.analysis import MoveIn, analyse
 from games.play.analysis_jobs import analyse_game
 from games.play.models import Game
 
-# That file's board: under 1 2 2 2 1, (2, 4) is a mine for certain and one of the mirror pairs
-# (0, 4) + (3, 4) or (1, 4) + (4, 4) the other two. WIN survives the flip of 1/2 at (0, 4),
-# UNLUCKY loses it at (1, 4), CARELESS opens the certain mine: an avoidable guess, no flip.
-from tests.play.test_analysis_after_the_end import CARELESS, COIN, UNLUCKY, WIN
-from tests.support.boards import game_from_ascii
+# That file's taps on COIN: WIN survives the flip of 1/2 at (0, 4), UNLUCKY loses it at (1, 4),
+# CARELESS opens the certain mine (2, 4): an avoidable guess, no flip.
+from tests.play.test_analysis_after_the_end import CARELESS, UNLUCKY, WIN
+from tests.support.boards import COIN, game_from_ascii
 from tests.support.http import post
 
 # The tap at (0, 4) opens rows 1 to 7. Under 1 2 2 2 1, each edge row holds three mines:

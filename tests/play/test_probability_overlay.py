@@ -20,20 +20,10 @@ from games.play.analysis import MoveIn, Position, probabilities
 from games.play.analysis_jobs import AnalysisWorker
 from games.play.models import GameProbabilities
 from games.play.probabilities import OPEN, SCALE, overlay, quantise
-from tests.support.boards import board_of, game_from_ascii, mine_cell
+from tests.support.boards import COIN, board_of, game_from_ascii, mine_cell
 from tests.support.http import assert_error, post
 from tests.support.races import racing, tick
 
-# The first tap at (0, 0) opens the top four rows, and the bottom row reads 1 2 2 2 1: its
-# three mines are (2, 4), for certain, and one of two mirror pairs, (1, 4) + (4, 4) or
-# (0, 4) + (3, 4) (the numbers allow both, with three mines each): 50 % each.
-COIN = [
-    ".....",
-    ".....",
-    ".....",
-    ".....",
-    ".**.*",
-]
 _ = None  # an opened cell
 BEFORE = [[0.12] * 5 for _row in range(5)]  # no number yet: 3 mines in 25 cells
 AFTER_TAP = [[_] * 5] * 4 + [[0.5, 0.5, 1.0, 0.5, 0.5]]

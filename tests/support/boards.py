@@ -18,6 +18,18 @@ from tests.support.http import post
 
 MINE_CHARS = "*MX"
 
+# A 5 x 5 board with one coin flip: the first tap at (0, 0) opens the top four rows, and the
+# bottom row reads 1 2 2 2 1. Its three mines are (2, 4), for certain, and one of two mirror
+# pairs, (1, 4) + (4, 4) (drawn here) or (0, 4) + (3, 4): the numbers allow both, so each of
+# the other four cells of that row is a mine at 50 %.
+COIN = [
+    ".....",
+    ".....",
+    ".....",
+    ".....",
+    ".**.*",
+]
+
 
 def board_of(game: Game | str) -> Board:
     """The stored board of a game (or of a game id), read straight from the database: tests
