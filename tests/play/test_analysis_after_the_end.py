@@ -14,6 +14,7 @@ from django.utils import timezone
 from accounts.standings.models import PlayerStats
 from games.play.analysis_jobs import AnalysisWorker, analyse_game
 from games.play.models import GameAnalysis
+from tests.play.analysed import ORDERS, analyse_in
 from tests.support.boards import COIN, board_of, game_from_ascii, mine_cell
 from tests.support.http import post
 from tests.support.races import racing, tick
@@ -79,11 +80,10 @@ SEQUENCE = [WIN, UNLUCKY, WIN, CARELESS, WIN]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("order", ["end order", "reversed"])
+@pytest.mark.parametrize("order", ORDERS)
 def test_the_skill_streak_skips_the_unlucky_loss_and_breaks_on_the_other(alice, alice_api, order):
     ids = [play(alice_api, taps) for taps in SEQUENCE]
-    for game_id in ids if order == "end order" else reversed(ids):
-        assert analyse_game(game_id)
+    analyse_in(order, ids)
     row = stats_of(alice)
     # win, unlucky (neither counts nor breaks), win: 2; the careless loss breaks; win: 1
     assert (row.skill_streak, row.best_skill_streak) == (1, 2)

@@ -14,6 +14,7 @@ from accounts.standings.insights import game_share
 from accounts.standings.models import PlayerInsight
 from games.play.analysis_jobs import analyse_game
 from games.play.models import Game, Move
+from tests.play.analysed import ORDERS, analyse_in
 from tests.support.boards import COIN, game_from_ascii
 from tests.support.http import post, start
 
@@ -145,11 +146,10 @@ def _check(api) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("order", ["end order", "reversed"])
+@pytest.mark.parametrize("order", ORDERS)
 def test_a_players_insights_per_month_worked_out_by_hand(alice_api, anon_api, order):
     ids = _season(alice_api)
-    for game_id in ids if order == "end order" else reversed(ids):
-        assert analyse_game(game_id)
+    analyse_in(order, ids)
     _check(anon_api)  # anyone's to read, as the profile
     _check(alice_api)  # and its owner's
     no_guess = anon_api.get("/api/users/alice/insights?mode=no_guess").json()

@@ -14,6 +14,7 @@ from accounts.standings.models import PlayerStats
 from games.play.analysis import MoveIn, analyse
 from games.play.analysis_jobs import analyse_game
 from games.play.models import Game
+from tests.play.analysed import ORDERS, analyse_in
 
 # That file's taps on COIN: WIN survives the flip of 1/2 at (0, 4), UNLUCKY loses it at (1, 4),
 # CARELESS opens the certain mine (2, 4): an avoidable guess, no flip.
@@ -148,11 +149,10 @@ def _check_the_season(api) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("order", ["end order", "reversed"])
+@pytest.mark.parametrize("order", ORDERS)
 def test_a_players_luck_per_month_and_the_luck_adjusted_streak(alice_api, anon_api, order):
     ids = _play_the_season(alice_api)
-    for game_id in ids if order == "end order" else reversed(ids):
-        assert analyse_game(game_id)
+    analyse_in(order, ids)
     _check_the_season(anon_api)
     no_guess = anon_api.get("/api/users/alice/luck?mode=no_guess").json()
     assert no_guess["mode"] == "no_guess" and no_guess["levels"]["custom"]["months"] == []
