@@ -15,7 +15,7 @@ from tests.support.browser import (  # noqa: F401  (fixtures)
     phone,
     site,
 )
-from tests.support.races import race_clock  # noqa: F401  (fixture)
+from tests.support.races import established_ratings, race_clock  # noqa: F401  (fixtures)
 
 
 def pytest_collection_modifyitems(items: list[Any]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from accounts.models import User
@@ -57,6 +58,7 @@ def create_and_join(alice_page: Any, bob_page: Any) -> str:
     return code
 
 
+@pytest.mark.usefixtures("established_ratings")  # the races board after one race
 def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
     desktop: Any, laptop: Any, race_clock: RaceClock
 ) -> None:
