@@ -120,14 +120,18 @@ def _one_line_header_and_whole_tables(page: Any, paths: list[str]) -> None:
         assert page.evaluate(CUT_IN_TABLES) == [], path
 
 
-def test_on_a_desktop_nothing_moves_once_drawn_and_french_fits_on_one_line(
-    browser: Any, live: str
-) -> None:
+def test_on_a_desktop_nothing_moves_once_drawn(browser: Any, live: str) -> None:
     game = _player_with_games("claude")
     context = _signed_in(browser, live, "claude", 1366, 768)
     _no_page_shifts(context, _pages("claude", game))
     context.close()
-    # The longest words of the bar and the tables: French, signed in, on the laptops' widths.
+
+
+def test_french_fits_the_bar_on_one_line_and_the_tables_whole_on_a_laptop(
+    browser: Any, live: str
+) -> None:
+    """The longest words of the bar and the tables: French, signed in, on the laptops' widths."""
+    _player_with_games("claude")
     context = _signed_in(browser, live, "claude", 1366, 768, locale="fr-FR")
     page = context.new_page()
     for width in (1366, 1280):
