@@ -56,10 +56,11 @@ run: migrate
 # tests, browser tests included) and `test-stack`: the tests that start their own server
 # processes or take PostgreSQL and Redis down (tests/conftest.py, STACK_MODULES). .ci/run runs
 # `test` twice (SQLite + in-memory layer, then PostgreSQL + Redis) and `test-stack`. Timings
-# are in docs/TESTING.md. TEST_WORKERS: pytest-xdist processes, three per core by default (on two
-# cores six finished the suite 7 % sooner than four and kept both cores busy: docs/TESTING.md);
-# each has its own test database, Redis database and prefix (demineur_site/settings_test.py).
-TEST_WORKERS ?= $(shell echo $$(( 3 * $$(nproc 2>/dev/null || echo 1) )))
+# are in docs/TESTING.md. TEST_WORKERS: pytest-xdist processes, twice the cores by default (on two
+# cores six finished the SQLite suite 7 % sooner than four but each test ran longer, nearer its
+# waits' bounds: docs/TESTING.md); each has its own test database, Redis database and prefix
+# (demineur_site/settings_test.py).
+TEST_WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
 # --dist loadgroup: a worker is handed its next test when it is nearly done (xdist's plain `load`
 # hands each a quarter of its share up front: with the long tests first, one worker got most of
 # them), and the tests of a module that share a module-scoped fixture (a Chromium, a server) go

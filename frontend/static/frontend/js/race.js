@@ -11,7 +11,7 @@ import { SITE } from "./constants.js";
 import { followSocket, SeqOrder } from "./live.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { mountGame } from "./game.js";
-import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText, asRacer } from "./race_common.js";
+import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText, asRacer, ratingText as shownRating } from "./race_common.js";
 
 /** @typedef {import("./race_common.js").Race} Race */
 /** @typedef {import("./race_common.js").Racer} Racer */
@@ -326,11 +326,12 @@ function drawMyGame() {
 
 // --- the end -----------------------------------------------------------------------------------
 
-/** @param {Racer} x */
-function ratingText(x) {
-  if (x.rating_before === null || x.rating_after === null) return "—";
+/** The rating before -> after and the change, the "?" of a provisional rating after it.
+ * @param {Racer} x */
+function ratingCell(x) {
+  if (x.rating_before === null || x.rating_after === null) return el("td", { class: "num rating", text: "—" });
   const d = x.rating_after - x.rating_before;
-  return `${x.rating_before} → ${x.rating_after} (${d >= 0 ? "+" : "−"}${Math.abs(d)})`;
+  return el("td", { class: "num rating" }, `${x.rating_before} → `, shownRating(x.rating_after, x.provisional), ` (${d >= 0 ? "+" : "−"}${Math.abs(d)})`);
 }
 
 /** @param {Racer} x */
@@ -344,7 +345,7 @@ function resultRow(x) {
     el("td", {}, el("span", { class: "pill " + x.state, text: racerStateText(x.state) })),
     el("td", { class: "num", text: x.state === "won" ? fmtTime(x.elapsed_ms) : fmtTime(x.elapsed_ms) }),
     el("td", { class: "num", text: `${x.opened}/${x.safe_cells}` }),
-    el("td", { class: "num rating", text: ratingText(x) }),
+    ratingCell(x),
     el("td", {}, x.game ? el("a", { href: `/games/${x.game}/replay`, text: gettext("Replay") }) : "—"),
   );
 }

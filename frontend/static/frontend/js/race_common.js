@@ -24,6 +24,7 @@ import { modeLabel } from "./constants.js";
  * @property {boolean} [took_part]  made a move of their own: only they count (docs/ARENAS.md)
  * @property {number | null} rating_before
  * @property {number | null} rating_after
+ * @property {boolean} [provisional]  the rating after the race is still provisional (docs/RACES.md)
  */
 
 /**
