@@ -83,7 +83,10 @@ def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
     if paired_again.exists():
         return
     earlier = timezone.now() - timedelta(milliseconds=rules.REMATCH_WAIT_MS + 1000)
-    assert back.update(waiting_since=earlier) == 2
+    if back.update(waiting_since=earlier) < 2:
+        # The clock's own tick paired them between the look above and this update (a pairing
+        # takes both players in one transaction).
+        assert paired_again.count() == 2, "one racer back in the pool, the other in no race"
 
 
 def race_once(
