@@ -105,6 +105,21 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         ordering.group_for_xdist(items)
 
 
+def _close_the_workers_chromium(unless_used_by: object = None) -> None:
+    """The worker's Chromium closed (tests/support/browser.py), unless the test about to run
+    drives it: its asyncio loop would stand in the way of async tests. No browser test has run
+    while its module is not imported yet."""
+    import sys
+
+    support = sys.modules.get("tests.support.browser")
+    if support is not None:
+        support.WORKER_CHROMIUM.close_unless_used_by(unless_used_by)
+
+
+def pytest_runtest_setup(item: object) -> None:
+    _close_the_workers_chromium(unless_used_by=item)
+
+
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:
     """The controller removes what the run made once for all its workers (template_db). A SQLite
     test database (a file in the temp folder, demineur_site/settings_test.py) may leave its WAL
@@ -114,6 +129,7 @@ def pytest_sessionfinish(session: object, exitstatus: int) -> None:
 
     from django.conf import settings
 
+    _close_the_workers_chromium()
     if not settings.configured:
         return
     config: Any = getattr(session, "config", None)

@@ -109,27 +109,64 @@ def site(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
                 )
 
 
+class _WorkerChromium:
+    """The worker's Chromium, kept from one browser module to the next: starting and closing it
+    costs 1.35 s of CPU (docs/TESTING.md), and a worker often runs several browser modules in a
+    row (tests/support/ordering.py deals them first).
+
+    Playwright's sync API keeps an asyncio loop registered on the test thread while it runs,
+    and the async tests of other packages need that thread free: tests/conftest.py closes it
+    before any test that does not use it (`close_unless_used_by`), and at the session's end.
+    Meanwhile Django's "no ORM inside a running loop" guard would refuse the test database's
+    set-up and flushes on this thread, which are plain synchronous calls, so it is lifted for
+    exactly that time."""
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._previous_env: str | None = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._previous_env = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+            self._playwright = sync_playwright()
+            pw = self._playwright.__enter__()
+            self._browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self._browser
+
+    def close(self) -> None:
+        if self._playwright is None:
+            return
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        finally:
+            self._playwright.__exit__(None, None, None)
+            self._playwright = self._browser = None
+            if self._previous_env is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = self._previous_env
+
+    def close_unless_used_by(self, item: Any) -> None:
+        if "browser" not in getattr(item, "fixturenames", ()):
+            self.close()
+
+
+WORKER_CHROMIUM = _WorkerChromium()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One Chromium per test module. Playwright's sync API keeps an asyncio loop registered
-    on the test thread while it runs, so it lives no longer than a module: the async tests
-    of other packages need that thread free. Meanwhile Django's "no ORM inside a running
-    loop" guard would refuse the test database's set-up and flushes on this thread, which
-    are plain synchronous calls, so it is lifted for exactly that time."""
-    from playwright.sync_api import sync_playwright
-
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            yield b
-            b.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+    """The worker's Chromium for one test module; a context the module left open is closed at
+    its end, so that the next module starts from a browser with none."""
+    chromium = WORKER_CHROMIUM.get()
+    yield chromium
+    for context in list(chromium.contexts):
+        context.close()
 
 
 @pytest.fixture

@@ -54,10 +54,16 @@ def is_long(item: Any) -> bool:
     return Path(str(getattr(item, "path", ""))).name in LONG_MODULES
 
 
+def drives_a_browser(item: Any) -> bool:
+    return "browser" in getattr(item, "fixturenames", ())
+
+
 def long_first(items: list[Any]) -> None:
-    """Reorder `items` in place: the long tests first, each group in its collected order (a
-    stable sort, so every worker collects the same order, as xdist requires)."""
-    items.sort(key=lambda item: not is_long(item))
+    """Reorder `items` in place: the tests that drive a browser first (a worker keeps its
+    Chromium from one browser module to the next, tests/support/browser.py), then the other
+    long tests, each group in its collected order (a stable sort, so every worker collects the
+    same order, as xdist requires)."""
+    items.sort(key=lambda item: (not drives_a_browser(item), not is_long(item)))
 
 
 def shares_module_setup(item: Any) -> bool:
