@@ -105,19 +105,19 @@ def pytest_collection_modifyitems(config: object, items: list[object]) -> None:
         ordering.group_for_xdist(items)
 
 
-def _close_the_workers_chromium(unless_used_by: object = None) -> None:
-    """The worker's Chromium closed (tests/support/browser.py), unless the test about to run
-    drives it: its asyncio loop would stand in the way of async tests. No browser test has run
-    while its module is not imported yet."""
+def _close_the_workers_chromium() -> None:
+    """The worker's Chromium closed (tests/support/browser.py): its asyncio loop would stand in
+    the way of async tests. No browser test has run while its module is not imported yet."""
     import sys
 
     support = sys.modules.get("tests.support.browser")
     if support is not None:
-        support.WORKER_CHROMIUM.close_unless_used_by(unless_used_by)
+        support.WORKER_CHROMIUM.close()
 
 
 def pytest_runtest_setup(item: object) -> None:
-    _close_the_workers_chromium(unless_used_by=item)
+    if not ordering.drives_a_browser(item):
+        _close_the_workers_chromium()
 
 
 def pytest_sessionfinish(session: object, exitstatus: int) -> None:

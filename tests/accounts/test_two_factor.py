@@ -28,16 +28,14 @@ def code(secret: str, steps_ahead: int = 0) -> str:
     return pyotp.TOTP(secret).at(time.time() + 30 * steps_ahead)
 
 
-# The code each confirmation used: computed again later, it may be the next 30 s step's.
-CONFIRMED_WITH: dict[str, str] = {}
-
-
 def sign_in(otp: str | None = None, name: str = "alice") -> Any:
     body = {"username": name, "password": PASSWORD, **({"otp": otp} if otp is not None else {})}
     return APIClient().post("/api/auth/token", body, format="json")
 
 
-def enrolled(api: APIClient) -> tuple[str, list[str]]:
+def enrolled(api: APIClient) -> tuple[str, list[str], str]:
+    """Two-factor turned on: the secret, the recovery codes and the code the confirmation used
+    (computed again later, it may be the next 30 s step's)."""
     started = api.post("/api/me/totp")
     assert started.status_code == 201
     secret = started.json()["secret"]
@@ -47,8 +45,7 @@ def enrolled(api: APIClient) -> tuple[str, list[str]]:
     used = code(secret)
     confirmed = api.post("/api/me/totp/confirm", {"code": used}, format="json")
     assert confirmed.status_code == 200, confirmed.content
-    CONFIRMED_WITH[secret] = used
-    return secret, confirmed.json()["recovery_codes"]
+    return secret, confirmed.json()["recovery_codes"], used
 
 
 def test_a_pending_secret_does_not_change_sign_in_until_confirmed(alice_api: APIClient) -> None:
@@ -65,7 +62,7 @@ def test_a_pending_secret_does_not_change_sign_in_until_confirmed(alice_api: API
 def test_sign_in_then_needs_a_code_and_refuses_a_wrong_or_replayed_one(
     alice_api: APIClient,
 ) -> None:
-    secret, recovery = enrolled(alice_api)
+    secret, recovery, confirmed_with = enrolled(alice_api)
     assert len(recovery) == 10 and len(set(recovery)) == 10
     assert alice_api.get("/api/me").json()["two_factor"] is True
     missing = sign_in()
@@ -74,7 +71,7 @@ def test_sign_in_then_needs_a_code_and_refuses_a_wrong_or_replayed_one(
     assert (wrong.status_code, wrong.json()["error"]["code"]) == (401, "otp_invalid")
     # the code the confirmation used is not accepted twice (taken as it was: a new step may
     # have begun since, whose code would be a fresh one)
-    assert sign_in(CONFIRMED_WITH[secret]).json()["error"]["code"] == "otp_invalid"
+    assert sign_in(confirmed_with).json()["error"]["code"] == "otp_invalid"
     fresh = code(secret, steps_ahead=1)  # the next step (clocks drift): accepted once
     assert sign_in(fresh).status_code == 200
     assert sign_in(fresh).json()["error"]["code"] == "otp_invalid"
@@ -84,7 +81,7 @@ def test_sign_in_then_needs_a_code_and_refuses_a_wrong_or_replayed_one(
 
 
 def test_a_recovery_code_signs_in_once(alice_api: APIClient, alice: User) -> None:
-    _, recovery = enrolled(alice_api)
+    _, recovery, _ = enrolled(alice_api)
     assert sign_in(recovery[0]).status_code == 200
     assert sign_in(recovery[0]).json()["error"]["code"] == "otp_invalid"
     assert sign_in(recovery[1].upper()).status_code == 200  # as typed from paper
@@ -95,7 +92,7 @@ def test_a_recovery_code_signs_in_once(alice_api: APIClient, alice: User) -> Non
 
 
 def test_the_session_sign_in_asks_for_the_code_too(alice_api: APIClient) -> None:
-    secret, _ = enrolled(alice_api)
+    secret, _, _ = enrolled(alice_api)
     page = Client()
     body = {"username": "alice", "password": PASSWORD}
     answer = page.post("/api/auth/session", body, "application/json")
@@ -105,7 +102,7 @@ def test_the_session_sign_in_asks_for_the_code_too(alice_api: APIClient) -> None
 
 
 def test_turning_it_off_needs_a_code(alice_api: APIClient, alice: User) -> None:
-    secret, recovery = enrolled(alice_api)
+    secret, recovery, _ = enrolled(alice_api)
     assert alice_api.post("/api/me/totp").json()["error"]["code"] == "totp_active"
     refused = alice_api.delete("/api/me/totp", {"code": "12"}, format="json")
     assert (refused.status_code, refused.json()["error"]["code"]) == (403, "wrong_otp")
@@ -151,7 +148,7 @@ def test_the_admin_opens_to_staff_only_after_a_second_factor(settings: Any) -> N
 def test_a_code_already_used_is_refused_as_used_with_the_error_code_api_md_gives(
     alice_api: APIClient, alice: User
 ) -> None:
-    secret, _ = enrolled(alice_api)
+    secret, _, _ = enrolled(alice_api)
     # The confirmation's step, read rather than recomputed: still in the window for the next
     # 30 s whatever the clock does meanwhile, and taken.
     used = pyotp.TOTP(secret).generate_otp(TwoFactor.objects.get(user=alice).last_step)

@@ -7,13 +7,20 @@ the version the lock holds. Fast: JSON only, no npm."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# A version range is digits, operators, x/X/* wildcards, `||` and spaces; anything else with no
-# protocol (`npm:`, `file:`, a URL) is a dist-tag.
-RANGE = re.compile(r"^[\s0-9xX*^~<>=|.+\-a-z]*$")
+# Every version range but the wildcards names a version, so it holds a digit; a dist-tag
+# (`latest`, `next`, `beta`) holds none. Specs with a protocol or a path (`npm:`, `file:`, a
+# URL, `owner/repo`) are neither.
+WILDCARDS = {"", "*", "x", "X"}
+
+
+def is_tag(spec: str) -> bool:
+    spec = spec.strip()
+    if ":" in spec or "/" in spec or spec in WILDCARDS:
+        return False
+    return not any(c.isdigit() for c in spec)
 
 
 def tagged_dependencies(lock: dict) -> dict[str, set[str]]:
@@ -24,9 +31,7 @@ def tagged_dependencies(lock: dict) -> dict[str, set[str]]:
             continue
         for kind in ("dependencies", "optionalDependencies", "peerDependencies"):
             for name, spec in entry.get(kind, {}).items():
-                if ":" in spec or "/" in spec:
-                    continue
-                if not RANGE.match(spec) or spec.strip().isalpha():
+                if is_tag(spec):
                     found.setdefault(name, set()).add(spec)
     return found
 

@@ -116,7 +116,7 @@ class _WorkerChromium:
 
     Playwright's sync API keeps an asyncio loop registered on the test thread while it runs,
     and the async tests of other packages need that thread free: tests/conftest.py closes it
-    before any test that does not use it (`close_unless_used_by`), and at the session's end.
+    before any test that does not use it, and at the session's end.
     Meanwhile Django's "no ORM inside a running loop" guard would refuse the test database's
     set-up and flushes on this thread, which are plain synchronous calls, so it is lifted for
     exactly that time."""
@@ -150,10 +150,6 @@ class _WorkerChromium:
                 os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
             else:
                 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = self._previous_env
-
-    def close_unless_used_by(self, item: Any) -> None:
-        if "browser" not in getattr(item, "fixturenames", ()):
-            self.close()
 
 
 WORKER_CHROMIUM = _WorkerChromium()

@@ -11,7 +11,7 @@ import { SITE } from "./constants.js";
 import { followSocket, SeqOrder } from "./live.js";
 import { BoardView, flagAllMines } from "./board.js";
 import { mountGame } from "./game.js";
-import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText, asRacer, ratingText as shownRating } from "./race_common.js";
+import { raceMessage, raceCall, myRacer, isRacer, inRoom, racerStateText, raceStateText, raceSize, roomRacers, copyLink, placeText, asRacer, ratingText } from "./race_common.js";
 
 /** @typedef {import("./race_common.js").Race} Race */
 /** @typedef {import("./race_common.js").Racer} Racer */
@@ -331,7 +331,7 @@ function drawMyGame() {
 function ratingCell(x) {
   if (x.rating_before === null || x.rating_after === null) return el("td", { class: "num rating", text: "—" });
   const d = x.rating_after - x.rating_before;
-  return el("td", { class: "num rating" }, `${x.rating_before} → `, shownRating(x.rating_after, x.provisional), ` (${d >= 0 ? "+" : "−"}${Math.abs(d)})`);
+  return el("td", { class: "num rating" }, `${x.rating_before} → `, ratingText(x.rating_after, x.provisional), ` (${d >= 0 ? "+" : "−"}${Math.abs(d)})`);
 }
 
 /** @param {Racer} x */
@@ -343,7 +343,7 @@ function resultRow(x) {
     el("td", { class: "num", text: x.place ? String(x.place) : "—" }),
     el("td", {}, el("a", { href: `/players/${encodeURIComponent(x.player)}`, text: playerLabel(x.player) })),
     el("td", {}, el("span", { class: "pill " + x.state, text: racerStateText(x.state) })),
-    el("td", { class: "num", text: x.state === "won" ? fmtTime(x.elapsed_ms) : fmtTime(x.elapsed_ms) }),
+    el("td", { class: "num", text: fmtTime(x.elapsed_ms) }),
     el("td", { class: "num", text: `${x.opened}/${x.safe_cells}` }),
     ratingCell(x),
     el("td", {}, x.game ? el("a", { href: `/games/${x.game}/replay`, text: gettext("Replay") }) : "—"),
