@@ -67,12 +67,9 @@ def open_then_hit_a_mine(page: Any, game_id: str) -> None:
     expect(page.locator("#result")).to_contain_text("You opened a mine.")
 
 
-def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
-    """The same two players, alone in the pool after racing each other alone, wait
-    REMATCH_WAIT_MS for a third (games.arenas.rules.pair). The controlled clock: once both are
-    back in the pool, their waiting started that long ago, and the next tick pairs them. On a
-    loaded machine the wait may have run out by itself before the test looks: both are then in
-    their next race already, and there is nothing to bring forward."""
+def _back_in_the_pool(arena_id: str, first_race: str) -> tuple[Any, Any]:
+    """The two racers' entries back in the pool after `first_race`, and those already in a
+    next race, once the two of them are one or the other."""
     entries = ArenaEntry.objects.filter(arena_id=arena_id, active=True)
     back = entries.filter(race__isnull=True, waiting_since__isnull=False)
     paired_again = entries.filter(race__isnull=False).exclude(race_id=first_race)
@@ -80,13 +77,28 @@ def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
     while back.count() + paired_again.count() < 2:
         assert time.monotonic() < deadline, "the two racers never came back to the pool"
         time.sleep(0.05)
+    return back, paired_again
+
+
+def hold_the_rematch(arena_id: str, first_race: str) -> None:
+    """The controlled clock, first half. The same two players, alone in the pool after racing
+    each other alone, wait REMATCH_WAIT_MS for a third (games.arenas.rules.pair): as soon as
+    both are back, their waiting is moved an hour ahead, so that a loaded machine cannot let
+    the wait run out by itself before both pages are open and following the arena (a page
+    opened after the race formed shows it on a card, and does not go to it by itself)."""
+    back, _paired_again = _back_in_the_pool(arena_id, first_race)
+    back.update(waiting_since=timezone.now() + timedelta(hours=1))
+
+
+def bring_the_rematch_wait_forward(arena_id: str, first_race: str) -> None:
+    """The controlled clock, second half: their waiting started REMATCH_WAIT_MS ago, and the
+    next tick pairs them. Had the clock paired them before hold_the_rematch (a stall of over
+    REMATCH_WAIT_MS between two statements), there is nothing to bring forward."""
+    back, paired_again = _back_in_the_pool(arena_id, first_race)
     if paired_again.exists():
         return
     earlier = timezone.now() - timedelta(milliseconds=rules.REMATCH_WAIT_MS + 1000)
-    if back.update(waiting_since=earlier) < 2:
-        # The clock's own tick paired them between the look above and this update (a pairing
-        # takes both players in one transaction).
-        assert paired_again.count() == 2, "one racer back in the pool, the other in no race"
+    assert back.update(waiting_since=earlier) == 2
 
 
 def race_once(
@@ -232,6 +244,7 @@ def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
         assert joined.status == 200, joined.text()
     # Their first race, through the API: alice wins it, bob opens a mine.
     first = race_by_api(arena_id, as_alice, as_bob)
+    hold_the_rematch(arena_id, first)
 
     watching = new_context(browser, live, 1280, 860)
     watcher = watching.new_page()
@@ -243,6 +256,7 @@ def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
     alice.goto(f"/arenas/{arena_id}")
     bob.goto(f"/races/{first}")
     expect(bob.locator("#race-arena-note")).to_contain_text("back in the arena's pool")
+    expect(alice.locator("#standings-live")).to_be_visible()  # alice's page follows the arena
 
     # The second race forms (the same two wait 15 s for a third player first, brought forward
     # here): alice's arena page and bob's race page both go to it by themselves.

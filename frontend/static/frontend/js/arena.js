@@ -5,8 +5,9 @@
 // live standings from /ws/arenas/{id} (`state`, `standings`, `race`, `ended`) with the
 // player's own row and the fire of a streak, and the podium once it is over, which stays.
 // The frames carry the Arena with `me: null`: the player's own part is read over REST
-// (GET /api/arenas/{id}) each time the standings change. While the socket is down the arena
-// and its standings are read over REST every 3 s (live.js reconnects).
+// (GET /api/arenas/{id}) each time the standings change, and each time the socket comes up.
+// While the socket is down the arena and its standings are read over REST every 3 s (live.js
+// reconnects).
 import { api, clockText, gettext, ngettext, fmt, me, isGuest, playerLabel, fmtDate } from "./api.js";
 import { $, el, labelCells } from "./dom.js";
 import { SITE } from "./constants.js";
@@ -415,7 +416,12 @@ async function reread() {
   const live = $("standings-live");
   followSocket(`/ws/arenas/${arenaId}`, {
     onFrame,
-    onUp: () => (live.hidden = false),
+    // A race that formed between the first read and the subscription (or while the socket
+    // was down) sent its frame to nobody here: the player's own part is read again.
+    onUp: () => {
+      live.hidden = false;
+      refreshMe();
+    },
     onDown: () => (live.hidden = true),
     poll: reread,
     pollMs: POLL_MS,

@@ -304,6 +304,8 @@ function drawArena() {
       if (f.type === "race" && (f.players || []).includes(me())) go(String(f.race));
       else if (f.type === "state" || f.type === "ended") check();
     },
+    // A race that formed before the subscription sent its frame to nobody here: read again.
+    onUp: check,
     poll: check,
     pollMs: 3000,
   });
