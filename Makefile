@@ -89,7 +89,7 @@ test-stack: venv
 	$(PY) -m pytest -q -m stack --durations=10
 
 # The documentation's screenshots (docs/screenshots/), refreshed on purpose: the browser tests
-# run with SCREENSHOTS_DIR pointing there (a plain `make test` writes them to .test-output/).
+# run with SCREENSHOTS_DIR pointing there (a plain `make test` takes none).
 screenshots: venv
 	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(PY) -m pytest -q -m "browser and not stack" $(PYTEST_PARALLEL) tests
 

@@ -8,7 +8,6 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.support.browser import (
-    SCREENSHOTS,
     beginner_after_first_tap,
     cell,
     finished_beginner_with_flag_moves,
@@ -40,7 +39,7 @@ def test_the_replay_follows_explicit_flag_moves_and_frames_each_move(desktop: An
     # The slider wears the site's accent, not the browser's default blue.
     scrub = page.locator("#scrub")
     assert scrub.evaluate("s => getComputedStyle(s).accentColor") == "rgb(208, 38, 58)"
-    scrub.screenshot(path=str(SCREENSHOTS / "replay-slider.png"))
+    screenshot(scrub, "replay-slider")
     expect(cell(page, *a)).not_to_have_class("m-last")
     page.click("#last")
     expect(page.locator("#step-info")).to_contain_text("Move 6 of 6")
