@@ -36,7 +36,7 @@ from typing import Any
 
 from bench import cli
 from bench.harness.database import create_database, setup_django
-from bench.harness.report import Run, say, show, table
+from bench.harness.report import Progress, Run, say, show, table
 from bench.harness.servers import ROOT
 from bench.harness.timing import interleaved, median, percentile
 
@@ -112,12 +112,9 @@ def _clocks() -> dict[str, Callable[[], Any]]:
 def _measure(ticks: int, state: str) -> dict[str, dict[str, float]]:
     from django.db import connection
 
-    def said(done: int, _: object) -> None:
-        if done % max(1, ticks // 5) == 0:
-            say(f"  {state}: {done}/{ticks} rounds")
-
+    rounds = Progress(ticks, f"{state}: round", every=ticks // 5)
     clocks = {"cpu": time.thread_time, "wall": time.perf_counter}
-    timed = interleaved(_clocks(), ticks, clocks=clocks, on_round=said)
+    timed = interleaved(_clocks(), ticks, clocks=clocks, on_round=rounds.on_round)
     connection.close()
     out: dict[str, dict[str, float]] = {}
     for name in RATES:

@@ -146,12 +146,9 @@ def _measure(samples: int) -> dict[str, Any]:
         page = daily.daily_board_page(board=board, ask=ask, direct=direct)
         json.dumps({"count": page.count, "results": page.results, "me": page.me})
 
-    def said(done: int, _: object) -> None:
-        if done % max(1, samples // 10) == 0:
-            say(f"  round {done}/{samples}")
-
+    rounds = Progress(samples, "round", every=samples // 10)
     cases = {case: (lambda case=case: ask_for(case), read) for case in CASES}
-    timed = interleaved(cases, samples, on_round=said)["wall"]
+    timed = interleaved(cases, samples, on_round=rounds.on_round)["wall"]
     out: dict[str, Any] = {c: figures([v * 1000 for v in timed[c]]) for c in CASES}
     return {"board": {"rows": count, "samples": samples, "page_size": size}, "cases": out}
 

@@ -62,6 +62,12 @@ class Progress:
             tail = f" {note}" if note else ""
             say(f"{self.indent}{self.label} {self.done:,}/{self.total:,}{tail}")
 
+    def on_round(self, done: int, note: object = "") -> None:
+        """As interleaved()'s `on_round(done, so_far)`: says where the rounds are (a `note`
+        that is not a string, the timings so far, is not said)."""
+        self.done = done - 1
+        self.step(note if isinstance(note, str) else "")
+
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 

@@ -177,12 +177,12 @@ def _measure(samples: int) -> dict[str, Any]:
 
         return call
 
-    def said(done: int, _: object) -> None:
-        if done % max(1, samples // 10) == 0:
-            say(f"  round {done}/{samples}")
-
+    rounds = Progress(samples, "round", every=samples // 10)
     timed = interleaved(
-        {mode: read(mode) for mode in CASES}, samples, clocks=CPU_AND_WALL, on_round=said
+        {mode: read(mode) for mode in CASES},
+        samples,
+        clocks=CPU_AND_WALL,
+        on_round=rounds.on_round,
     )
     body = json.loads(client.get(f"/api/users/{PLAYER}/insights").content)
     games = sum(level["games"] for level in body["levels"].values())

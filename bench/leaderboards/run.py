@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 
 from bench import cli
 from bench.harness.database import ROOT, create_database, setup_django
-from bench.harness.report import Run, say
+from bench.harness.report import Progress, Run, say
 from bench.harness.timing import figures, interleaved
 
 RESULTS = ROOT / "bench" / "leaderboards" / "results"
@@ -230,11 +230,12 @@ def _measure(
     machine then spreads over all boards instead of spoiling one. Warmed first: a server
     answers from a warm cache too. Milliseconds."""
 
-    def said(done: int, _: object) -> None:
-        if done % max(1, rounds // 10) == 0 or done == rounds:
-            say(f"  {what}: round {done}/{rounds} of {len(calls)} calls")
-
-    timed = interleaved(dict(calls), rounds, on_round=said)["wall"]
+    progress = Progress(rounds, f"{what}: round", every=rounds // 10)
+    timed = interleaved(
+        dict(calls),
+        rounds,
+        on_round=lambda done, _: progress.on_round(done, f"of {len(calls)} calls"),
+    )["wall"]
     return {key: [v * 1000 for v in values] for key, values in timed.items()}
 
 
