@@ -55,7 +55,13 @@ def is_long(item: Any) -> bool:
 
 
 def drives_a_browser(item: Any) -> bool:
-    return "browser" in getattr(item, "fixturenames", ())
+    """Whether the test may use the worker's Chromium: it names the `browser` fixture, or it
+    is marked `browser` (every test of tests/browser/, some of which take their browser context
+    by name at run time, `request.getfixturevalue`, and so name no fixture of it)."""
+    if "browser" in getattr(item, "fixturenames", ()):
+        return True
+    closest = getattr(item, "get_closest_marker", None)
+    return closest is not None and closest("browser") is not None
 
 
 def long_first(items: list[Any]) -> None:
