@@ -57,16 +57,18 @@ class Progress:
         self.started = time.monotonic()
 
     def step(self, note: str = "") -> None:
-        self.done += 1
-        if self.done % self.every == 0 or self.done == self.total:
-            tail = f" {note}" if note else ""
-            say(f"{self.indent}{self.label} {self.done:,}/{self.total:,}{tail}")
+        self.reached(self.done + 1, note)
 
-    def on_round(self, done: int, note: object = "") -> None:
-        """As interleaved()'s `on_round(done, so_far)`: says where the rounds are (a `note`
-        that is not a string, the timings so far, is not said)."""
-        self.done = done - 1
-        self.step(note if isinstance(note, str) else "")
+    def reached(self, done: int, note: str = "") -> None:
+        """`done` items so far, said when it is a multiple of `every` or the last one."""
+        self.done = done
+        if done % self.every == 0 or done == self.total:
+            tail = f" {note}" if note else ""
+            say(f"{self.indent}{self.label} {done:,}/{self.total:,}{tail}")
+
+    def on_round(self, done: int, _so_far: object) -> None:
+        """interleaved()'s `on_round(done, so_far)`: the rounds done so far."""
+        self.reached(done)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

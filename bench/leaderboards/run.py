@@ -231,11 +231,10 @@ def _measure(
     answers from a warm cache too. Milliseconds."""
 
     progress = Progress(rounds, f"{what}: round", every=rounds // 10)
-    timed = interleaved(
-        dict(calls),
-        rounds,
-        on_round=lambda done, _: progress.on_round(done, f"of {len(calls)} calls"),
-    )["wall"]
+    note = f"of {len(calls)} calls"
+    timed = interleaved(dict(calls), rounds, on_round=lambda done, _: progress.reached(done, note))[
+        "wall"
+    ]
     return {key: [v * 1000 for v in values] for key, values in timed.items()}
 
 

@@ -70,8 +70,8 @@ class LiveServer:
             log_level="warning",
             lifespan="off",
             # An idle keep-alive connection is kept for the whole test: with uvicorn's 5 s, a
-            # request a test's client sent on one just as the server closed it met
-            # ECONNRESET (seen on a loaded PostgreSQL run, tests/security/test_ws_browser_origin.py).
+            # test's request may go out on one just as the server closes it, and meet
+            # ECONNRESET (the likely cause of one seen in tests/security/test_ws_browser_origin.py).
             timeout_keep_alive=600,
             # Open sockets are closed after this many seconds of a stop (None: waited for).
             timeout_graceful_shutdown=shutdown_s,
