@@ -5,9 +5,10 @@ in a server's, tests/support/races.py) pairs them, the race is played on the rac
 standings change live. Second: after a first race played through the API, the second one forms
 by itself on alice's arena page and on bob's page of the race he lost, alice's second win lights
 her fire, the test brings the arena's end forward (the controlled clock: `Arena.ends_at` and
-`deadline` moved to now, as tests/arenas/test_arena_of_bots.py does) and both players see the
-podium, which stays after a reload; the profile shows the arena record. The arena pages fit a
-360 px phone."""
+`deadline` moved to now, as tests/arenas/test_arena_of_bots.py does) and the three open pages
+show the podium. Third: the same arena, both races played through the API, once finished: the
+podium stays after a reload, the list files it under the finished arenas, and the profiles show
+the arena record. The arena pages fit a 360 px phone."""
 
 from __future__ import annotations
 
@@ -126,16 +127,28 @@ def race_once(
     return str(alice.url.rsplit("/", 1)[1])
 
 
-def race_by_api(arena_id: str, alice: Any, bob: Any) -> str:
-    """The arena's first race played through the API, as any client would (`alice` and `bob`:
+def race_by_api(
+    arena_id: str, alice: Any, bob: Any, started: Callable[[], None] | None = None
+) -> str:
+    """The arena's next race played through the API, as any client would (`alice` and `bob`:
     each a browser context and its token header): bob opens a safe cell then a mine, alice
-    clears her board. Returns the race's id once it has ended."""
+    clears her board. `started` is called once the race runs. Returns the race's id once it
+    has ended."""
     entries = ArenaEntry.objects.filter(arena_id=arena_id, race__isnull=False)
     deadline = time.monotonic() + 2 * PAIRED_S / 1000
-    while not (entries.count() == 2 and entries[0].race.state == "running"):
+    while entries.count() < 2:
         assert time.monotonic() < deadline, "the clock never paired the two"
         time.sleep(0.05)
     race = entries[0].race
+    # No page follows this race: its countdown ends now (the controlled clock), at the next
+    # tick. A race the clock has started already matches nothing here.
+    now = timezone.now()
+    Race.objects.filter(pk=race.pk, state="countdown").update(starts_at=now, deadline=now)
+    while Race.objects.get(pk=race.pk).state != "running":
+        assert time.monotonic() < deadline, "the race never started"
+        time.sleep(0.05)
+    if started is not None:
+        started()
 
     def reveal(player: Any, game: str, cell: tuple[int, int]) -> None:
         context, head = player
@@ -154,6 +167,48 @@ def race_by_api(arena_id: str, alice: Any, bob: Any) -> str:
         assert time.monotonic() < deadline, "the race never ended"
         time.sleep(0.05)
     return str(race.id)
+
+
+def arena_of_two_by_api(alice: Any, bob: Any) -> tuple[str, Any, Any]:
+    """alice and bob signed up in the browser contexts `alice` and `bob`; alice creates a
+    Beginner arena through the API and both join it. Returns its id and each player as
+    race_by_api takes them (the context and its token header)."""
+    sign_up_by_api(alice, "alice")
+    sign_up_by_api(bob, "bob")
+    as_alice, as_bob = (alice, token_for(alice, "alice")), (bob, token_for(bob, "bob"))
+    made = alice.request.post(
+        "/api/arenas",
+        headers=as_alice[1],
+        data={"name": "Friday Beginner", "level": "beginner", "minutes": 20},
+    )
+    assert made.status == 201, made.text()
+    arena_id = str(made.json()["id"])
+    for context, head in (as_alice, as_bob):
+        joined = context.request.post(f"/api/arenas/{arena_id}/join", headers=head)
+        assert joined.status == 200, joined.text()
+    return arena_id, as_alice, as_bob
+
+
+def end_soon(arena_id: str) -> None:
+    """The controlled clock: the arena's end brought to now while its last race runs. The race
+    still ends and counts, and no race forms after it: once bob is back in the pool his rematch
+    wait runs, and had alice taken 15 s to clear her board, the two would have been paired
+    again at once."""
+    end = timezone.now() + timedelta(seconds=1)
+    assert Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end) == 1
+
+
+def shows_the_podium(page: Any) -> None:
+    """The arena page of the finished arena: alice first with her two wins' 8 points, bob
+    second, and nothing left to join or leave."""
+    expect(page.locator("#arena")).to_have_attribute("data-state", "finished")
+    podium = page.locator("#podium li")
+    expect(podium).to_have_count(2)
+    expect(podium.nth(0)).to_have_attribute("data-player", "alice")
+    expect(podium.nth(0)).to_contain_text("8 points")
+    expect(podium.nth(1)).to_have_attribute("data-player", "bob")
+    expect(page.locator("#arena-join")).to_be_hidden()
+    expect(page.locator("#arena-leave")).to_be_hidden()
 
 
 def standing(page: Any, player: str) -> Any:
@@ -229,19 +284,7 @@ def test_two_players_race_in_an_arena_and_the_standings_change_live(
 def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
     browser: Any, live: str, desktop: Any, laptop: Any, race_clock: RaceClock
 ) -> None:
-    sign_up_by_api(desktop, "alice")
-    sign_up_by_api(laptop, "bob")
-    as_alice, as_bob = (desktop, token_for(desktop, "alice")), (laptop, token_for(laptop, "bob"))
-    made = desktop.request.post(
-        "/api/arenas",
-        headers=as_alice[1],
-        data={"name": "Friday Beginner", "level": "beginner", "minutes": 20},
-    )
-    assert made.status == 201, made.text()
-    arena_id = made.json()["id"]
-    for context, head in (as_alice, as_bob):
-        joined = context.request.post(f"/api/arenas/{arena_id}/join", headers=head)
-        assert joined.status == 200, joined.text()
+    arena_id, as_alice, as_bob = arena_of_two_by_api(desktop, laptop)
     # Their first race, through the API: alice wins it, bob opens a mine.
     first = race_by_api(arena_id, as_alice, as_bob)
     hold_the_rematch(arena_id, first)
@@ -261,16 +304,7 @@ def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
     # The second race forms (the same two wait 15 s for a third player first, brought forward
     # here): alice's arena page and bob's race page both go to it by themselves.
     bring_the_rematch_wait_forward(arena_id, first)
-
-    def end_soon() -> None:
-        """The controlled clock: the arena's end brought to now while its last race runs. The
-        race still ends and counts, and no race forms after it: once bob is back in the pool
-        his rematch wait runs, and had alice taken 15 s to clear her board, the two would
-        have been paired again at once."""
-        end = timezone.now() + timedelta(seconds=1)
-        assert Arena.objects.filter(pk=arena_id).update(ends_at=end, deadline=end) == 1
-
-    second = race_once(alice, bob, after=first, started=end_soon)
+    second = race_once(alice, bob, after=first, started=lambda: end_soon(arena_id))
     assert second != first
     # Two wins in a row: the fire is lit, and the second win made 8 points.
     expect(standing(watcher, "alice")).to_have_attribute("data-score", "8")
@@ -278,21 +312,30 @@ def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
     expect(standing(watcher, "alice").locator(".fire")).to_be_visible()
     expect(standing(watcher, "bob").locator("td").nth(3)).to_have_text("2")  # two races
 
-    # The arena finishes.
+    # The arena finishes, before the eyes of both players and of the spectator.
     for page in (alice, bob):
         page.click("#race-arena-link")
         page.wait_for_url(f"**/arenas/{arena_id}")
     for page in (alice, bob, watcher):
-        expect(page.locator("#arena")).to_have_attribute("data-state", "finished")
-        podium = page.locator("#podium li")
-        expect(podium).to_have_count(2)
-        expect(podium.nth(0)).to_have_attribute("data-player", "alice")
-        expect(podium.nth(0)).to_contain_text("8 points")
-        expect(podium.nth(1)).to_have_attribute("data-player", "bob")
-        expect(page.locator("#arena-join")).to_be_hidden()
-        expect(page.locator("#arena-leave")).to_be_hidden()
+        shows_the_podium(page)
     expect(alice.locator("#arena-hint")).to_contain_text("final standings")
     screenshot(alice, "arena-podium")
+    watching.close()
+
+
+def test_a_finished_arena_keeps_its_podium_and_the_players_records(
+    desktop: Any, laptop: Any, race_clock: RaceClock
+) -> None:
+    # The arena of the test above, its two races played through the API: alice wins both.
+    arena_id, as_alice, as_bob = arena_of_two_by_api(desktop, laptop)
+    first = race_by_api(arena_id, as_alice, as_bob)
+    bring_the_rematch_wait_forward(arena_id, first)
+    second = race_by_api(arena_id, as_alice, as_bob, started=lambda: end_soon(arena_id))
+    assert second != first
+    bob = laptop.new_page()
+    bob.goto(f"/arenas/{arena_id}")
+    shows_the_podium(bob)  # the clock finishes the arena once the race has ended
+
     # The results stay: a reload shows the same podium and standings.
     bob.reload()
     expect(bob.locator("#podium li").nth(0)).to_have_attribute("data-player", "alice")
@@ -301,13 +344,13 @@ def test_a_second_win_lights_the_fire_and_the_end_shows_the_podium(
     expect(bob.locator(f'#arenas-finished li[data-arena="{arena_id}"]')).to_be_visible()
 
     # The profile's arena record: one arena played, one podium, best rank 1.
+    alice = desktop.new_page()
     alice.goto("/players/alice")
     expect(alice.locator("#arena-stats [data-arena-stat=played] b")).to_have_text("1")
     expect(alice.locator("#arena-stats [data-arena-stat=podiums] b")).to_have_text("1")
     expect(alice.locator("#arena-stats [data-arena-stat=best_rank] b")).to_have_text("#1")
     bob.goto("/players/bob")
     expect(bob.locator("#arena-stats [data-arena-stat=best_rank] b")).to_have_text("#2")
-    watching.close()
 
 
 def test_the_arena_pages_fit_a_phone(phone: Any, laptop: Any, race_clock: RaceClock) -> None:

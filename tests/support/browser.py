@@ -110,6 +110,10 @@ def site(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
+            # And this one: where the teardown runs in another context than the one that set
+            # the database up (Playwright's greenlet), it is not the connection pytest-django
+            # closes before it drops the database ("being accessed by other users").
+            connection.close()
 
 
 class _WorkerChromium:
