@@ -197,7 +197,7 @@ def arena_create(
     kind = players or _players_of(player)
     _check_kind(player, kind)
     with transaction.atomic():
-        lock_player(player, no_key=True)  # the pairing may insert racers
+        lock_player(player)
         own = Arena.objects.filter(created_by=player, state__in=OPEN_ARENA_STATES).count()
         if own >= rules.MAX_OPEN_ARENAS:
             raise GameError(
@@ -287,7 +287,7 @@ def arena_join(*, arena_id: Any, player: User) -> Arena:
     after leaving keeps the points and waits REJOIN_PENALTY_MS before the next race."""
     now = timezone.now()
     with transaction.atomic():
-        lock_player(player, no_key=True)  # the pairing may insert racers
+        lock_player(player)
         arena = _lock_arena(arena_id)
         entry = ArenaEntry.objects.filter(arena=arena, player=player).first()
         if entry is not None and entry.active:
@@ -317,7 +317,7 @@ def arena_leave(*, arena_id: Any, player: User) -> Arena:
     """Out of the pool: no more races (a race the player is in goes on and counts); the points
     stay. Leaving an arena one is not in is a no-op."""
     with transaction.atomic():
-        lock_player(player, no_key=True)  # the pairing may insert racers
+        lock_player(player)
         arena = _lock_arena(arena_id)
         entry = ArenaEntry.objects.filter(arena=arena, player=player, active=True).first()
         if entry is None:

@@ -167,6 +167,6 @@ def test_accounts_locks_is_the_one_player_row_lock():
     # A user-row lock taken for its own sake (the row itself unread) is the player-row lock, and
     # the one place that takes it is accounts.locks.lock_player (docs/ARCHITECTURE.md).
     assert _discarded_row_locks() == {"accounts.locks"}
-    for module in ("games.play.services", "games.daily.services", "games.races.services"):
+    rooms = ("games.play.services", "games.daily.services", "games.races.services")
+    for module in (*rooms, "games.arenas.services"):
         assert "lock_player(player)" in modules()[module].read_text()
-    assert "lock_player(player, no_key=True)" in modules()["games.arenas.services"].read_text()

@@ -145,16 +145,26 @@ def _service_urls() -> tuple[str, str] | None:
     )
 
 
+# It starts server processes of its own (gunicorn and uvicorn): `make test-stack` runs it, as
+# the other tests that do (tests/conftest.py, STACK_MODULES).
+@pytest.mark.stack
 @pytest.mark.skipif(_service_urls() is None, reason="needs PostgreSQL and Redis")
 def test_a_tiny_run_plays_games_over_both_transports(tmp_path: Path) -> None:
     """`python -m bench.load.run` for real, in a subprocess (its own Django, database and
-    servers): two bots on Beginner, one worker, two seconds a transport."""
+    servers): two bots on Beginner, one worker, two seconds a transport.
+
+    No warm-up: the run has to show that every part works, not a steady rate. Counted from
+    the bots' start, each transport's first create (and socket connect) is in the window,
+    where after a warm-up it fell in the warm-up and only a game ended and begun again in the
+    window counted one. Two seconds, not one: a create, a connect and a first move take a few
+    hundred ms each on a loaded machine.
+    """
     urls = _service_urls()
     assert urls is not None
     out = tmp_path / "load.json"
     done = run_python(
         "-m", "bench.load.run", "--players", "2", "--workers", "1", "--seconds", "2",
-        "--warmup", "0.5", "--levels", "beginner", "--api-accounts", "1",
+        "--warmup", "0", "--levels", "beginner", "--api-accounts", "1",
         "--no-access-log", "--database-url", urls[0], "--redis-url", urls[1],
         "--json", str(out),
         env=server_env(debug=False), timeout=180,
