@@ -232,9 +232,10 @@ def _measure(
 
     progress = Progress(rounds, f"{what}: round", every=rounds // 10)
     note = f"of {len(calls)} calls"
-    timed = interleaved(dict(calls), rounds, on_round=lambda done, _: progress.reached(done, note))[
-        "wall"
-    ]
+    measured = interleaved(
+        dict(calls), rounds, on_round=lambda done, _: progress.reached(done, note)
+    )
+    timed = measured["wall"]
     return {key: [v * 1000 for v in values] for key, values in timed.items()}
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from django.db import connection, connections, transaction
@@ -70,7 +69,7 @@ def test_a_creation_holding_the_player_and_an_analysis_holding_a_stats_row_both_
             # A row that references the player, checked at the commit.
             PlayerStats.objects.create(user=player, level="expert")
 
-    threads: list[Any] = [_in_thread(creation, errors), _in_thread(analysis, errors)]
+    threads = [_in_thread(creation, errors), _in_thread(analysis, errors)]
     for thread in threads:
         thread.join(STEP_S * 2)
         assert not thread.is_alive(), "a transaction never ended"
