@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -25,10 +24,10 @@ from playwright.sync_api import expect
 from deploy.processes import free_port
 from games.engine import Board
 from tests.support import boards
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.support.languages import PAGE_LANGUAGES
 from tests.support.personas import PASSWORD
 
-CHROMIUM = shutil.which("chromium")
 SEED = "browser-tests"
 # The documentation's pictures are taken only where SCREENSHOTS_DIR says where they go: `make
 # screenshots` points it at docs/screenshots to refresh them on purpose. A plain test run checks
@@ -36,14 +35,6 @@ SEED = "browser-tests"
 # and never changes a committed file.
 SCREENSHOTS_DIR = os.environ.get("SCREENSHOTS_DIR")
 SCREENSHOTS = Path(SCREENSHOTS_DIR).resolve() if SCREENSHOTS_DIR else None
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 # Every wait of the browser tests is on a condition (a URL, an attribute, a visible element);
