@@ -7,7 +7,7 @@ interleaved rounds, so the machine's load weighs on all alike; the medians are p
     .venv/bin/python -m bench.suite.bench_browser_page [--rounds 5] [--pages 10]
 
 The variants are launch arguments that could make a page cheaper; docs/TESTING.md ("Where
-Chromium's time goes") keeps the figures and what was done with them.
+the time goes", "A page's price in Chromium") keeps the figures and what was done with them.
 """
 
 from __future__ import annotations
