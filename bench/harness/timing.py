@@ -136,19 +136,42 @@ def proc_cpu(pid: int) -> float:
     return (int(rest[11]) + int(rest[12])) / TICK
 
 
-def tree_cpu(root: int) -> float:
-    """utime + stime of a process and its direct children (a gunicorn master and its
-    workers), in seconds."""
-    total = 0
+def _processes() -> Iterator[tuple[int, list[str]]]:
+    """Every process now running: its pid and its /proc stat fields (`_stat`)."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
-            rest = _stat(entry.name)
-        except OSError:
+            yield int(entry.name), _stat(entry.name)
+        except OSError:  # gone meanwhile
             continue
-        if int(entry.name) == root or int(rest[1]) == root:
+
+
+def tree_cpu(root: int) -> float:
+    """utime + stime of a process and its direct children (a gunicorn master and its
+    workers), in seconds."""
+    total = 0
+    for pid, rest in _processes():
+        if pid == root or int(rest[1]) == root:
             total += int(rest[11]) + int(rest[12])
+    return total / TICK
+
+
+def descendants_cpu(root: int) -> float:
+    """utime + stime of every live process below `root` at any depth (Playwright's driver, its
+    Chromium and the renderers under that), with what each has reaped of its own children
+    (cutime + cstime: a renderer that exited counts in the process that waited for it), in
+    seconds. `root` itself is not counted."""
+    parents: dict[int, list[int]] = {}
+    spent: dict[int, int] = {}
+    for pid, rest in _processes():
+        parents.setdefault(int(rest[1]), []).append(pid)
+        spent[pid] = sum(int(v) for v in rest[11:15])
+    total, todo = 0, list(parents.get(root, []))
+    while todo:
+        pid = todo.pop()
+        total += spent.get(pid, 0)
+        todo.extend(parents.get(pid, []))
     return total / TICK
 
 

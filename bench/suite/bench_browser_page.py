@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from bench import cli
 from bench.harness.report import Progress, load_average, say, show, table
-from bench.harness.timing import TICK, interleaved, median
+from bench.harness.timing import descendants_cpu, interleaved, median
 from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS
 
 # Chromium runs the pages of a context in renderer processes of its own, and keeps a spare
@@ -41,36 +40,12 @@ VARIANTS: dict[str, list[str]] = {
 DOCUMENT = "<!doctype html><html lang=en><title>t</title><h1>A page</h1><p>Some text.</p>"
 
 
-def descendants_cpu(root: int) -> float:
-    """CPU seconds of every live process below `root`, with what each has reaped of its own
-    children (a renderer that exited counts in the Chromium process that waited for it)."""
-    parents: dict[int, list[int]] = {}
-    spent: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            rest = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry.name)
-        parents.setdefault(int(rest[1]), []).append(pid)
-        spent[pid] = sum(int(v) for v in rest[11:15])  # utime stime cutime cstime
-    total, todo = 0, list(parents.get(root, []))
-    while todo:
-        pid = todo.pop()
-        total += spent.get(pid, 0)
-        todo.extend(parents.get(pid, []))
-    return total / TICK
-
-
 def main() -> None:
     parser = cli.parser(__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--pages", type=int, default=10, help="pages a case opens a round")
     args = parser.parse_args()
-    chromium = CHROMIUM
-    if chromium is None:
+    if CHROMIUM is None:
         raise SystemExit("Debian's chromium is not installed (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
 
@@ -78,7 +53,7 @@ def main() -> None:
     say(f"load average before: {load_average()}")
     with sync_playwright() as pw:
         browsers = {
-            name: pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS + extra)
+            name: pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + extra)
             for name, extra in VARIANTS.items()
         }
 

@@ -29,7 +29,7 @@ import pytest
 
 from bench import cli
 from bench.harness.report import show, table
-from bench.suite.bench_browser_page import descendants_cpu
+from bench.harness.timing import descendants_cpu
 
 _out: IO[str] | None = None
 

@@ -1,5 +1,5 @@
-"""The suite's own CPU tools (bench/suite): the CPU of the processes below one, and the
-per-test table that adds it up by folder."""
+"""The suite's own CPU tools: the CPU of the processes below one (bench/harness/timing.py),
+and the per-test table that adds it up by folder (bench/suite/cpu_per_test.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.harness.timing import descendants_cpu
 from bench.suite import cpu_per_test
-from bench.suite.bench_browser_page import descendants_cpu
 
 # A child that spins until it has spent 0.3 s of CPU, says so, then waits for its stdin to close.
 SPINNER = (
