@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -70,9 +70,9 @@ def main() -> None:
         for line in path.read_text().splitlines()
         if line.count("\t") == 3
     ]
-    own: Counter[str] = Counter()
-    below: Counter[str] = Counter()
-    wall: Counter[str] = Counter()
+    own: defaultdict[str, float] = defaultdict(float)
+    below: defaultdict[str, float] = defaultdict(float)
+    wall: defaultdict[str, float] = defaultdict(float)
     count: Counter[str] = Counter()
     for node, o, w, b in rows:
         parts = node.split("/")
