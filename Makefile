@@ -121,7 +121,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -174,6 +174,13 @@ $(BENCH_RUN_TARGETS): bench-%: venv
 bench-socketmove: venv
 	$(PY) -m bench.load.run --rounds 3 --idle 6 --seconds 15
 	$(PY) -m bench.http.inprocess --doors http,socket --n 500
+
+# Players per machine: socket players at about a move a second on bench/load's servers (2
+# workers), doubled then bisected to the largest count whose every move's p99 stays under
+# 50 ms with no error; the plot in docs/perf/capacity.png (docs/PERFORMANCE.md).
+.PHONY: bench-capacity
+bench-capacity: venv
+	$(PY) -m bench.load.capacity
 
 # One live process holding up to 10,000 sockets over 100 games: memory per socket and a
 # move's push to them all (needs DATABASE_URL and REDIS_URL; docs/PERFORMANCE.md).
