@@ -14,7 +14,12 @@ from playwright.sync_api import expect
 from accounts.models import User
 from games.races.clock import RaceClock
 from tests.support.boards import board_of, safe_cells
-from tests.support.browser import screenshot, sign_up_by_api
+from tests.support.browser import (
+    board_moved_at_the_start,
+    screenshot,
+    sign_up_by_api,
+    watch_the_start,
+)
 from tests.support.personas import PASSWORD, client_for
 
 RACE_URL = re.compile(r"/races/[0-9a-f-]{36}$")
@@ -84,6 +89,8 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
         "data-ready", "true"
     )
     # bob is ready too: the countdown runs (3-2-1 from the server's starts_at), then the start.
+    for page in (alice, bob):
+        watch_the_start(page)
     bob.click("#race-ready")
     for page in (alice, bob):
         expect(page.locator("#race-countdown")).to_have_text(re.compile(r"^[123]$"))
@@ -111,6 +118,9 @@ def test_two_browsers_race_on_beginner_from_the_lobby_to_the_results(
         "data-opened", str(before_bob)
     )
     expect(alice.locator("#race-countdown")).to_be_hidden()  # "Go!" is gone
+    for page in (alice, bob):
+        # It went as the board came, not after: a first tap never hits a cell that moves.
+        assert not board_moved_at_the_start(page)
     screenshot(alice, "race-running")
     for page, rival in ((alice, bob_game), (bob, alice_game)):
         assert page.locator(".cell").count() == 81  # one board on the page: their own

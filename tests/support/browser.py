@@ -378,3 +378,25 @@ def settle(page: Any) -> None:
     page.click("#pause")
     page.click("#pause-anyway")  # a ranked game asks first (RULES.md, Fair play)
     expect(page.locator("#paused-cover")).to_be_visible()
+
+
+# The racer's board and the countdown never shown together (frontend race.js, drawCountdown):
+# checked after every change of a `hidden` attribute, so that the check does not depend on when
+# the test looks.
+WATCH_THE_START = """() => {
+  window.boardUnderTheCountdown = false;
+  const shown = (id) => !document.getElementById(id).hidden;
+  new MutationObserver(() => {
+    if (shown("race-mygame") && shown("race-countdown")) window.boardUnderTheCountdown = true;
+  }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["hidden"] });
+}"""
+
+
+def watch_the_start(page: Any) -> None:
+    """From now on, note whether `page` ever shows the racer's board and the countdown at once
+    (read by `board_moved_at_the_start`)."""
+    page.evaluate(WATCH_THE_START)
+
+
+def board_moved_at_the_start(page: Any) -> bool:
+    return bool(page.evaluate("window.boardUnderTheCountdown"))

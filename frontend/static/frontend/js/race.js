@@ -140,14 +140,11 @@ function drawCountdown() {
   if (race.state !== "countdown") {
     if (countdown) clearInterval(countdown.timer);
     countdown = null;
-    box.hidden = !(race.state === "running" && !box.hidden && box.dataset.go === "1");
-    if (race.state === "running" && box.dataset.shown === "1" && box.dataset.go !== "1") {
-      // The start: "Go!" for a moment.
-      box.dataset.go = "1";
-      box.textContent = gettext("Go!");
-      box.hidden = false;
-      setTimeout(() => (box.hidden = true), 900);
-    }
+    // The racer's board appears in this same draw (drawMyGame): the box goes with it, never
+    // after, so nothing above the board moves under a racer's first tap (a "Go!" left on
+    // screen for a moment pushed the board 150 px down, and a tap then hit another cell). Its
+    // "Go!" was said already, from the end of the countdown to the server's `started`.
+    box.hidden = true;
     return;
   }
   if (countdown) return;
@@ -157,7 +154,6 @@ function drawCountdown() {
   const left = Math.max(0, Math.min(SITE.race.countdown_ms, Date.parse(race.starts_at || "") - Date.now()));
   countdown = { until: performance.now() + left, timer: undefined };
   box.hidden = false;
-  box.dataset.shown = "1";
   const tick = () => {
     const ms = countdown ? countdown.until - performance.now() : 0;
     box.textContent = ms > 0 ? String(Math.ceil(ms / 1000)) : gettext("Go!");
