@@ -145,6 +145,10 @@ DATABASE_URL = env_str("DATABASE_URL")
 # psycopg after a few runs on a connection: less work per move in the worker. Turn it off
 # behind a PgBouncer older than 1.21 in transaction mode (no prepared statements there).
 DB_PREPARED_HOT_PATH = env_bool("DB_PREPARED_HOT_PATH", True)
+# PostgreSQL: a move that neither starts nor ends its solo game is stored by a compare-and-set
+# on the game's seq, without a transaction or a row lock (games.play.move_store,
+# docs/PERFORMANCE.md "The move without a lock"); off, every move takes the locked path.
+DB_MOVE_COMPARE_AND_SET = env_bool("DB_MOVE_COMPARE_AND_SET", True)
 # Connection options of every PostgreSQL alias (the primary and its replica alike).
 DATABASE_OPTIONS: dict[str, Any] = {
     "pool": env_bool("DB_POOL", False),

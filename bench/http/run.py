@@ -193,11 +193,19 @@ def anchor_server(name: str, ports: Ports, logs: Path, *, pubsub: bool = False) 
     return server
 
 
-def our_server(ports: Ports, logs: Path) -> AppServer:
-    """Ours on gunicorn (sync, 2 workers, no access log), started."""
-    server = AppServer("gunicorn", ports.take(), our_env(), logs, WORKERS, name="ours")
+def our_server(ports: Ports, logs: Path, *, locked: bool = False) -> AppServer:
+    """Ours on gunicorn (sync, 2 workers, no access log), started; `locked`: every move on the
+    locked path (DB_MOVE_COMPARE_AND_SET off), for --locked."""
+    env = {**our_env(), "DB_MOVE_COMPARE_AND_SET": "0" if locked else "1"}
+    name = "ours-locked" if locked else "ours"
+    server = AppServer("gunicorn", ports.take(), env, logs, WORKERS, name=name)
     server.start()
     return server
+
+
+def server_of(key: str) -> str:
+    """The server a config's requests go to."""
+    return {"flag": "ours", "reveal": "ours", "flag-locked": "ours-locked"}.get(key, key)
 
 
 @dataclass
@@ -261,7 +269,7 @@ class Scripts:
             return ANCHOR_LUA, ["/move-raw-pub-bg/", self.games]
         if config == "D5":
             return ANCHOR_LUA, ["/api/move/", self.games, ANCHOR_TOKEN]
-        if config == "flag":
+        if config in ("flag", "flag-locked"):
             return MOVE_LUA, ["flag", str(self.flags), str(threads)]
         size = int(REVEAL_RATE_CAP * seconds) + 100
         start, end = self.next_reveal, self.next_reveal + size
@@ -379,6 +387,7 @@ LABELS = {
     "D5": "D5 anchor: DRF + token auth + ORM move + async_to_sync publish",
     "flag": "ours: POST /api/games/{id}/flag",
     "reveal": "ours: POST /api/games/{id}/reveal",
+    "flag-locked": "ours, every move locked: flag with DB_MOVE_COMPARE_AND_SET off",
 }
 ANCHORS = ("C1", "D5", "D10", "D12")
 # Interleaved so that each of ours sits between anchors: the machine's drift falls on all.
@@ -420,6 +429,16 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
         rows.append([f"ours / {anchor}", cells[0], cells[1], f"{each[0]}; {each[1]}"])
     head = ["ratio (of medians)", "flag", "reveal", "per-round ratios flag; reveal"]
     out += ["", *table(head, rows, "lrrl")]
+    if "flag-locked" in res.loaded:
+        unlocked, locked = res.loaded["flag"], res.loaded["flag-locked"]
+        rps_each = ratios([r.rps for r in unlocked], [r.rps for r in locked])
+        cpu = ratios([r.server_us for r in unlocked], [r.server_us for r in locked])
+        out.append(
+            f"\nThe move without a lock: flag / flag-locked **{med(unlocked, 'rps') / med(locked, 'rps'):.2f}**"
+            f" x the requests a second (per round {' / '.join(f'{x:.2f}' for x in rps_each)}), "
+            f"server CPU **{med(unlocked, 'server_us') / med(locked, 'server_us'):.2f}** x "
+            f"(per round {' / '.join(f'{x:.2f}' for x in cpu)})."
+        )
     if res.unloaded:
         out += [
             "",
@@ -465,6 +484,11 @@ def main() -> None:
     )
     parser.add_argument("--no-unloaded", action="store_true", help="skip the wrk -c1 rounds")
     parser.add_argument("--quick", action="store_true", help="1 round of 4 s, 200 games, no wait")
+    parser.add_argument(
+        "--locked",
+        action="store_true",
+        help="also flag on a server with every move locked (DB_MOVE_COMPARE_AND_SET off)",
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown report here")
     args = parser.parse_args()
     if args.quick:
@@ -502,6 +526,9 @@ def main() -> None:
         "D5": anchor_server("D5", ports, workdir, pubsub=True),
         "ours": our_server(ports, workdir),
     }
+    if args.locked:
+        servers["ours-locked"] = our_server(ports, workdir, locked=True)
+        ORDER.insert(ORDER.index("D10") + 1, "flag-locked")
     res = Results()
     meta: dict[str, Any] = {"started": started}
     prof = None
@@ -520,13 +547,13 @@ def main() -> None:
         t_timed = time.monotonic()
         say("4. Warm-up, 2 s each")
         for key in ORDER:
-            server = servers["ours" if key in ("flag", "reveal") else key]
+            server = servers[server_of(key)]
             run = wrk(server, scripts.args(key, 2, 2), 2, 2, 32, log)
             say(f"  {key}: {run.rps:.0f} req/s, non-2xx {run.non2xx}")
         say(f"5. Loaded: {args.runs} rounds x {' / '.join(ORDER)}, wrk -t2 -c32 -d{args.seconds}s")
         for r in range(args.runs):
             for key in ORDER:
-                server = servers["ours" if key in ("flag", "reveal") else key]
+                server = servers[server_of(key)]
                 run = wrk(server, scripts.args(key, args.seconds, 2), args.seconds, 2, 32, log)
                 res.loaded.setdefault(key, []).append(run)
                 say(
@@ -540,7 +567,7 @@ def main() -> None:
             )
             for r in range(args.runs):
                 for key in ORDER:
-                    server = servers["ours" if key in ("flag", "reveal") else key]
+                    server = servers[server_of(key)]
                     run = wrk(
                         server, scripts.args(key, args.c1_seconds, 1), args.c1_seconds, 1, 1, log
                     )

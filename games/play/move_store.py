@@ -17,12 +17,14 @@ from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connections, transaction
+from django.db import IntegrityError, connections, transaction
+from django.db.models import Field
 
 from demineur_site import metrics
 from demineur_site.rawsql import Columns, columns, run
-from games.play.models import Game, Move
+from games.play.models import Game, GameState, Move
 
 ALIAS = "default"
 
@@ -32,11 +34,13 @@ def _games() -> Columns[Game]:
 
 
 @cache
-def _lock_sql(vendor: str, condition: str = "") -> str:
+def _lock_sql(vendor: str, condition: str = "", lock: bool = True) -> str:
     games = _games()
-    lock = " FOR UPDATE" if connections[ALIAS].features.has_select_for_update else ""
+    locked = lock and connections[ALIAS].features.has_select_for_update
     also = f" AND {condition}" if condition else ""
-    return f"SELECT {games.select_list} FROM {games.table} WHERE {games.pk_name} = %s{also}{lock}"
+    return f"SELECT {games.select_list} FROM {games.table} WHERE {games.pk_name} = %s{also}" + (
+        " FOR UPDATE" if locked else ""
+    )
 
 
 # A condition the row lock must also meet (lock_only_if), for the calls in this context only.
@@ -60,6 +64,15 @@ def lock_game(game_id: Any) -> Game | None:
     """The game `game_id`, its row locked until the transaction ends (SQLite: the transaction's
     own write lock, settings' IMMEDIATE mode); None if there is no such game, the id is no
     game id at all, or the condition of `lock_only_if` does not hold."""
+    return _read_game(game_id, lock=True)
+
+
+def read_game(game_id: Any) -> Game | None:
+    """`lock_game` without the lock: the row as it is now, for `store_if_unchanged`."""
+    return _read_game(game_id, lock=False)
+
+
+def _read_game(game_id: Any, *, lock: bool) -> Game | None:
     connection = connections[ALIAS]
     pk = Game._meta.pk
     assert pk is not None
@@ -69,10 +82,10 @@ def lock_game(game_id: Any) -> Game | None:
         return None  # a malformed id is an unknown game
     condition = _condition.get()
     if condition is None:
-        row = run(ALIAS, _lock_sql(connection.vendor), [key], fetch=True)
+        row = run(ALIAS, _lock_sql(connection.vendor, "", lock), [key], fetch=True)
     else:
         sql, params = condition
-        row = run(ALIAS, _lock_sql(connection.vendor, sql), [key, *params], fetch=True)
+        row = run(ALIAS, _lock_sql(connection.vendor, sql, lock), [key, *params], fetch=True)
     return None if row is None else _games().instance(row)
 
 
@@ -129,3 +142,71 @@ def store(game: Game, move: Move) -> None:
 @cache
 def _store_sql(vendor: str) -> str:
     return f"WITH saved AS ({_games().update_sql}) {columns(Move, ALIAS).insert_sql}"
+
+
+def can_store_unlocked() -> bool:
+    """Whether `store_if_unchanged` may be used here: on PostgreSQL (where the game's update
+    and the move's insert are one statement) outside any transaction (each statement is then
+    its own), unless DB_MOVE_COMPARE_AND_SET is off."""
+    connection = connections[ALIAS]
+    return (
+        settings.DB_MOVE_COMPARE_AND_SET
+        and connection.vendor == "postgresql"
+        and not connection.in_atomic_block
+    )
+
+
+def store_if_unchanged(game: Game, move: Move, *, changed: tuple[str, ...], read_seq: int) -> bool:
+    """The compare-and-set of a move (docs/PERFORMANCE.md, The move without a lock): write the
+    game's `changed` columns and insert `move` in one statement, only if the game's row still
+    has the `seq` it had when `read_game` read it and is still being played. Returns whether
+    it did; when it did not (another writer came first, or the move's `client_move_id` was
+    just taken), neither row is written. Only where `can_store_unlocked()`.
+
+    The move's `game_id` is the id the update returns: no row updated, no id, and the insert
+    breaks the column's NOT NULL, which undoes the whole statement."""
+    connection = connections[ALIAS]
+    games, moves = _games(), columns(Move, ALIAS)
+    fields = [_game_field(name) for name in changed]
+    game_values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in fields]
+    move_values = moves.insert_params(move)
+    del move_values[_game_column_index()]
+    key = games.pk.get_db_prep_value(game.pk, connection)
+    params = [*game_values, key, read_seq, GameState.PLAYING.value, *move_values]
+    try:
+        run(ALIAS, _compare_and_set_sql(connection.vendor, changed), params)
+    except IntegrityError:
+        return False
+    metrics.MOVES.labels(move.action).inc()
+    moves.inserted_as(move)
+    return True
+
+
+def _quoted(field: Field[Any, Any]) -> str:
+    column = field.get_attname_column()[1]
+    assert column is not None  # a concrete field has its column
+    return str(connections[ALIAS].ops.quote_name(column))
+
+
+def _game_field(name: str) -> Field[Any, Any]:
+    return next(f for f in Game._meta.concrete_fields if f.name == name)
+
+
+@cache
+def _game_column_index() -> int:
+    return [f.name for f in columns(Move, ALIAS).inserted].index("game")
+
+
+@cache
+def _compare_and_set_sql(vendor: str, changed: tuple[str, ...]) -> str:
+    games, moves = _games(), columns(Move, ALIAS)
+    assignments = ", ".join(f"{_quoted(_game_field(name))} = %s" for name in changed)
+    values = ["%s"] * len(moves.inserted)
+    values[_game_column_index()] = f"(SELECT {games.pk_name} FROM saved)"
+    names = ", ".join(_quoted(f) for f in moves.inserted)
+    return (
+        f"WITH saved AS (UPDATE {games.table} SET {assignments} WHERE {games.pk_name} = %s"
+        f" AND {_quoted(_game_field('seq'))} = %s AND {_quoted(_game_field('state'))} = %s"
+        f" RETURNING {games.pk_name})"
+        f" INSERT INTO {moves.table} ({names}) VALUES ({', '.join(values)})"
+    )

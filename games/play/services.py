@@ -378,38 +378,7 @@ def game_move(
         return _replay(game, previous, ask)
 
     def act(game: Game, now: datetime) -> MoveResult:
-        if not (0 <= x < game.width and 0 <= y < game.height):
-            raise GameError(
-                "out_of_bounds",
-                f"The cell must be inside the {game.width}x{game.height} board.",
-                {"width": game.width, "height": game.height},
-            )
-        _check_playable(game)
-        board = Board.decode(bytes(game.board))
-        first_tap = game.state == GameState.NEW and action == Action.REVEAL
-        layout = None
-        if first_tap and game.no_guess:
-            layout = no_guess_layout(
-                width=game.width, height=game.height, mines=game.mines, x=x, y=y
-            )
-            if layout is None:  # docs/NOGUESS.md, "When no board is found": a classic game
-                game.no_guess = False
-        try:
-            if action == Action.REVEAL:
-                outcome = board.reveal(x, y, _rng_for(game) if first_tap else None, layout=layout)
-            elif action == Action.FLAG:
-                outcome = board.flag(x, y, flagged)
-            else:
-                outcome = board.chord(x, y)
-        except EngineError as exc:
-            raise _engine_error(exc) from None
-        if first_tap:
-            game.state = GameState.PLAYING
-            game.started_at = now
-            game.bbbv = board.bbbv()
-        game.clicks += 1
-        changes = outcome.change_dicts()
-        counters.count_move(game, action, changes)
+        board, outcome, changes = _apply(game, ask, x=x, y=y, now=now)
         at_ms = _store_move(
             game, board, ask, player_name=player.username, now=now, changes=changes, outcome=outcome
         )
@@ -422,7 +391,96 @@ def game_move(
             _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
         return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
 
+    unlocked = _move_without_lock(game_id=game_id, player=player, ask=ask, x=x, y=y)
+    if unlocked is not None:
+        return unlocked
     return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
+
+
+def _apply(
+    game: Game, ask: MoveAsk, *, x: int, y: int, now: datetime
+) -> tuple[Board, Outcome, list[dict[str, Any]]]:
+    """The rules of one reveal, flag or chord of (x, y) on `game` (its counts updated, nothing
+    stored): the board after it, the engine's outcome and the move's changes. Refusals raise
+    GameError."""
+    if not (0 <= x < game.width and 0 <= y < game.height):
+        raise GameError(
+            "out_of_bounds",
+            f"The cell must be inside the {game.width}x{game.height} board.",
+            {"width": game.width, "height": game.height},
+        )
+    _check_playable(game)
+    board = Board.decode(bytes(game.board))
+    first_tap = game.state == GameState.NEW and ask.action == Action.REVEAL
+    layout = None
+    if first_tap and game.no_guess:
+        layout = no_guess_layout(width=game.width, height=game.height, mines=game.mines, x=x, y=y)
+        if layout is None:  # docs/NOGUESS.md, "When no board is found": a classic game
+            game.no_guess = False
+    try:
+        if ask.action == Action.REVEAL:
+            outcome = board.reveal(x, y, _rng_for(game) if first_tap else None, layout=layout)
+        elif ask.action == Action.FLAG:
+            outcome = board.flag(x, y, ask.flagged)
+        else:
+            outcome = board.chord(x, y)
+    except EngineError as exc:
+        raise _engine_error(exc) from None
+    if first_tap:
+        game.state = GameState.PLAYING
+        game.started_at = now
+        game.bbbv = board.bbbv()
+    game.clicks += 1
+    changes = outcome.change_dicts()
+    counters.count_move(game, ask.action, changes)
+    return board, outcome, changes
+
+
+# What a move that neither starts nor ends its game changes of the game's row (_apply,
+# _next_move); tests/play/test_move_without_lock.py checks it against every column.
+MOVE_COLUMNS = ("seq", "last_action_at", "mines_left", "opened", "board", "clicks",
+                *counters.COUNT_COLUMNS)  # fmt: skip
+
+
+def _move_without_lock(
+    *, game_id: Any, player: User, ask: MoveAsk, x: int, y: int
+) -> MoveResult | None:
+    """The common move in two statements, outside a transaction and without the row lock
+    (docs/PERFORMANCE.md, The move without a lock): read the game, apply the rules, then store
+    it with a compare-and-set on the game's `seq` (move_store.store_if_unchanged). Only a move
+    of a solo game being played (no race, no daily) that does not end it, and is no replay;
+    everything else, a refusal, and a move that lost its compare-and-set to another writer
+    returns None, and the locked path decides it from the start as before."""
+    if not move_store.can_store_unlocked():
+        return None
+    game = move_store.read_game(game_id)
+    if (
+        game is None
+        or game.player_id != player.pk
+        or game.state != GameState.PLAYING
+        or game.race_id is not None
+        or game.daily is not None
+    ):
+        return None
+    now = timezone.now()
+    if now - game.last_action_at >= _idle_limit():
+        return None  # the locked path closes it (_close_if_idle)
+    if ask.client_move_id is not None and move_store.move_by_client_id(game, ask.client_move_id):
+        return None  # a replay: the locked path answers it
+    game.player = player
+    read_seq = game.seq
+    try:
+        board, outcome, changes = _apply(game, ask, x=x, y=y, now=now)
+    except GameError:
+        return None  # the locked path refuses it, after the same checks in the same order
+    if outcome.ended:
+        return None
+    move = _next_move(game, board, ask, now=now, changes=changes)
+    game.board = board.encode()
+    if not move_store.store_if_unchanged(game, move, changed=MOVE_COLUMNS, read_seq=read_seq):
+        return None
+    _publish_move(game, board, ask, player_name=player.username, changes=changes, at_ms=move.at_ms)
+    return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=move.at_ms)
 
 
 def _store_move(
@@ -437,6 +495,30 @@ def _store_move(
 ) -> int:
     """Store the move and the game's new state; returns the game clock at the move. `changes`
     are kept with a move that has a `client_move_id`, for its replay."""
+    move = _next_move(game, board, ask, now=now, changes=changes)
+    if outcome is not None and outcome.ended:
+        _finish(
+            game,
+            board,
+            player_name=player_name,
+            now=now,
+            at_ms=move.at_ms,
+            reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
+        )
+    game.board = board.encode()
+    move_store.store(game, move)
+    return move.at_ms
+
+
+def _next_move(
+    game: Game,
+    board: Board,
+    ask: MoveAsk,
+    *,
+    now: datetime,
+    changes: list[dict[str, Any]] | None,
+) -> Move:
+    """The game's next move, its `seq`, clock and counts taken onto the game (not stored)."""
     at_ms = clock.elapsed_ms(
         started_at=game.started_at,
         now=now,
@@ -448,32 +530,18 @@ def _store_move(
     game.last_action_at = now
     game.mines_left = board.mines_left
     game.opened = board.opened_count()
-    if outcome is not None and outcome.ended:
-        _finish(
-            game,
-            board,
-            player_name=player_name,
-            now=now,
-            at_ms=at_ms,
-            reason=EndReason.CLEARED if outcome.status == engine.WON else EndReason.MINE,
-        )
-    game.board = board.encode()
-    move_store.store(
-        game,
-        Move(
-            game=game,
-            seq=game.seq,
-            action=ask.action,
-            x=ask.x,
-            y=ask.y,
-            flagged=ask.flagged,
-            at_ms=at_ms,
-            client_move_id=ask.client_move_id,
-            changes=changes if ask.client_move_id is not None else None,
-            created_at=now,
-        ),
+    return Move(
+        game=game,
+        seq=game.seq,
+        action=ask.action,
+        x=ask.x,
+        y=ask.y,
+        flagged=ask.flagged,
+        at_ms=at_ms,
+        client_move_id=ask.client_move_id,
+        changes=changes if ask.client_move_id is not None else None,
+        created_at=now,
     )
-    return at_ms
 
 
 def _finish(
