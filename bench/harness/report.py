@@ -157,3 +157,15 @@ class Run:
         if written:
             say(f"results: {written[0]}")
         return payload
+
+
+def save_plot(fig: Any, path: Path, title: str) -> None:
+    """A matplotlib figure with its title, laid out and written to `path` (its folder made),
+    then closed."""
+    import matplotlib.pyplot as plt
+
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

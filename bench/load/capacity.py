@@ -28,10 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import cli
-from bench.harness.database import name_of
-from bench.harness.report import Run, load_average, say, show, table
+from bench.harness.report import Run, load_average, save_plot, say, show, table
 from bench.harness.servers import ROOT
-from bench.harness.timing import wait_for_quiet
 
 from . import run
 
@@ -116,11 +114,7 @@ def plot(cells: list[dict[str, Any]], path: Path, title: str, p99_ms: float) -> 
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
         ax.set_ylim(bottom=0)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_plot(fig, path, title)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -140,12 +134,10 @@ def main(argv: list[str] | None = None) -> None:
     run.add_common_arguments(parser, seconds=20)
     parser.set_defaults(think_ms=1000, warmup=5)
     args = parser.parse_args(argv)
-    stack = run.prepare(args)
-    if stack is None:
+    prepared = run.ready(args)
+    if prepared is None:
         return
-    if args.load_wait:
-        wait_for_quiet(1.0, args.load_wait)
-    database = name_of(stack.database_url)
+    stack, database = prepared
     record = Run("load-capacity")
     cells: list[dict[str, Any]] = []
     started, load_before = time.perf_counter(), load_average()

@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import cli
-from bench.harness.database import name_of
-from bench.harness.report import Run, load_average, say, show, table
+from bench.harness.report import Run, load_average, save_plot, say, show, table
 from bench.harness.servers import ROOT
-from bench.harness.timing import wait_for_quiet
 
 from . import run
 
@@ -90,11 +88,7 @@ def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
     right.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     left.set_ylim(bottom=0)
     left.legend(fontsize=8)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_plot(fig, path, title)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -124,12 +118,10 @@ def main(argv: list[str] | None = None) -> None:
         f"bench/load curve: {len(cells)} cells of {args.warmup:g} + {args.seconds:g} s "
         f"(about {len(cells) * per_cell / 60:.1f} min plus server starts)"
     )
-    stack = run.prepare(args)
-    if stack is None:
+    prepared = run.ready(args)
+    if prepared is None:
         return
-    if args.load_wait:
-        wait_for_quiet(1.0, args.load_wait)
-    database = name_of(stack.database_url)
+    stack, database = prepared
     record = Run("load-curve")
     results: list[dict[str, Any]] = []
     accounts: run.Accounts | None = None

@@ -63,3 +63,12 @@ def test_a_cell_passes_only_fast_enough_without_errors_and_at_the_players_pace()
     assert "p99" in verdict(_cell(moves_all={}), **limits)  # no move at all is no pass
     assert "1 errors" in verdict(_cell(errors={"move: socket closed": 1}), **limits)
     assert "moves/s" in verdict(_cell(moves_per_s=89.0), **limits)
+
+
+def test_the_plot_is_written_as_a_png(tmp_path: Any) -> None:
+    from bench.load.capacity import plot
+
+    cells = [_cell(players=n, moves_per_s=n * 0.98, moves_all={"p99_ms": n / 4}) for n in (64, 128)]
+    target = tmp_path / "perf" / "capacity.png"
+    plot(cells, target, "a title", 50)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -29,6 +29,19 @@ on_postgres = pytest.mark.skipif(
 SEED = "compare-and-set"
 
 
+def _started(player: User) -> tuple[Game, list[tuple[int, int]]]:
+    """A new Expert game of `player`, its first tap made at the centre: the game and its
+    mines (the layout of the test seed, which the test's settings set)."""
+    game = services.game_create(player=player, level="expert")
+    services.game_move(game_id=game.id, player=player, action="reveal", x=15, y=8)
+    return game, sorted(mines(str(game.id)))
+
+
+def _alice(settings: Any) -> User:
+    settings.GAME_TEST_SEED = SEED
+    return User.objects.create_user(username="alice", password=PASSWORD)
+
+
 def _columns(game: Game) -> dict[str, Any]:
     return {f.name: getattr(game, f.attname) for f in Game._meta.concrete_fields}
 
@@ -39,10 +52,8 @@ def test_a_move_changes_only_the_columns_the_compare_and_set_writes(alice: User,
     # tap and the end changes no column outside MOVE_COLUMNS: the compare-and-set, which
     # writes only those, leaves the row the locked path leaves.
     settings.GAME_TEST_SEED = SEED
-    game = services.game_create(player=alice, level="expert")
-    services.game_move(game_id=game.id, player=alice, action="reveal", x=15, y=8)
+    game, mine_cells = _started(alice)
     seen: set[str] = set()
-    mine_cells = sorted(mines(str(game.id)))
     center, its_mines = chord_target(board_of(str(game.id)), set(mine_cells))
     asks = [("flag", x, y, True) for x, y in its_mines]
     asks += [("chord", *center, None), ("flag", *mine_cells[-1], None)]
@@ -64,11 +75,9 @@ def test_a_move_changes_only_the_columns_the_compare_and_set_writes(alice: User,
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_move_is_a_read_and_one_write_without_a_lock(settings):
-    settings.GAME_TEST_SEED = SEED
-    alice = User.objects.create_user(username="alice", password=PASSWORD)
-    game = services.game_create(player=alice, level="expert")
-    services.game_move(game_id=game.id, player=alice, action="reveal", x=15, y=8)
-    x, y = sorted(mines(str(game.id)))[0]
+    alice = _alice(settings)
+    game, mine_cells = _started(alice)
+    x, y = mine_cells[0]
     with CaptureQueriesContext(connection) as flag:
         result = services.game_move(
             game_id=game.id, player=alice, action="flag", x=x, y=y, flagged=True
@@ -100,8 +109,7 @@ def test_outside_a_transaction_a_move_is_a_read_and_one_write_without_a_lock(set
 def _played(player: User, plan: list[tuple[str, int, int, Any, str | None]]) -> list[Any]:
     """`plan` played on a new Expert game of `player` (first tap at its centre): each move's
     answer, or the refusal's code."""
-    game = services.game_create(player=player, level="expert")
-    services.game_move(game_id=game.id, player=player, action="reveal", x=15, y=8)
+    game, _mines = _started(player)
     answers: list[Any] = []
     for action, x, y, flagged, client_move_id in plan:
         try:
@@ -137,12 +145,10 @@ def _stored(game_id: Any) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
 def test_a_game_played_with_and_without_the_lock_ends_alike(settings):
     # The same layout (the seed, the same first tap) played by the same plan: flags, a chord,
     # a replay, a client_move_id reused for another move, refusals, reveals to the win.
-    settings.GAME_TEST_SEED = SEED
-    alice = User.objects.create_user(username="alice", password=PASSWORD)
+    alice = _alice(settings)
     bob = User.objects.create_user(username="bob", password=PASSWORD)
-    probe = services.game_create(player=alice, level="expert")
-    services.game_move(game_id=probe.id, player=alice, action="reveal", x=15, y=8)
-    board, mine_cells = board_of(str(probe.id)), sorted(mines(str(probe.id)))
+    probe, mine_cells = _started(alice)
+    board = board_of(str(probe.id))
     center, its_mines = chord_target(board, set(mine_cells))
     safe = safe_cells(board)
     services.game_resign(game_id=probe.id, player=alice)
@@ -178,11 +184,9 @@ def test_a_move_that_loses_its_compare_and_set_is_played_after_the_winner(settin
     # Between alice's read and her write, another move of hers lands (a second tab): her first
     # move's compare-and-set fails, writes nothing, and the locked path plays it after the
     # other one, with the next seq.
-    settings.GAME_TEST_SEED = SEED
-    alice = User.objects.create_user(username="alice", password=PASSWORD)
-    game = services.game_create(player=alice, level="expert")
-    services.game_move(game_id=game.id, player=alice, action="reveal", x=15, y=8)
-    first, second = sorted(mines(str(game.id)))[:2]
+    alice = _alice(settings)
+    game, mine_cells = _started(alice)
+    first, second = mine_cells[:2]
     read = move_store.read_game
     calls = []
 
@@ -215,11 +219,9 @@ def test_a_move_that_loses_its_compare_and_set_is_played_after_the_winner(settin
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_one_client_move_id_sent_at_once_from_four_threads_is_stored_once(settings):
-    settings.GAME_TEST_SEED = SEED
-    alice = User.objects.create_user(username="alice", password=PASSWORD)
-    game = services.game_create(player=alice, level="expert")
-    services.game_move(game_id=game.id, player=alice, action="reveal", x=15, y=8)
-    x, y = sorted(mines(str(game.id)))[0]
+    alice = _alice(settings)
+    game, mine_cells = _started(alice)
+    x, y = mine_cells[0]
     answers: list[Any] = []
 
     def send() -> None:
