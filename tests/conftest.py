@@ -1,6 +1,7 @@
 """The suite's shared fixtures live in tests/support/; importing them here makes them visible
 to every test package."""
 
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -62,6 +63,18 @@ def pytest_configure(config: Any) -> None:
     can remove what the workers made for the run once it ends (template_db.clean_up)."""
     if not hasattr(config, "workerinput") and hasattr(config.option, "testrunuid"):
         config.option.testrunuid = config.option.testrunuid or uuid.uuid4().hex
+
+
+_MADE_AHEAD: list[threading.Thread] = []
+
+
+def pytest_sessionstart(session: Any) -> None:
+    """The controller of a parallel run has the migrated SQLite file made while the workers
+    start (template_db.make_ahead)."""
+    config = session.config
+    run = getattr(config.option, "testrunuid", None)
+    if run and not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", 0):
+        _MADE_AHEAD.append(template_db.make_ahead(str(run)))
 
 
 @pytest.fixture(scope="session")
@@ -130,6 +143,8 @@ def pytest_sessionfinish(session: object, exitstatus: int) -> None:
     from django.conf import settings
 
     _close_the_workers_chromium()
+    for thread in _MADE_AHEAD:
+        thread.join()  # before clean_up removes the run's files
     if not settings.configured:
         return
     config: Any = getattr(session, "config", None)

@@ -29,6 +29,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
@@ -50,17 +51,18 @@ def _path(name: str, run: str | None = None) -> Path:
 
 
 @contextmanager
-def _locked(name: str) -> Iterator[None]:
-    with open(_path(f"{name}.lock"), "a+") as lock:
+def _locked(name: str, run: str | None = None) -> Iterator[None]:
+    with open(_path(f"{name}.lock", run), "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         yield
 
 
-def once(name: str, make: Callable[[Path], None]) -> Path:
+def once(name: str, make: Callable[[Path], None], run: str | None = None) -> Path:
     """The run's `name`, made by `make(path)` by the first caller of the run; later callers, in
-    any worker, wait until it is made. `make` writes `path` only when it succeeded."""
-    path = _path(name)
-    with _locked(name):
+    any worker, wait until it is made. `make` writes `path` only when it succeeded. `run`: the
+    run's id where this process is not one of its workers (the controller)."""
+    path = _path(name, run)
+    with _locked(name, run):
         if not path.exists():
             make(path)
             if not path.exists():
@@ -83,9 +85,22 @@ def _migrate_into(path: Path) -> None:
     partial.rename(path)
 
 
-def migrated_sqlite() -> Path:
+def migrated_sqlite(run: str | None = None) -> Path:
     """A SQLite file with every migration applied, made once per run: copy it, never write it."""
-    return once("migrated.sqlite3", _migrate_into)
+    return once("migrated.sqlite3", _migrate_into, run)
+
+
+def make_ahead(run: str) -> threading.Thread:
+    """The controller of a parallel run starts making the run's migrated SQLite file as the run
+    starts, in a thread of its own, holding the file's lock: a worker that needs it (every
+    worker on SQLite; on PostgreSQL, the first module that starts servers on a SQLite file)
+    waits on that lock for what is left, instead of making it inside a test's set-up (about
+    20 s there on a busy machine, the longest set-up of a PostgreSQL run)."""
+    thread = threading.Thread(
+        target=migrated_sqlite, args=(run,), name="migrated-sqlite", daemon=True
+    )
+    thread.start()
+    return thread
 
 
 def copy_migrated_sqlite(target: Path | str) -> None:
