@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import cli
-from bench.harness.report import Run, load_average, save_plot, say, show, table
+from bench.harness.report import load_average, save_plot, say, show, table
 from bench.harness.servers import ROOT
 
 from . import run
@@ -134,11 +134,10 @@ def main(argv: list[str] | None = None) -> None:
     run.add_common_arguments(parser, seconds=20)
     parser.set_defaults(think_ms=1000, warmup=5)
     args = parser.parse_args(argv)
-    prepared = run.ready(args)
+    prepared = run.ready(args, "load-capacity")
     if prepared is None:
         return
-    stack, database = prepared
-    record = Run("load-capacity")
+    stack, database, record = prepared
     cells: list[dict[str, Any]] = []
     started, load_before = time.perf_counter(), load_average()
     search = {"start": args.start, "maximum": args.max, "precision": args.precision}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import cli
-from bench.harness.report import Run, load_average, save_plot, say, show, table
+from bench.harness.report import load_average, save_plot, say, show, table
 from bench.harness.servers import ROOT
 
 from . import run
@@ -118,11 +118,10 @@ def main(argv: list[str] | None = None) -> None:
         f"bench/load curve: {len(cells)} cells of {args.warmup:g} + {args.seconds:g} s "
         f"(about {len(cells) * per_cell / 60:.1f} min plus server starts)"
     )
-    prepared = run.ready(args)
+    prepared = run.ready(args, "load-curve")
     if prepared is None:
         return
-    stack, database = prepared
-    record = Run("load-curve")
+    stack, database, record = prepared
     results: list[dict[str, Any]] = []
     accounts: run.Accounts | None = None
     started = time.perf_counter()

@@ -110,15 +110,15 @@ def prepare(args: argparse.Namespace) -> Stack | None:
     return stack
 
 
-def ready(args: argparse.Namespace) -> tuple[Stack, str] | None:
-    """`prepare`, then the wait for a quiet machine that --load-wait asks for: the Stack and
-    its database's name, or None (the bench is skipped)."""
+def ready(args: argparse.Namespace, name: str) -> tuple[Stack, str, Run] | None:
+    """`prepare`, then the wait for a quiet machine that --load-wait asks for: the Stack, its
+    database's name and the record of the bench `name`, or None (the bench is skipped)."""
     stack = prepare(args)
     if stack is None:
         return None
     if args.load_wait:
         wait_for_quiet(1.0, args.load_wait)
-    return stack, name_of(stack.database_url)
+    return stack, name_of(stack.database_url), Run(name)
 
 
 # --- accounts -------------------------------------------------------------------------------------

@@ -37,9 +37,11 @@ def _started(player: User) -> tuple[Game, list[tuple[int, int]]]:
     return game, sorted(mines(str(game.id)))
 
 
-def _alice(settings: Any) -> User:
+def _alices_game(settings: Any) -> tuple[User, Game, list[tuple[int, int]]]:
+    """alice, made here, on a started Expert game of the test seed (`_started`)."""
     settings.GAME_TEST_SEED = SEED
-    return User.objects.create_user(username="alice", password=PASSWORD)
+    alice = User.objects.create_user(username="alice", password=PASSWORD)
+    return alice, *_started(alice)
 
 
 def _columns(game: Game) -> dict[str, Any]:
@@ -75,8 +77,7 @@ def test_a_move_changes_only_the_columns_the_compare_and_set_writes(alice: User,
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_move_is_a_read_and_one_write_without_a_lock(settings):
-    alice = _alice(settings)
-    game, mine_cells = _started(alice)
+    alice, game, mine_cells = _alices_game(settings)
     x, y = mine_cells[0]
     with CaptureQueriesContext(connection) as flag:
         result = services.game_move(
@@ -145,9 +146,8 @@ def _stored(game_id: Any) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
 def test_a_game_played_with_and_without_the_lock_ends_alike(settings):
     # The same layout (the seed, the same first tap) played by the same plan: flags, a chord,
     # a replay, a client_move_id reused for another move, refusals, reveals to the win.
-    alice = _alice(settings)
+    alice, probe, mine_cells = _alices_game(settings)
     bob = User.objects.create_user(username="bob", password=PASSWORD)
-    probe, mine_cells = _started(alice)
     board = board_of(str(probe.id))
     center, its_mines = chord_target(board, set(mine_cells))
     safe = safe_cells(board)
@@ -184,8 +184,7 @@ def test_a_move_that_loses_its_compare_and_set_is_played_after_the_winner(settin
     # Between alice's read and her write, another move of hers lands (a second tab): her first
     # move's compare-and-set fails, writes nothing, and the locked path plays it after the
     # other one, with the next seq.
-    alice = _alice(settings)
-    game, mine_cells = _started(alice)
+    alice, game, mine_cells = _alices_game(settings)
     first, second = mine_cells[:2]
     read = move_store.read_game
     calls = []
@@ -219,8 +218,7 @@ def test_a_move_that_loses_its_compare_and_set_is_played_after_the_winner(settin
 @on_postgres
 @pytest.mark.django_db(transaction=True)
 def test_one_client_move_id_sent_at_once_from_four_threads_is_stored_once(settings):
-    alice = _alice(settings)
-    game, mine_cells = _started(alice)
+    alice, game, mine_cells = _alices_game(settings)
     x, y = mine_cells[0]
     answers: list[Any] = []
 
