@@ -394,6 +394,11 @@ ANCHORS = ("C1", "D5", "D10", "D12")
 ORDER = ["C1", "flag", "D10", "D5", "reveal", "D12"]
 
 
+def order_of(args: argparse.Namespace) -> list[str]:
+    """The configs of this run in their order: ORDER, with --locked's flag after D10."""
+    return [*ORDER[:3], "flag-locked", *ORDER[3:]] if args.locked else ORDER
+
+
 def med(runs: list[Run], attr: str) -> float:
     return median([getattr(r, attr) for r in runs])
 
@@ -401,13 +406,13 @@ def med(runs: list[Run], attr: str) -> float:
 def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: str | None) -> str:
     out = [
         f"Loaded: `wrk -t2 -c32 -d{args.seconds}s --latency`, {args.runs} rounds of "
-        f"{' / '.join(ORDER)} (interleaved), 2 s warm-up of each first. Medians of the runs.",
+        f"{' / '.join(order_of(args))} (interleaved), 2 s warm-up of each first. Medians of the runs.",
         "",
     ]
     head = ["config", "req/s (median)", "runs", "p50 ms", "p99 ms", "server CPU µs/req",
             "machine CPU µs/req", "non-2xx / socket errors"]  # fmt: skip
     rows: list[list[object]] = []
-    for key in ORDER:
+    for key in order_of(args):
         runs = res.loaded[key]
         rows.append([LABELS[key], f"**{med(runs, 'rps'):.0f}**",
                      " / ".join(f"{r.rps:.0f}" for r in runs), f"{med(runs, 'p50'):.1f}",
@@ -446,7 +451,7 @@ def report(res: Results, args: argparse.Namespace, meta: dict[str, Any], prof: s
             "",
         ]
         rows = []
-        for key in ORDER:
+        for key in order_of(args):
             runs = res.unloaded[key]
             p50s = " / ".join(f"{r.p50:.2f}" for r in runs)
             p99s = " / ".join(f"{r.p99:.2f}" for r in runs)
@@ -528,7 +533,6 @@ def main() -> None:
     }
     if args.locked:
         servers["ours-locked"] = our_server(ports, workdir, locked=True)
-        ORDER.insert(ORDER.index("D10") + 1, "flag-locked")
     res = Results()
     meta: dict[str, Any] = {"started": started}
     prof = None
@@ -546,13 +550,15 @@ def main() -> None:
         say(f"  load average before: {meta['load_before']}")
         t_timed = time.monotonic()
         say("4. Warm-up, 2 s each")
-        for key in ORDER:
+        for key in order_of(args):
             server = servers[server_of(key)]
             run = wrk(server, scripts.args(key, 2, 2), 2, 2, 32, log)
             say(f"  {key}: {run.rps:.0f} req/s, non-2xx {run.non2xx}")
-        say(f"5. Loaded: {args.runs} rounds x {' / '.join(ORDER)}, wrk -t2 -c32 -d{args.seconds}s")
+        say(
+            f"5. Loaded: {args.runs} rounds x {' / '.join(order_of(args))}, wrk -t2 -c32 -d{args.seconds}s"
+        )
         for r in range(args.runs):
-            for key in ORDER:
+            for key in order_of(args):
                 server = servers[server_of(key)]
                 run = wrk(server, scripts.args(key, args.seconds, 2), args.seconds, 2, 32, log)
                 res.loaded.setdefault(key, []).append(run)
@@ -563,10 +569,10 @@ def main() -> None:
                 )
         if not args.no_unloaded:
             say(
-                f"6. Unloaded: {args.runs} rounds x {' / '.join(ORDER)}, wrk -t1 -c1 -d{args.c1_seconds}s"
+                f"6. Unloaded: {args.runs} rounds x {' / '.join(order_of(args))}, wrk -t1 -c1 -d{args.c1_seconds}s"
             )
             for r in range(args.runs):
-                for key in ORDER:
+                for key in order_of(args):
                     server = servers[server_of(key)]
                     run = wrk(
                         server, scripts.args(key, args.c1_seconds, 1), args.c1_seconds, 1, 1, log

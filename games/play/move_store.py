@@ -167,8 +167,9 @@ def store_if_unchanged(game: Game, move: Move, *, changed: tuple[str, ...], read
     breaks the column's NOT NULL, which undoes the whole statement."""
     connection = connections[ALIAS]
     games, moves = _games(), columns(Move, ALIAS)
-    fields = [_game_field(name) for name in changed]
-    game_values = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in fields]
+    game_values = [
+        f.get_db_prep_save(getattr(game, f.attname), connection) for f in _game_fields(changed)
+    ]
     move_values = moves.insert_params(move)
     del move_values[_game_column_index()]
     key = games.pk.get_db_prep_value(game.pk, connection)
@@ -193,6 +194,13 @@ def _game_field(name: str) -> Field[Any, Any]:
 
 
 @cache
+def _game_fields(names: tuple[str, ...]) -> tuple[Field[Any, Any], ...]:
+    """The fields of `names`, found once: a move would otherwise scan the model's fields for
+    each column it writes."""
+    return tuple(_game_field(name) for name in names)
+
+
+@cache
 def _game_column_index() -> int:
     return [f.name for f in columns(Move, ALIAS).inserted].index("game")
 
@@ -200,7 +208,7 @@ def _game_column_index() -> int:
 @cache
 def _compare_and_set_sql(vendor: str, changed: tuple[str, ...]) -> str:
     games, moves = _games(), columns(Move, ALIAS)
-    assignments = ", ".join(f"{_quoted(_game_field(name))} = %s" for name in changed)
+    assignments = ", ".join(f"{_quoted(f)} = %s" for f in _game_fields(changed))
     values = ["%s"] * len(moves.inserted)
     values[_game_column_index()] = f"(SELECT {games.pk_name} FROM saved)"
     names = ", ".join(_quoted(f) for f in moves.inserted)

@@ -378,7 +378,7 @@ def game_move(
         return _replay(game, previous, ask)
 
     def act(game: Game, now: datetime) -> MoveResult:
-        board, outcome, changes = _apply(game, ask, x=x, y=y, now=now)
+        board, outcome, changes = _apply(game, ask, now=now)
         at_ms = _store_move(
             game, board, ask, player_name=player.username, now=now, changes=changes, outcome=outcome
         )
@@ -391,18 +391,20 @@ def game_move(
             _race_moved(game, board, now=now, at_ms=at_ms, player_name=player.username)
         return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=at_ms)
 
-    unlocked = _move_without_lock(game_id=game_id, player=player, ask=ask, x=x, y=y)
+    unlocked = _move_without_lock(game_id=game_id, player=player, ask=ask)
     if unlocked is not None:
         return unlocked
     return _locked_action(game_id=game_id, player=player, act=act, replay=replay)
 
 
 def _apply(
-    game: Game, ask: MoveAsk, *, x: int, y: int, now: datetime
+    game: Game, ask: MoveAsk, *, now: datetime
 ) -> tuple[Board, Outcome, list[dict[str, Any]]]:
-    """The rules of one reveal, flag or chord of (x, y) on `game` (its counts updated, nothing
+    """The rules of one reveal, flag or chord (`ask`) on `game` (its counts updated, nothing
     stored): the board after it, the engine's outcome and the move's changes. Refusals raise
     GameError."""
+    x, y = ask.x, ask.y
+    assert x is not None and y is not None  # a cell's move names its cell (game_move)
     if not (0 <= x < game.width and 0 <= y < game.height):
         raise GameError(
             "out_of_bounds",
@@ -442,9 +444,7 @@ MOVE_COLUMNS = ("seq", "last_action_at", "mines_left", "opened", "board", "click
                 *counters.COUNT_COLUMNS)  # fmt: skip
 
 
-def _move_without_lock(
-    *, game_id: Any, player: User, ask: MoveAsk, x: int, y: int
-) -> MoveResult | None:
+def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResult | None:
     """The common move in two statements, outside a transaction and without the row lock
     (docs/PERFORMANCE.md, The move without a lock): read the game, apply the rules, then store
     it with a compare-and-set on the game's `seq` (move_store.store_if_unchanged). Only a move
@@ -470,7 +470,7 @@ def _move_without_lock(
     game.player = player
     read_seq = game.seq
     try:
-        board, outcome, changes = _apply(game, ask, x=x, y=y, now=now)
+        board, outcome, changes = _apply(game, ask, now=now)
     except GameError:
         return None  # the locked path refuses it, after the same checks in the same order
     if outcome.ended:
