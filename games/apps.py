@@ -12,6 +12,7 @@ class GamesConfig(AppConfig):
         from games.races import progress
 
         services.on_race_move(progress.after_race_move)
+        services.on_unlocked_race_move(progress.UnlockedShare())
         # The daily's share of a daily game's moves (its board, its statistics), likewise.
         from games.daily.progress import progress as daily_progress
 

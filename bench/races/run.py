@@ -44,16 +44,15 @@ from bench.harness.clients import (
     HOST,
     Account,
     Delivered,
-    RawSocket,
     api_json,
     http_post,
-    open_watchers,
 )
 from bench.harness.report import LATENCY_HEAD, Run, latency_row, say, show, table
 from bench.harness.servers import Stack
 from bench.harness.timing import figures, percentile
 
 from .bots import Tally, play, register_bots
+from .spectators import Spectators, Watched
 
 PORTS = range(18600, 18650)
 BOTS = 8
@@ -61,6 +60,20 @@ SPECTATORS = 100
 LEVEL = "expert"
 FIRST_TAP = (15, 8)  # the solo games' first reveal: the middle of the Expert board
 GOAL_DELIVERY_P99_MS = 50.0
+SPECTATORS_NICE = 19
+GOAL_OVER_SOLO = 1.1  # a race move's p50 and p99 over a solo move's (docs/PERFORMANCE.md)
+LAYOUTS = {
+    "shared": "the spectators' sockets on the players' sockets' server",
+    "split": "the spectators' sockets on a watch pool of their own",
+}
+
+
+def layouts(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in LAYOUTS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"layouts are {', '.join(LAYOUTS)}; got {text!r}")
+    return list(dict.fromkeys(names))
 
 
 # --- one race, one solo round ---------------------------------------------------------------------
@@ -116,15 +129,25 @@ async def race_round(
     args: argparse.Namespace,
     seed: int,
     dump: Path,
+    *,
+    watch_port: int,
 ) -> RaceRound:
+    """One race: the bots play over `ws_port`, the spectators (and the index) watch over
+    `watch_port` (the same port: the shared layout; another server's: the split one)."""
     host, *others = bots
     race = await _post(http_port, "/api/races", host, {"level": LEVEL, "max_players": BOTS})
     race_id = race["id"]
     messages: list[dict[str, Any]] = []
-    index = asyncio.create_task(_index(ws_port, race_id, messages))
+    index = asyncio.create_task(_index(watch_port, race_id, messages))
     await _wait_for(messages, "state", 10)
-    spectators: list[RawSocket]
-    spectators, connect_s = await open_watchers(ws_port, [f"/ws/races/{race_id}"] * args.spectators)
+    crowd = Spectators(
+        watch_port,
+        race_id,
+        args.spectators,
+        dump.with_suffix(".frames.json"),
+        niceness=args.spectators_nice,
+    )
+    await crowd.start()
     for bot in others:
         await _post(http_port, f"/api/races/{race_id}/join", bot)
     for bot in bots:
@@ -159,16 +182,15 @@ async def race_round(
         await asyncio.sleep(0.5)  # the last frames on their way to the spectators
     finally:
         gc.enable()
-    result = RaceRound(tally=tally, connect_s=connect_s, race_s=race_s)
+    spectators = await crowd.finish()
+    result = RaceRound(tally=tally, connect_s=crowd.connect_s, race_s=race_s)
     with dump.open("w") as out:  # what the full-parsing spectator got, for a closer look
         out.writelines(json.dumps(m) + "\n" for m in messages)
     _match(result, messages, spectators)
-    for sock in spectators:
-        sock.close()
     return result
 
 
-def _match(result: RaceRound, messages: list[dict[str, Any]], spectators: list[RawSocket]) -> None:
+def _match(result: RaceRound, messages: list[dict[str, Any]], spectators: list[Watched]) -> None:
     """Delivery latencies: race seq -> (player, opened, state) from the index spectator, then
     the instant each bot got that move's answer, then each spectator's `progress` frame."""
     answered = result.tally.answered
@@ -252,36 +274,19 @@ def _verdict(ok: bool | None, yes: str = "yes", no: str = "no") -> str:
     return "not measured" if ok is None else yes if ok else no
 
 
-def summarize(
-    races: list[RaceRound], solos: list[Tally], args: argparse.Namespace, timed_s: float
-) -> dict[str, Any]:
+def _race_figures(races: list[RaceRound], solo: dict[str, Any]) -> dict[str, Any]:
+    """One layout's race rounds: moves, deliveries, and the moves over the solo ones."""
     race_moves = [v for r in races for v in r.tally.latencies]
-    solo_moves = [v for s in solos for v in s.latencies]
     delivery = [v for r in races for v in r.delivery]
     from_sent = [v for r in races for v in r.from_sent]
-    calm = [v for r in races for v in calm_moves(r)]
-    errors: dict[str, int] = {}
-    for tally in [*(r.tally for r in races), *solos]:
-        for kind, n in tally.errors.items():
-            errors[kind] = errors.get(kind, 0) + n
-    race_fig, solo_fig, delivery_fig = (
-        figures(race_moves),
-        figures(solo_moves),
-        figures(delivery),
-    )
+    race_fig, delivery_fig = figures(race_moves), figures(delivery)
     return {
-        "config": {
-            "bots": BOTS,
-            "spectators": args.spectators,
-            "level": LEVEL,
-            "rounds": args.races,
-            "think_ms": args.think_ms,
-            "layout": "gunicorn 2 sync workers (REST) + uvicorn 2 workers (/ws/, race clock "
-            "thread), PostgreSQL, Redis, DEBUG off",
-        },
         "race_moves": race_fig,
-        "race_moves_outside_rereads": figures(calm),
-        "solo_moves": solo_fig,
+        "race_moves_outside_rereads": figures([v for r in races for v in calm_moves(r)]),
+        "over_solo": {
+            "p50": round(race_fig["p50_ms"] / solo["p50_ms"], 2) if solo["p50_ms"] else None,
+            "p99": round(race_fig["p99_ms"] / solo["p99_ms"], 2) if solo["p99_ms"] else None,
+        },
         "delivery": delivery_fig
         | {
             "from_send_p50_ms": round(percentile(from_sent, 50), 2),
@@ -293,67 +298,101 @@ def summarize(
             "rereads": sum(len(r.rereads) for r in races),
         },
         "games": {
-            "race": {
-                "won": sum(r.tally.won for r in races),
-                "lost": sum(r.tally.lost for r in races),
-            },
-            "solo": {"won": sum(s.won for s in solos), "lost": sum(s.lost for s in solos)},
+            "won": sum(r.tally.won for r in races),
+            "lost": sum(r.tally.lost for r in races),
         },
-        "moves": {
-            "race": sum(r.tally.moves for r in races),
-            "solo": sum(s.moves for s in solos),
-            "total": sum(r.tally.moves for r in races) + sum(s.moves for s in solos),
-            "guesses": sum(r.tally.guesses for r in races) + sum(s.guesses for s in solos),
-        },
-        "errors": errors,
+        "moves": sum(r.tally.moves for r in races),
         "goals": {  # None: nothing measured
             "delivery_p99_under_50ms": _below(delivery_fig["p99_ms"], GOAL_DELIVERY_P99_MS),
-            "race_p50_not_slower": _below(race_fig["p50_ms"], solo_fig["p50_ms"], equal=True),
-            "race_p99_not_slower": _below(race_fig["p99_ms"], solo_fig["p99_ms"], equal=True),
+            "race_p50_within_goal": _below(
+                race_fig["p50_ms"], GOAL_OVER_SOLO * solo["p50_ms"], equal=True
+            ),
+            "race_p99_within_goal": _below(
+                race_fig["p99_ms"], GOAL_OVER_SOLO * solo["p99_ms"], equal=True
+            ),
         },
         "round_p99s": {
             "race_moves": [round(percentile(r.tally.latencies, 99), 1) for r in races],
             "race_moves_outside_rereads": [round(percentile(calm_moves(r), 99), 1) for r in races],
-            "solo_moves": [round(percentile(s.latencies, 99), 1) for s in solos],
             "delivery": [round(percentile(r.delivery, 99), 1) for r in races],
         },
+    }
+
+
+def summarize(
+    races: dict[str, list[RaceRound]],
+    solos: list[Tally],
+    args: argparse.Namespace,
+    timed_s: float,
+) -> dict[str, Any]:
+    solo_fig = figures([v for s in solos for v in s.latencies])
+    errors: dict[str, int] = {}
+    for tally in [*(r.tally for rounds in races.values() for r in rounds), *solos]:
+        for kind, n in tally.errors.items():
+            errors[kind] = errors.get(kind, 0) + n
+    return {
+        "config": {
+            "bots": BOTS,
+            "spectators": args.spectators,
+            "level": LEVEL,
+            "rounds": args.races,
+            "think_ms": args.think_ms,
+            "layouts": {name: LAYOUTS[name] for name in races},
+            "servers": "gunicorn 2 sync workers (REST) + uvicorn 2 workers (the players' "
+            "sockets, race clock thread) + uvicorn 1 worker (the watch pool), PostgreSQL, "
+            "Redis, DEBUG off",
+        },
+        "layouts": {name: _race_figures(rounds, solo_fig) for name, rounds in races.items()},
+        "solo_moves": solo_fig,
+        "solo_games": {"won": sum(s.won for s in solos), "lost": sum(s.lost for s in solos)},
+        "moves": {
+            "solo": sum(s.moves for s in solos),
+            "total": sum(r.tally.moves for rounds in races.values() for r in rounds)
+            + sum(s.moves for s in solos),
+            "guesses": sum(r.tally.guesses for rounds in races.values() for r in rounds)
+            + sum(s.guesses for s in solos),
+        },
+        "errors": errors,
+        "round_p99s": {"solo_moves": [round(percentile(s.latencies, 99), 1) for s in solos]},
         "timed_s": timed_s,
     }
 
 
 def report(result: dict[str, Any]) -> None:
     say("\n## Results (docs/PERFORMANCE.md, section Races)\n")
-    measures = (
-        ("race moves (send -> own `move`)", "race_moves"),
-        ("race moves overlapping no re-read", "race_moves_outside_rereads"),
-        ("solo moves (send -> own `move`)", "solo_moves"),
-        (f"progress to {result['config']['spectators']} spectators", "delivery"),
-    )
+    spectators = result["config"]["spectators"]
     rows = []
-    for label, key in measures:
-        each = " / ".join(f"{v:.1f}" for v in result["round_p99s"][key])
-        rows.append([*latency_row(label, result[key]), each])
+    for name, fig in result["layouts"].items():
+        for label, key in (
+            (f"race moves, {name} (send -> own `move`)", "race_moves"),
+            (f"race moves, {name}, overlapping no re-read", "race_moves_outside_rereads"),
+            (f"progress to {spectators} spectators, {name}", "delivery"),
+        ):
+            each = " / ".join(f"{v:.1f}" for v in fig["round_p99s"][key])
+            rows.append([*latency_row(label, fig[key]), each])
+    solo_each = " / ".join(f"{v:.1f}" for v in result["round_p99s"]["solo_moves"])
+    rows.append([*latency_row("solo moves (send -> own `move`)", result["solo_moves"]), solo_each])
     show(table([*LATENCY_HEAD, "p99 of each round"], rows, "lrrrrl"))
-    d, m, g = result["delivery"], result["moves"], result["games"]
+    m = result["moves"]
     say(
-        f"\nMoves: {m['total']:,} ({m['race']:,} in races, {m['solo']:,} solo; "
-        f"{m['guesses']:,} guesses). Games: races {g['race']['won']} won / {g['race']['lost']} "
-        f"lost, solo {g['solo']['won']} won / {g['solo']['lost']} lost."
-    )
-    say(
-        f"Progress events matched: {d['progress_events']:,} (unmatched {d['unmatched_events']}); "
-        f"delivery from the move's sending p50 {d['from_send_p50_ms']:.1f} / p99 "
-        f"{d['from_send_p99_ms']:.1f} ms; missing deliveries {d['missing']}; fresh `state` "
-        f"frames (a re-read after a seq gap) {d['resyncs']}, in {d['rereads']} re-read(s). "
+        f"\nMoves: {m['total']:,} ({m['solo']:,} solo; {m['guesses']:,} guesses). Solo games "
+        f"{result['solo_games']['won']} won / {result['solo_games']['lost']} lost. "
         f"Errors: {result['errors'] or 'none'}."
     )
-    goals = result["goals"]
-    say(
-        f"Goal delivery p99 < {GOAL_DELIVERY_P99_MS:.0f} ms: "
-        f"{_verdict(goals['delivery_p99_under_50ms'], 'met', 'NOT met')}. "
-        f"Race moves no slower than solo: p50 {_verdict(goals['race_p50_not_slower'])}, "
-        f"p99 {_verdict(goals['race_p99_not_slower'])}."
-    )
+    for name, fig in result["layouts"].items():
+        d, goals, ratio = fig["delivery"], fig["goals"], fig["over_solo"]
+        say(
+            f"{name} ({result['config']['layouts'][name]}): race / solo p50 {ratio['p50']} x, "
+            f"p99 {ratio['p99']} x (goal ≤ {GOAL_OVER_SOLO} x: p50 "
+            f"{_verdict(goals['race_p50_within_goal'])}, p99 "
+            f"{_verdict(goals['race_p99_within_goal'])}); {fig['moves']:,} race moves, games "
+            f"{fig['games']['won']} won / {fig['games']['lost']} lost; progress events matched "
+            f"{d['progress_events']:,} (unmatched {d['unmatched_events']}), delivery from the "
+            f"move's sending p50 {d['from_send_p50_ms']:.1f} / p99 {d['from_send_p99_ms']:.1f} ms, "
+            f"missing {d['missing']}, fresh `state` frames {d['resyncs']} in {d['rereads']} "
+            f"re-read(s); delivery p99 < {GOAL_DELIVERY_P99_MS:.0f} ms: "
+            f"{_verdict(goals['delivery_p99_under_50ms'], 'met', 'NOT met')}."
+        )
     say(
         f"Load average (1/5/15 min) before {result['run']['load_before']}, after "
         f"{result['run']['load_after']}; timed part {result['timed_s']:.0f} s."
@@ -365,43 +404,61 @@ def report(result: dict[str, Any]) -> None:
 
 async def run(args: argparse.Namespace, stack: Stack) -> None:
     with stack.pair(lifespan=True) as (http, ws):
-        bots = register_bots(http.port, BOTS, "rbot")
-        _, me = api_json(http.port, "GET", "/api/me", token=bots[0].token)
-        say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
-        races: list[RaceRound] = []
-        solos: list[Tally] = []
-        record = Run("races")
-        t0 = time.perf_counter()
-        for r in range(args.races):
-            order = ("race", "solo") if r % 2 == 0 else ("solo", "race")
-            for part in order:
-                seed = 1000 * r
-                if part == "race":
-                    say(
-                        f"\n  round {r + 1}/{args.races}: race, {BOTS} bots, {args.spectators} spectators"
-                    )
-                    dump = stack.logs / f"race-{r + 1}.jsonl"
-                    rr = await race_round(http.port, ws.port, bots, args, seed, dump)
-                    races.append(rr)
-                    t = rr.tally
-                    say(
-                        f"    race over in {rr.race_s:.1f} s: {t.moves} moves, {t.won} won / "
-                        f"{t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / p99 "
-                        f"{percentile(t.latencies, 99):.1f} ms; delivery p50 {percentile(rr.delivery, 50):.1f} / "
-                        f"p99 {percentile(rr.delivery, 99):.1f} ms ({len(rr.delivery):,} deliveries, "
-                        f"{rr.missing} missing); errors {t.errors or 'none'}"
-                    )
-                else:
-                    say(f"\n  round {r + 1}/{args.races}: solo, {BOTS} bots")
-                    started = time.perf_counter()
-                    t = await solo_round(http.port, ws.port, bots, args, seed + 500)
-                    solos.append(t)
-                    say(
-                        f"    solo over in {time.perf_counter() - started:.1f} s: {t.moves} moves, "
-                        f"{t.won} won / {t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / "
-                        f"p99 {percentile(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
-                    )
-        timed_s = round(time.perf_counter() - t0, 1)
+        watch = (
+            stack.server("uvicorn", workers=1, lifespan=True) if "split" in args.layouts else None
+        )
+        try:
+            if watch is not None:
+                watch.wait_ready()
+                say(f"  the watch pool: uvicorn 1 worker :{watch.port}")
+            await _rounds(args, stack, http.port, ws.port, watch.port if watch else ws.port)
+        finally:
+            if watch is not None:
+                watch.stop()
+
+
+async def _rounds(
+    args: argparse.Namespace, stack: Stack, http_port: int, ws_port: int, watch_port: int
+) -> None:
+    bots = register_bots(http_port, BOTS, "rbot")
+    _, me = api_json(http_port, "GET", "/api/me", token=bots[0].token)
+    say(f"  {len(bots)} bots registered through the API (kind {me.get('kind')!r})")
+    races: dict[str, list[RaceRound]] = {name: [] for name in args.layouts}
+    solos: list[Tally] = []
+    record = Run("races")
+    t0 = time.perf_counter()
+    parts = [*args.layouts, "solo"]
+    for r in range(args.races):
+        seed = 1000 * r
+        for part in parts[r % len(parts) :] + parts[: r % len(parts)]:  # each part leads in turn
+            if part == "solo":
+                say(f"\n  round {r + 1}/{args.races}: solo, {BOTS} bots")
+                started = time.perf_counter()
+                t = await solo_round(http_port, ws_port, bots, args, seed + 500)
+                solos.append(t)
+                say(
+                    f"    solo over in {time.perf_counter() - started:.1f} s: {t.moves} moves, "
+                    f"{t.won} won / {t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / "
+                    f"p99 {percentile(t.latencies, 99):.1f} ms; errors {t.errors or 'none'}"
+                )
+                continue
+            say(
+                f"\n  round {r + 1}/{args.races}: race, {BOTS} bots, {args.spectators} "
+                f"spectators, {part} layout"
+            )
+            dump = stack.logs / f"race-{r + 1}-{part}.jsonl"
+            port = watch_port if part == "split" else ws_port
+            rr = await race_round(http_port, ws_port, bots, args, seed, dump, watch_port=port)
+            races[part].append(rr)
+            t = rr.tally
+            say(
+                f"    race over in {rr.race_s:.1f} s: {t.moves} moves, {t.won} won / "
+                f"{t.lost} lost; move p50 {percentile(t.latencies, 50):.1f} / p99 "
+                f"{percentile(t.latencies, 99):.1f} ms; delivery p50 {percentile(rr.delivery, 50):.1f} / "
+                f"p99 {percentile(rr.delivery, 99):.1f} ms ({len(rr.delivery):,} deliveries, "
+                f"{rr.missing} missing); errors {t.errors or 'none'}"
+            )
+    timed_s = round(time.perf_counter() - t0, 1)
     report(record.write(summarize(races, solos, args, timed_s), stack.logs / "results.json"))
 
 
@@ -413,6 +470,20 @@ def main() -> None:
     )
     parser.add_argument(
         "--spectators", type=int, default=SPECTATORS, help=f"race watchers ({SPECTATORS})"
+    )
+    parser.add_argument(
+        "--layouts",
+        type=layouts,
+        default=list(LAYOUTS),
+        help="where the spectators watch, comma-separated: shared (the players' sockets' "
+        "server), split (a watch pool of its own); each round races once in each (both)",
+    )
+    parser.add_argument(
+        "--spectators-nice",
+        type=int,
+        default=SPECTATORS_NICE,
+        help="the spectators' process's niceness: they stand for other machines, and here "
+        f"share two cores with the servers measured ({SPECTATORS_NICE}; 0: as the servers)",
     )
     parser.add_argument("--quick", action="store_true", help="one round")
     args = parser.parse_args()

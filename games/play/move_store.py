@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -156,15 +157,35 @@ def can_store_unlocked() -> bool:
     )
 
 
-def store_if_unchanged(game: Game, move: Move, *, changed: tuple[str, ...], read_seq: int) -> bool:
+@dataclass(frozen=True)
+class Also:
+    """One more write in a move's compare-and-set statement (`store_if_unchanged`): the body
+    of a data-modifying CTE named `also`, written by the room that owns its table (a race's
+    next `seq`). It may read `saved`, the game's updated row, and must return exactly one row
+    for the move to stand: none, and the whole statement is undone as a lost compare-and-set."""
+
+    sql: str
+    params: tuple[Any, ...]
+
+
+def store_if_unchanged(
+    game: Game,
+    move: Move,
+    *,
+    changed: tuple[str, ...],
+    read_seq: int,
+    also: Also | None = None,
+) -> tuple[Any, ...] | None:
     """The compare-and-set of a move (docs/PERFORMANCE.md, The move without a lock): write the
     game's `changed` columns and insert `move` in one statement, only if the game's row still
-    has the `seq` it had when `read_game` read it and is still being played. Returns whether
-    it did; when it did not (another writer came first, or the move's `client_move_id` was
-    just taken), neither row is written. Only where `can_store_unlocked()`.
+    has the `seq` it had when `read_game` read it and is still being played (and `also` found
+    its row). Returns `also`'s row (an empty tuple without `also`) when it did; None when it
+    did not (another writer came first, `also` found no row, or the move's `client_move_id`
+    was just taken), and then no row is written. Only where `can_store_unlocked()`.
 
-    The move's `game_id` is the id the update returns: no row updated, no id, and the insert
-    breaks the column's NOT NULL, which undoes the whole statement."""
+    The move's `game_id` is the id the update returns (with `also`, only once `also` has its
+    row): no id, and the insert breaks the column's NOT NULL, which undoes the whole
+    statement."""
     connection = connections[ALIAS]
     games, moves = _games(), columns(Move, ALIAS)
     game_values = [
@@ -173,14 +194,18 @@ def store_if_unchanged(game: Game, move: Move, *, changed: tuple[str, ...], read
     move_values = moves.insert_params(move)
     del move_values[_game_column_index()]
     key = games.pk.get_db_prep_value(game.pk, connection)
-    params = [*game_values, key, read_seq, GameState.PLAYING.value, *move_values]
+    params = [*game_values, key, read_seq, GameState.PLAYING.value]
+    if also is not None:
+        params += also.params
+    params += move_values
+    sql = _compare_and_set_sql(connection.vendor, changed, None if also is None else also.sql)
     try:
-        run(ALIAS, _compare_and_set_sql(connection.vendor, changed), params)
+        row = run(ALIAS, sql, params, fetch=also is not None)
     except IntegrityError:
-        return False
+        return None
     metrics.MOVES.labels(move.action).inc()
     moves.inserted_as(move)
-    return True
+    return () if also is None else row
 
 
 def _quoted(field: Field[Any, Any]) -> str:
@@ -206,15 +231,23 @@ def _game_column_index() -> int:
 
 
 @cache
-def _compare_and_set_sql(vendor: str, changed: tuple[str, ...]) -> str:
+def _compare_and_set_sql(vendor: str, changed: tuple[str, ...], also: str | None = None) -> str:
     games, moves = _games(), columns(Move, ALIAS)
     assignments = ", ".join(f"{_quoted(f)} = %s" for f in _game_fields(changed))
     values = ["%s"] * len(moves.inserted)
-    values[_game_column_index()] = f"(SELECT {games.pk_name} FROM saved)"
+    saved_id = f"SELECT {games.pk_name} FROM saved"
+    if also is not None:
+        saved_id += " WHERE EXISTS (SELECT 1 FROM also)"
+    values[_game_column_index()] = f"({saved_id})"
     names = ", ".join(_quoted(f) for f in moves.inserted)
-    return (
-        f"WITH saved AS (UPDATE {games.table} SET {assignments} WHERE {games.pk_name} = %s"
+    saved = (
+        f"saved AS (UPDATE {games.table} SET {assignments} WHERE {games.pk_name} = %s"
         f" AND {_quoted(_game_field('seq'))} = %s AND {_quoted(_game_field('state'))} = %s"
         f" RETURNING {games.pk_name})"
-        f" INSERT INTO {moves.table} ({names}) VALUES ({', '.join(values)})"
     )
+    insert = f"INSERT INTO {moves.table} ({names}) VALUES ({', '.join(values)})"
+    if also is None:
+        return f"WITH {saved} {insert}"
+    # The insert runs as a CTE of its own (a data-modifying CTE always runs to its end), and
+    # the statement answers `also`'s row.
+    return f"WITH {saved}, also AS ({also}), inserted AS ({insert}) SELECT * FROM also"

@@ -61,6 +61,27 @@ def on_race_move(listener: RaceMoveListener) -> None:
     _race_listener = listener
 
 
+class UnlockedRaceShare(Protocol):
+    """What a race does with a move of one of its games stored without the lock
+    (`_move_without_lock`): one more write in the move's statement, then its events."""
+
+    def statement(self, game: Game, *, at_ms: int) -> move_store.Also: ...
+
+    def stored(
+        self, game: Game, board: Board, row: tuple[int, ...], *, at_ms: int, player_name: str
+    ) -> None: ...
+
+
+_unlocked_race_share: UnlockedRaceShare | None = None
+
+
+def on_unlocked_race_move(share: UnlockedRaceShare) -> None:
+    """games.races registers its share of a race move stored without the lock (games.apps);
+    until it does, race games' moves all take the locked path."""
+    global _unlocked_race_share
+    _unlocked_race_share = share
+
+
 def _race_moved(game: Game, board: Board, **progress: Any) -> None:
     """The race's share of a move (RaceMoveListener's keywords), in the move's transaction."""
     if _race_listener is None:  # a race game without the races room loaded: never half a move
@@ -448,25 +469,28 @@ def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResul
     """The common move in two statements, outside a transaction and without the row lock
     (docs/PERFORMANCE.md, The move without a lock): read the game, apply the rules, then store
     it with a compare-and-set on the game's `seq` (move_store.store_if_unchanged). Only a move
-    of a solo game being played (no race, no daily) that does not end it, and is no replay;
-    everything else, a refusal, and a move that lost its compare-and-set to another writer
-    returns None, and the locked path decides it from the start as before."""
+    of a solo or race game being played (no daily) that does not end it, and is no replay; a
+    race's share (its next seq) is written in the same statement. Everything else, a
+    refusal, and a move that lost its compare-and-set to another writer (or came past its
+    race's time limit) returns None, and the locked path decides it from the start as before."""
     if not move_store.can_store_unlocked():
         return None
     game = move_store.read_game(game_id)
+    race_share = _unlocked_race_share
     if (
         game is None
         or game.player_id != player.pk
         or game.state != GameState.PLAYING
-        or game.race_id is not None
+        or (game.race_id is not None and race_share is None)
         or game.daily is not None
     ):
         return None
     now = timezone.now()
     if now - game.last_action_at >= _idle_limit():
         return None  # the locked path closes it (_close_if_idle)
-    if ask.client_move_id is not None and move_store.move_by_client_id(game, ask.client_move_id):
-        return None  # a replay: the locked path answers it
+    # A replay of a `client_move_id` is not looked for here: its insert breaks the pair's
+    # uniqueness, the statement is undone, and the locked path answers it as a replay. The
+    # common move, which is no replay, is spared that read.
     game.player = player
     read_seq = game.seq
     try:
@@ -477,9 +501,19 @@ def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResul
         return None
     move = _next_move(game, board, ask, now=now, changes=changes)
     game.board = board.encode()
-    if not move_store.store_if_unchanged(game, move, changed=MOVE_COLUMNS, read_seq=read_seq):
+    also = None
+    if game.race_id is not None:
+        assert race_share is not None
+        also = race_share.statement(game, at_ms=move.at_ms)
+    row = move_store.store_if_unchanged(
+        game, move, changed=MOVE_COLUMNS, read_seq=read_seq, also=also
+    )
+    if row is None:
         return None
+    # The game's event first, the race's after, as on the locked path (`game_move`).
     _publish_move(game, board, ask, player_name=player.username, changes=changes, at_ms=move.at_ms)
+    if race_share is not None and game.race_id is not None:
+        race_share.stored(game, board, row, at_ms=move.at_ms, player_name=player.username)
     return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=move.at_ms)
 
 

@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from games.engine import Board
 from games.errors import GameError
 from games.play.models import ENDED_STATES, Game, GameState
+from games.play.move_store import Also
 from games.races import events as race_events
 from games.races.models import Race, Racer, RacerState
 from games.races.services import race_end
@@ -95,3 +96,37 @@ def after_race_move(
         race_events.race_on_commit(race_id, event)
     if done and taken.racing <= 0:
         transaction.on_commit(lambda: race_end(race_id=race_id))
+
+
+# The race's share of a move stored without the lock (games.play.services._move_without_lock):
+# a move that neither ends the racer's game nor comes past the time limit takes the race's next
+# seq in the move's own statement, once the game's row is written. A move past the limit finds
+# no row here, so the whole move is undone and the locked path refuses it as above.
+_TAKE_UNLOCKED = (
+    "UPDATE {table} SET seq = seq + 1 WHERE id = %s AND time_limit_ms > %s"
+    " AND EXISTS (SELECT 1 FROM saved) RETURNING seq"
+)
+
+
+class UnlockedShare:
+    """What games.play.services asks of the races room for a move stored without the lock."""
+
+    def statement(self, game: Game, *, at_ms: int) -> Also:
+        """The race's write inside the move's compare-and-set: its next seq."""
+        pk = Race._meta.pk
+        assert pk is not None
+        race_pk = pk.get_db_prep_value(game.race_id, connection)
+        return Also(_TAKE_UNLOCKED.format(table=Race._meta.db_table), (race_pk, at_ms))
+
+    def stored(
+        self, game: Game, board: Board, row: tuple[int, ...], *, at_ms: int, player_name: str
+    ) -> None:
+        """The move is stored (its own statement, committed): its `progress` event, numbered
+        with the seq the statement took, as `after_race_move` numbers it."""
+        race_id = game.race_id
+        assert race_id is not None
+        counts = race_events.Counts(
+            player_name, board.opened_count(), board.flags, RacerState.RACING, at_ms
+        )
+        event = race_events.progress_event(seq=int(row[0]), counts=counts, finished=False)
+        race_events.race_on_commit(race_id, event)

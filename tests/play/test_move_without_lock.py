@@ -92,13 +92,24 @@ def test_outside_a_transaction_a_move_is_a_read_and_one_write_without_a_lock(set
     assert (stored.action, stored.x, stored.y, stored.flagged) == ("flag", x, y, True)
     assert Game.objects.get(pk=game.id).mines_left == game.mines - 1
 
-    # With a client_move_id, the lookup of an earlier use of it is the one statement more.
+    # With a client_move_id, still a read and one write: no lookup of an earlier use of it.
     with CaptureQueriesContext(connection) as again:
         services.game_move(
             game_id=game.id, player=alice, action="flag", x=x, y=y, client_move_id="unflag-1"
         )
-    assert len(again.captured_queries) == 3
+    assert len(again.captured_queries) == 2
     assert Move.objects.get(game=game, seq=3).changes == [{"x": x, "y": y, "v": "#"}]
+
+    # Its replay breaks the id's uniqueness in the compare-and-set, which stores nothing; the
+    # locked path then answers it as the replay of seq 3.
+    with CaptureQueriesContext(connection) as replayed:
+        replay = services.game_move(
+            game_id=game.id, player=alice, action="flag", x=x, y=y, client_move_id="unflag-1"
+        )
+    assert replay.replayed and replay.seq == 3 and replay.changes == [{"x": x, "y": y, "v": "#"}]
+    assert any("FOR UPDATE" in q["sql"] for q in replayed.captured_queries)
+    assert Move.objects.filter(game=game).count() == 3
+    assert Game.objects.get(pk=game.id).seq == 3
 
     # The first tap and a move that ends the game take the locked path.
     with CaptureQueriesContext(connection) as mine:
