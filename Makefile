@@ -121,7 +121,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-racemove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -174,6 +174,12 @@ $(BENCH_RUN_TARGETS): bench-%: venv
 bench-socketmove: venv
 	$(PY) -m bench.load.run --rounds 3 --idle 6 --seconds 15
 	$(PY) -m bench.http.inprocess --doors http,socket --n 500
+
+# A racer's move against a solo move, in process (the service alone, PostgreSQL): CPU, wall
+# and statements a move (docs/PERFORMANCE.md, Races).
+.PHONY: bench-racemove
+bench-racemove: venv
+	$(PY) -m bench.races.inprocess
 
 # Players per machine: socket players at about a move a second on bench/load's servers (2
 # workers), doubled then bisected to the largest count whose every move's p99 stays under

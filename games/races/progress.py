@@ -5,7 +5,9 @@ Lock order everywhere in races (docs/RACES.md, Locks): the player's row, then ga
 id), then the race row, then racer rows. A move already holds its game's lock; the race row is
 locked here by the one UPDATE that takes the next `seq` (the last statement of the move before
 its commit), so two racers' moves in one race are serialised only from there to the commit,
-and their progress events are numbered without gaps.
+and their progress events are numbered without gaps. A move stored without the lock
+(`UnlockedShare`) takes the seq in its own single statement, after the game's row, in the
+same order.
 """
 
 from __future__ import annotations

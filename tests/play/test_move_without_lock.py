@@ -14,11 +14,11 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games.errors import GameError
 from games.play import move_store, services
 from games.play.models import Game, Move
 from tests.support.boards import board_of, chord_target, mines, safe_cells, safe_closed
 from tests.support.personas import PASSWORD
+from tests.support.plans import Step, answers_to
 from tests.support.threads import at_once
 
 on_postgres = pytest.mark.skipif(
@@ -118,22 +118,11 @@ def test_outside_a_transaction_a_move_is_a_read_and_one_write_without_a_lock(set
     assert any("FOR UPDATE" in q["sql"] for q in mine.captured_queries)
 
 
-def _played(player: User, plan: list[tuple[str, int, int, Any, str | None]]) -> list[Any]:
-    """`plan` played on a new Expert game of `player` (first tap at its centre): each move's
-    answer, or the refusal's code."""
+def _played(player: User, plan: list[Step]) -> list[Any]:
+    """`plan` played on a new Expert game of `player` (first tap at its centre): the game's id
+    and each move's answer, or the refusal's code."""
     game, _mines = _started(player)
-    answers: list[Any] = []
-    for action, x, y, flagged, client_move_id in plan:
-        try:
-            r = services.game_move(
-                game_id=game.id, player=player, action=action, x=x, y=y, flagged=flagged,
-                client_move_id=client_move_id,
-            )  # fmt: skip
-        except GameError as exc:
-            answers.append(exc.code)
-            continue
-        answers.append((r.seq, r.changes, r.replayed, r.game.state, r.game.mines_left))
-    return [game.id, answers]
+    return [game.id, answers_to(player, game.id, plan)]
 
 
 def _stored(game_id: Any) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
@@ -163,7 +152,7 @@ def test_a_game_played_with_and_without_the_lock_ends_alike(settings):
     center, its_mines = chord_target(board, set(mine_cells))
     safe = safe_cells(board)
     services.game_resign(game_id=probe.id, player=alice)
-    plan: list[tuple[str, int, int, Any, str | None]] = [
+    plan: list[Step] = [
         *(("flag", x, y, True, f"f{i}") for i, (x, y) in enumerate(its_mines)),
         ("flag", *its_mines[0], True, "f0"),  # the same move again: a replay
         ("reveal", *its_mines[0], None, "f0"),  # another move with the same id: refused

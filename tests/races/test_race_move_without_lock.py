@@ -22,6 +22,7 @@ from games.play import services
 from games.play.models import Game, Move
 from games.races.models import Race
 from tests.support.boards import board_of, mines, safe_cells
+from tests.support.plans import Step, answers_to
 from tests.support.races import racing
 from tests.support.threads import in_threads
 
@@ -102,29 +103,18 @@ def test_a_race_played_with_and_without_the_lock_gives_the_same_rows_and_events(
     board = board_of(games["alice"])
     assert board_of(games["bob"]).render() == board.render()
     mine_cells = sorted(mines(games["alice"]))
-    plan: list[tuple[str, int, int, str | None]] = [
-        ("flag", *mine_cells[0], "a"),
-        ("flag", *mine_cells[1], "b"),
-        ("flag", *mine_cells[1], None),
-        ("flag", *mine_cells[0], "a"),  # a replay
-        ("reveal", 99, 0, None),  # off the board
+    plan: list[Step] = [
+        ("flag", *mine_cells[0], None, "a"),
+        ("flag", *mine_cells[1], None, "b"),
+        ("flag", *mine_cells[1], None, None),
+        ("flag", *mine_cells[0], None, "a"),  # a replay
+        ("reveal", 99, 0, None, None),  # off the board
     ]
-    plan += [("reveal", x, y, f"r{x}.{y}") for x, y in safe_cells(board)]
+    plan += [("reveal", x, y, None, f"r{x}.{y}") for x, y in safe_cells(board)]
 
     def play(player: User, game_id: str, unlocked: bool) -> list[Any]:
         settings.DB_MOVE_COMPARE_AND_SET = unlocked
-        answers: list[Any] = []
-        for action, x, y, client_move_id in plan:
-            try:
-                r = services.game_move(
-                    game_id=game_id, player=player, action=action, x=x, y=y,
-                    client_move_id=client_move_id,
-                )  # fmt: skip
-            except GameError as exc:
-                answers.append(exc.code)
-                continue
-            answers.append((r.seq, r.changes, r.replayed, r.game.state, r.game.mines_left))
-        return answers
+        return answers_to(player, game_id, plan)
 
     sent.clear()
     unlocked = play(alice, games["alice"], True)
