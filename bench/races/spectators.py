@@ -81,11 +81,14 @@ async def _watch(port: int, race_id: str, count: int, out: Path, timeout: float)
     sockets, _ = await open_watchers(port, [f"/ws/races/{race_id}"] * count, every=10**9)
     print("ready", flush=True)
     deadline = time.monotonic() + timeout
+    read = [0] * len(sockets)  # frames of each socket already looked at
+    ended = [False] * len(sockets)  # its `ended` came, or it closed
 
-    def ended(sock: RawSocket) -> bool:
-        return sock.closed or any(kind == "ended" for _, kind, _ in sock.frames[-3:])
-
-    while not all(ended(s) for s in sockets) and time.monotonic() < deadline:
+    while not all(ended) and time.monotonic() < deadline:
+        for i, sock in enumerate(sockets):
+            if not ended[i]:
+                fresh, read[i] = sock.frames[read[i] :], len(sock.frames)
+                ended[i] = sock.closed or any(kind == "ended" for _, kind, _ in fresh)
         await asyncio.sleep(0.05)
     for sock in sockets:
         sock.close()

@@ -476,10 +476,11 @@ def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResul
     if not move_store.can_store_unlocked():
         return None
     game = move_store.read_game(game_id)
-    race_share = _unlocked_race_share
+    if game is None:
+        return None
+    race_share = _unlocked_race_share if game.race_id is not None else None
     if (
-        game is None
-        or game.player_id != player.pk
+        game.player_id != player.pk
         or game.state != GameState.PLAYING
         or (game.race_id is not None and race_share is None)
         or game.daily is not None
@@ -501,10 +502,7 @@ def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResul
         return None
     move = _next_move(game, board, ask, now=now, changes=changes)
     game.board = board.encode()
-    also = None
-    if game.race_id is not None:
-        assert race_share is not None
-        also = race_share.statement(game, at_ms=move.at_ms)
+    also = None if race_share is None else race_share.statement(game, at_ms=move.at_ms)
     row = move_store.store_if_unchanged(
         game, move, changed=MOVE_COLUMNS, read_seq=read_seq, also=also
     )
@@ -512,7 +510,7 @@ def _move_without_lock(*, game_id: Any, player: User, ask: MoveAsk) -> MoveResul
         return None
     # The game's event first, the race's after, as on the locked path (`game_move`).
     _publish_move(game, board, ask, player_name=player.username, changes=changes, at_ms=move.at_ms)
-    if race_share is not None and game.race_id is not None:
+    if race_share is not None:
         race_share.stored(game, board, row, at_ms=move.at_ms, player_name=player.username)
     return MoveResult(game=game, board=board, changes=changes, seq=game.seq, at_ms=move.at_ms)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
 from django.db import connection, transaction
 
@@ -110,6 +111,12 @@ _TAKE_UNLOCKED = (
 )
 
 
+@cache
+def _take_unlocked_sql() -> str:
+    """Written once, not on every move."""
+    return _TAKE_UNLOCKED.format(table=Race._meta.db_table)
+
+
 class UnlockedShare:
     """What games.play.services asks of the races room for a move stored without the lock."""
 
@@ -118,7 +125,7 @@ class UnlockedShare:
         pk = Race._meta.pk
         assert pk is not None
         race_pk = pk.get_db_prep_value(game.race_id, connection)
-        return Also(_TAKE_UNLOCKED.format(table=Race._meta.db_table), (race_pk, at_ms))
+        return Also(_take_unlocked_sql(), (race_pk, at_ms))
 
     def stored(
         self, game: Game, board: Board, row: tuple[int, ...], *, at_ms: int, player_name: str
