@@ -50,7 +50,7 @@ migrate: venv
 # Django's WSGI handler in two threads, WebSockets and the lifespan through the ASGI
 # application; chosen by measurement, docs/perf/SERVER.md).
 run: migrate
-	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.dev_server:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096
+	DB_POOL=$${DB_POOL:-1} $(VENV)/bin/uvicorn demineur_site.dev_server:application --host $(HOST) --port $(PORT) --no-access-log $$([ "$${TRUSTED_PROXIES:-0}" -gt 0 ] || echo --no-proxy-headers) --ws-max-size 4096 --ws-per-message-deflate false
 
 # The suite, in two targets that together run every test: `test` (everything but the stack
 # tests, browser tests included) and `test-stack`: the tests that start their own server
@@ -121,7 +121,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-racemove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-racemove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay bench-compression
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -180,6 +180,12 @@ bench-socketmove: venv
 .PHONY: bench-racemove
 bench-racemove: venv
 	$(PY) -m bench.races.inprocess
+
+# What permessage-deflate would cost a live server: CPU a frame, memory a socket, bytes on the
+# wire, in process (docs/PERFORMANCE.md, Socket compression).
+.PHONY: bench-compression
+bench-compression: venv
+	$(PY) -m bench.live.compression
 
 # Players per machine: socket players at about a move a second on bench/load's servers (2
 # workers), doubled then bisected to the largest count whose every move's p99 stays under

@@ -322,7 +322,7 @@ class AppServer(JsonServer, ServerProcess, _Scratch):
             port,
             workers=workers,
             gunicorn=["--worker-tmp-dir", str(self.root)],
-            uvicorn=["--lifespan", "off", "--no-access-log", "--ws-max-size", "4096"],
+            uvicorn=["--lifespan", "off", "--no-access-log"],
         )
         super().__init__(
             kind,

@@ -28,6 +28,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
+
+# The WebSocket options of every uvicorn serving the application (`make run`, `make
+# serve-prod`, the compose file's `live`, the benchmarks and tests that start one; the Makefile
+# and the compose file spell them out, tests/deploy check they match):
+# * a frame over 4096 bytes is dropped before it is assembled (games.live.base: the consumers'
+#   own WS_MAX_FRAME_BYTES; uvicorn's default is 16 MiB);
+# * no permessage-deflate. Browsers ask for it, and uvicorn grants it by default: then every
+#   socket keeps zlib streams of its own (97.4 KiB a socket once a frame went out, against 5.0
+#   without) and a fan-out compresses its frame once per watcher (3.50 against 1.33 µs of CPU
+#   a `progress` frame), to save a few hundred bytes a frame (`make bench-compression`,
+#   docs/LIVE.md, "Compression").
+WS_OPTIONS = ("--ws-max-size", "4096", "--ws-per-message-deflate", "false")
 WSGI_APP = "demineur_site.wsgi:application"
 ASGI_APP = "demineur_site.asgi:application"
 
@@ -145,9 +157,10 @@ def gunicorn_argv(
 def uvicorn_argv(
     port: int, *, workers: int | None = None, host: str = HOST, extra: Iterable[str] = ()
 ) -> list[str]:
-    """uvicorn serving the ASGI application on host:port (`workers` None: uvicorn's default,
-    one process, no supervisor)."""
+    """uvicorn serving the ASGI application on host:port with WS_OPTIONS (`workers` None:
+    uvicorn's default, one process, no supervisor)."""
     argv = [sys.executable, "-m", "uvicorn", ASGI_APP, "--host", host, "--port", str(port)]
+    argv += WS_OPTIONS
     if workers is not None:
         argv += ["--workers", str(workers)]
     return [*argv, *extra]

@@ -288,8 +288,6 @@ class Layout:
                         "--no-access-log",
                         # Caddy 2.6.2 writes a socket's 101 answer past its header rules.
                         "--no-server-header",
-                        "--ws-max-size",
-                        "4096",
                         # Django reads X-Forwarded-For itself, TRUSTED_PROXIES hops from the right.
                         "--no-proxy-headers",
                     ],

@@ -221,8 +221,7 @@ class AppServer(Server):
         gunicorn = ["-k", "sync", "--log-level", "warning", "--worker-tmp-dir", str(logs)]
         if access_log:
             gunicorn += ["--access-logfile", str(logs / f"gunicorn-access-{port}.log")]
-        uvicorn = ["--no-access-log", "--ws-max-size", "4096", "--no-proxy-headers",
-                   "--log-level", "warning"]  # fmt: skip
+        uvicorn = ["--no-access-log", "--no-proxy-headers", "--log-level", "warning"]
         if not lifespan:
             uvicorn += ["--lifespan", "off"]
         argv = server_argv(

@@ -41,14 +41,14 @@ from bench.harness.servers import HOST, ROOT, NotReady, Ports, Server
 from bench.harness.timing import cpu_of, median
 from bench.seeding import layout_cells, player_with_a_started_game
 from bench.server.checks import run_checks
-from deploy.processes import server_env
+from deploy.processes import WS_OPTIONS, server_env
 
 PORTS = range(18560, 18620)
 SECRET = "bench-server-only-secret-key-not-for-production-0123456789"
 VENV_BIN = Path(sys.executable).parent
 
 # make run's uvicorn options (Makefile, `run:`), TRUSTED_PROXIES unset.
-UVICORN = ["--no-access-log", "--no-proxy-headers", "--ws-max-size", "4096"]
+UVICORN = ["--no-access-log", "--no-proxy-headers", *WS_OPTIONS]
 
 
 def uvicorn(app: str) -> list[str]:

@@ -25,6 +25,7 @@ from deploy.compose_stack import (
 )
 from deploy.json_http import ApiError
 from tests.support.docker_stacks import docker_engine, only_when_asked, write_figures
+from tests.support.handshake import compression_declined
 
 pytestmark = only_when_asked(
     "COMPOSE_TEST",
@@ -110,6 +111,7 @@ def watcher_on(
     for _ in range(6):
         before = {c: stack.socket_peers(c) for c in lives}
         watcher = Watcher(client, game_id, token)
+        assert compression_declined(watcher.socket)
         watcher.wait_for(lambda m: m.get("type") == "state")
         after = {c: stack.socket_peers(c) for c in lives}
         grown = [c for c in lives if after[c] > before[c]]

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from deploy.processes import WS_OPTIONS
 from tests.deploy.compose_proxy import compose_proxy as run_compose_proxy
 from tests.deploy.compose_proxy import installed_caddy
 
@@ -47,7 +48,7 @@ def test_compose_file_starts_the_wsgi_and_asgi_entry_points_that_exist():
     web, live = " ".join(services["web"]["command"]), " ".join(services["live"]["command"])
     assert "demineur_site.wsgi:application" in web
     assert "demineur_site.asgi:application" in live
-    assert "--ws-max-size 4096" in live
+    assert " ".join(WS_OPTIONS) in live
     assert services["live"]["environment"]["DB_POOL"] == "1"
     for path in ("demineur_site.wsgi", "demineur_site.asgi"):
         assert importlib.util.find_spec(path) is not None

@@ -21,13 +21,14 @@ from typing import Any
 import pytest
 import websockets
 
-from deploy.processes import ROOT, ServerProcess, free_port, server_env
+from deploy.processes import ROOT, WS_OPTIONS, ServerProcess, free_port, server_env
+from tests.support.handshake import compression_declined
 from tests.support.personas import PASSWORD
 from tests.support.template_db import copy_migrated_sqlite
 
 APP = "demineur_site.dev_server:application"
 # The options of the Makefile's `run:` recipe (TRUSTED_PROXIES unset).
-MAKE_RUN_OPTIONS = ["--no-access-log", "--no-proxy-headers", "--ws-max-size", "4096"]
+MAKE_RUN_OPTIONS = ["--no-access-log", "--no-proxy-headers", *WS_OPTIONS]
 
 
 @pytest.fixture(scope="module")
@@ -147,6 +148,7 @@ def test_a_move_over_http_reaches_a_socket_of_the_same_process(server: ServerPro
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
         async with websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game}") as ws:
+            assert compression_declined(ws)
             first = json.loads(await asyncio.wait_for(ws.recv(), 10))
             assert first["type"] == "state"
             status, _, raw = await asyncio.to_thread(
@@ -159,6 +161,15 @@ def test_a_move_over_http_reaches_a_socket_of_the_same_process(server: ServerPro
     answer, move = asyncio.run(scenario())
     assert (move["type"], move["seq"]) == ("move", 1)
     assert move["changes"] == answer["changes"]
+
+
+def test_make_run_passes_the_socket_options_every_server_gets() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    run = next(line for line in makefile.splitlines() if "uvicorn demineur_site." in line)
+    # --no-proxy-headers stands in a shell test (TRUSTED_PROXIES unset), hence `in run`.
+    for option in MAKE_RUN_OPTIONS:
+        assert option in run, option
+    assert " ".join(WS_OPTIONS) in run
 
 
 def test_the_race_clock_runs_in_the_server(server: ServerProcess) -> None:

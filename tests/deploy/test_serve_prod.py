@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import websockets
 
+from tests.support.handshake import compression_declined
 from tests.support.personas import PASSWORD
 from tests.support.serve_prod import (
     LAUNCHER,
@@ -98,6 +99,7 @@ def test_a_move_through_the_proxy_reaches_watchers_on_two_socket_workers(serve_p
             for _ in range(8):
                 before = established_on(live_ports)
                 ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game['id']}")
+                assert compression_declined(ws)
                 assert (await receive(ws))["type"] == "state"
                 after = established_on(live_ports)
                 grown = [p for p in live_ports if after[p] > before[p]]

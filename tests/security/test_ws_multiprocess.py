@@ -17,6 +17,7 @@ import pytest
 import websockets
 
 from accounts.services import token_issue
+from deploy.processes import WS_OPTIONS
 from tests.support.uvicorn_pair import (
     NEEDS_POSTGRES_AND_REDIS,
     free_port,
@@ -34,7 +35,7 @@ pytestmark = [
 @pytest.fixture
 def two_capped_servers(transactional_db: Any) -> Iterator[tuple[int, ...]]:
     with uvicorn_servers(
-        (free_port(), free_port()), "--ws-max-size", "4096", WS_MAX_SOCKETS_PER_USER="2"
+        (free_port(), free_port()), *WS_OPTIONS, WS_MAX_SOCKETS_PER_USER="2"
     ) as ports:
         yield ports
 
