@@ -121,7 +121,7 @@ typecheck: venv
 	@test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund
 	node_modules/.bin/tsc --noEmit -p tsconfig.json
 
-bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-racemove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay bench-compression
+bench: bench-engine bench-leaderboards bench-daily bench-live bench-http bench-races bench-arenas bench-noguess bench-analysis bench-streams bench-load bench-server bench-watchers bench-socketmove bench-racemove bench-capacity bench-metrics bench-clocks bench-puzzles bench-insights bench-overlay bench-compression bench-collector
 
 bench-engine: venv
 	$(PY) -m bench.engine.bench_engine
@@ -186,6 +186,12 @@ bench-racemove: venv
 .PHONY: bench-compression
 bench-compression: venv
 	$(PY) -m bench.live.compression
+
+# What a full garbage collection costs a server process, its loaded application frozen or not
+# (docs/PERFORMANCE.md, Players per machine).
+.PHONY: bench-collector
+bench-collector: venv
+	$(PY) -m bench.server.collector
 
 # Players per machine: socket players at about a move a second on bench/load's servers (2
 # workers), doubled then bisected to the largest count whose every move's p99 stays under

@@ -23,7 +23,7 @@ django_http = get_asgi_application()  # sets Django up before the consumers are 
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from demineur_site import logs, metrics, publish  # noqa: E402
+from demineur_site import collector, logs, metrics, publish  # noqa: E402
 from demineur_site.middleware import BodySizeLimitASGI  # noqa: E402
 from games.live import redis_watch  # noqa: E402
 from games.live.auth import WebSocketAuthMiddleware  # noqa: E402
@@ -63,6 +63,7 @@ async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         # the clock on its first connection instead.
         publish.bind_server_loop(asyncio.get_running_loop())
         race_clock.start_in_process()
+        collector.freeze_loaded_application()
     await router(scope, receive, send)
 
 
@@ -73,6 +74,7 @@ async def _lifespan(receive: Any, send: Any) -> None:
             publish.bind_server_loop(asyncio.get_running_loop())
             race_clock.start_in_process()
             await redis_watch.keep_listening_at_start()
+            collector.freeze_loaded_application()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             race_clock.stop_in_process()

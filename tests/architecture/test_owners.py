@@ -107,6 +107,10 @@ def test_demineur_site_publish_is_the_only_caller_of_group_send():
     assert _calls_of("group_send") == {"demineur_site.publish"}
 
 
+def test_demineur_site_collector_is_the_only_caller_of_gc_freeze():
+    assert _calls_of("freeze") == {"demineur_site.collector"}
+
+
 def _api_error_calls() -> list[tuple[str, int, object]]:
     """Every `ApiError(first, ...)` in the project: (module, line, the first argument's value)."""
     calls = []
