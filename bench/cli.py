@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
+
+
+def results_option(parser: argparse.ArgumentParser, bench: str) -> None:
+    """`--results PATH`: where the bench writes its results file (a file of the temporary
+    folder named after `bench` unless given)."""
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / f"bench-{bench}.json",
+        help="the results file (%(default)s)",
+    )
 
 
 def parser(doc: str | None) -> argparse.ArgumentParser:

@@ -24,8 +24,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from bench import cli
@@ -122,12 +120,7 @@ def main() -> None:
     parser.add_argument("--sockets", type=int, default=2000, help="sockets for memory (2000)")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (7)")
     parser.add_argument("--calls", type=int, default=200, help="fan-outs a round (200)")
-    parser.add_argument(
-        "--results",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "bench-live-compression.json",
-        help="the results file (%(default)s)",
-    )
+    cli.results_option(parser, "live-compression")
     parser.add_argument("--memory-child", type=int, choices=(0, 1), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child is not None:

@@ -53,12 +53,7 @@ def _collections(rounds: int) -> tuple[list[float], list[float]]:
 def main() -> None:
     parser = cli.parser(__doc__)
     parser.add_argument("--rounds", type=int, default=7, help="full collections each way (7)")
-    parser.add_argument(
-        "--results",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "bench-server-collector.json",
-        help="the results file (%(default)s)",
-    )
+    cli.results_option(parser, "server-collector")
     args = parser.parse_args()
     record = Run("server-collector")
     say("bench/server/collector: loading the application as a server process does")

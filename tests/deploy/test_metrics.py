@@ -24,6 +24,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from demineur_site import logs, metrics
 from demineur_site.log_redaction import RedactSecretsFilter
+from tests.support.interpreter import run_fresh
 
 
 def value(name: str, **labels: str) -> float:
@@ -264,20 +265,7 @@ def test_the_multiprocess_directory_is_made_when_missing(tmp_path: Path):
         "import django; django.setup(); import demineur_site.wsgi;"
         "from demineur_site import metrics; print(len(metrics.exposition()))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "DEBUG": "1",
-            "DJANGO_SETTINGS_MODULE": "demineur_site.settings",
-            "PROMETHEUS_MULTIPROC_DIR": str(counts),
-            "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
-        },
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_fresh(code, tmp_path, PROMETHEUS_MULTIPROC_DIR=str(counts))
     assert result.returncode == 0, result.stderr[-2000:]
     assert any(name.startswith("counter_") for name in os.listdir(counts))
     assert int(result.stdout.split()[-1]) > 0

@@ -6,13 +6,11 @@ in a fresh interpreter, as a server process starts."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from deploy.processes import ROOT
+from tests.support.interpreter import run_fresh
 
 # Django with every room loaded is about 125,000 tracked objects; what a started process keeps
 # outside the permanent generation afterwards is a small part of that.
@@ -53,21 +51,7 @@ print(json.dumps({"before": before, "after": gc.get_freeze_count(),
 
 
 def _run(code: str, tmp_path: Path) -> dict[str, object]:
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "DEBUG": "1",
-            "DJANGO_SETTINGS_MODULE": "demineur_site.settings",
-            "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
-            "RACE_CLOCK": "off",
-        },
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    result = run_fresh(code, tmp_path, RACE_CLOCK="off")
     assert result.returncode == 0, result.stderr[-2000:]
     found: dict[str, object] = json.loads(result.stdout.strip().splitlines()[-1])
     return found
