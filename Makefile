@@ -181,17 +181,15 @@ bench-socketmove: venv
 bench-racemove: venv
 	$(PY) -m bench.races.inprocess
 
-# What permessage-deflate would cost a live server: CPU a frame, memory a socket, bytes on the
-# wire, in process (docs/PERFORMANCE.md, Socket compression).
-.PHONY: bench-compression
-bench-compression: venv
-	$(PY) -m bench.live.compression
-
-# What a full garbage collection costs a server process, its loaded application frozen or not
-# (docs/PERFORMANCE.md, Players per machine).
-.PHONY: bench-collector
-bench-collector: venv
-	$(PY) -m bench.server.collector
+# Two in-process measures of a server's choices, each one module: what permessage-deflate would
+# cost a live server (CPU a frame, memory a socket, bytes on the wire; docs/PERFORMANCE.md,
+# Socket compression) and what a full garbage collection costs a server process, its loaded
+# application frozen or not (docs/PERFORMANCE.md, Players per machine).
+MODULE_bench-compression := bench.live.compression
+MODULE_bench-collector := bench.server.collector
+.PHONY: bench-compression bench-collector
+bench-compression bench-collector: venv
+	$(PY) -m $(MODULE_$@)
 
 # Players per machine: socket players at about a move a second on bench/load's servers (2
 # workers), doubled then bisected to the largest count whose every move's p99 stays under
