@@ -35,6 +35,7 @@ import os
 import threading
 import time
 from concurrent.futures import Future
+from contextvars import ContextVar, Token
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -223,9 +224,40 @@ def _send_in_memory(layer: InMemoryChannelLayer, group: str, message: dict[str, 
     sender.join(PUBLISH_WAIT_SECONDS)
 
 
+# A socket's call into the database (games.live.dbcall) keeps the events it publishes here
+# instead of sending them from the database thread; the socket's loop sends them, in order,
+# once the call returns (send_collected). A live process has one database thread for all its
+# sockets: it would otherwise be held for each event's round trip to Redis, and every other
+# socket's move would queue behind it.
+Collected = list[tuple[str, dict[str, Any], bool]]  # (group, message, resend)
+_collecting: ContextVar[Collected | None] = ContextVar("collected_events", default=None)
+
+
+def collect_into(events: Collected) -> Token[Collected | None]:
+    """From here on in this context (and the threads it is copied to), send_now appends to
+    `events` instead of sending; `stop_collecting(token)` ends it."""
+    return _collecting.set(events)
+
+
+def stop_collecting(token: Token[Collected | None]) -> None:
+    _collecting.reset(token)
+
+
+async def send_collected(events: Collected) -> None:
+    """(On the server's loop.) Send the collected events in order, each behind the breaker and
+    waited for as send_now waits, so that the socket's answer still leaves after them."""
+    for group, message, resend in events:
+        await _send_on_loop(group, message, resend=resend)
+
+
 def send_now(group: str, message: dict[str, Any], *, resend: bool = False) -> None:
     """Publish `message` to `group`, waiting PUBLISH_WAIT_SECONDS at most. If it is lost, the
-    group is told later: `resend` sends the message itself again (a kick), else a resync."""
+    group is told later: `resend` sends the message itself again (a kick), else a resync.
+    Within a socket's database call, the event is kept for the socket's loop instead."""
+    collected = _collecting.get()
+    if collected is not None:
+        collected.append((group, message, resend))
+        return
     layer = get_channel_layer()
     if layer is None:
         return
@@ -292,13 +324,26 @@ def flush(timeout: float = 5.0) -> None:
 
 async def send_from_loop(group: str, message: dict[str, Any]) -> None:
     """Send `message` to `group` now, from a consumer on the server's own loop (the event
-    stream's "a newer stream replaces you"); bounded and behind the same breaker."""
+    stream's "a newer stream replaces you"); bounded and behind the same breaker. Sent again
+    once Redis is back if it is lost, as a kick is."""
+    await _send_on_loop(group, message, resend=True)
+
+
+async def _send_on_loop(group: str, message: dict[str, Any], *, resend: bool) -> None:
+    """send_now's publish from the server's own loop: the same layer, breaker and wait."""
     layer = get_channel_layer()
-    if layer is None or not _breaker.allows(group, message):
+    if layer is None:
         return
+    if isinstance(layer, InMemoryChannelLayer):
+        await layer.group_send(group, message)
+        metrics.EVENTS_PUBLISHED.inc()
+        return
+    again = message if resend else None
+    if not _breaker.allows(group, again):
+        return  # Redis is away: the event is dropped (counted and logged by the breaker)
     try:
         await asyncio.wait_for(layer.group_send(group, message), PUBLISH_WAIT_SECONDS)
-    except Exception as exc:  # Redis away: the older stream ends when the message gets through
-        _breaker.failed(exc, group, message)
+    except Exception as exc:  # the committed move stands; the group is told later
+        _breaker.failed(exc, group, again)
     else:
         _breaker.succeeded()

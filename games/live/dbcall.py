@@ -27,12 +27,13 @@ exactly as channels does (`close_old_connections`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync
 from django.db import close_old_connections, connections
 
+from demineur_site import publish
 from demineur_site.db_health import RECENTLY_USED_S
 
 T = TypeVar("T")
@@ -114,6 +115,20 @@ class SocketDatabaseCall(SyncToAsync[..., Any]):
             after_call()
 
 
-def db_call(func: Callable[..., T]) -> Callable[..., Any]:
-    """`await db_call(f)(*args)`: run `f` in the sockets' database thread."""
-    return SocketDatabaseCall(func, thread_sensitive=True)
+def db_call(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`await db_call(f)(*args)`: run `f` in the sockets' database thread. The live events it
+    publishes are sent from the calling loop once it returns, or raises, before the caller goes
+    on (demineur_site.publish.collect_into): the thread is not held for Redis."""
+    call = SocketDatabaseCall(func, thread_sensitive=True)
+
+    async def run(*args: Any, **kwargs: Any) -> T:
+        events: publish.Collected = []
+        token = publish.collect_into(events)
+        try:
+            result: T = await call(*args, **kwargs)
+        finally:
+            publish.stop_collecting(token)
+            await publish.send_collected(events)
+        return result
+
+    return run
