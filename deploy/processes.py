@@ -35,8 +35,8 @@ HOST = "127.0.0.1"
 # * a frame over 4096 bytes is dropped before it is assembled (games.live.base: the consumers'
 #   own WS_MAX_FRAME_BYTES; uvicorn's default is 16 MiB);
 # * no permessage-deflate. Browsers ask for it, and uvicorn grants it by default: then every
-#   socket keeps zlib streams of its own (97.4 KiB a socket once a frame went out, against 5.0
-#   without) and a fan-out compresses its frame once per watcher (3.50 against 1.33 µs of CPU
+#   socket keeps zlib streams of its own (97.8 KiB a socket once a frame went out, against 5.4
+#   without) and a fan-out compresses its frame once per watcher (3.66 against 1.35 µs of CPU
 #   a `progress` frame), to save a few hundred bytes a frame (`make bench-compression`,
 #   docs/LIVE.md, "Compression").
 WS_OPTIONS = ("--ws-max-size", "4096", "--ws-per-message-deflate", "false")

@@ -55,6 +55,8 @@ MOVE = {
     "elapsed_ms": 43100,
 }
 FRAMES = {"progress": PROGRESS, "move": MOVE}
+# Each frame as the server writes it: compact JSON, UTF-8.
+TEXTS = {name: json.dumps(frame, separators=(",", ":")).encode() for name, frame in FRAMES.items()}
 
 
 def _socket(deflate: bool) -> Any:
@@ -89,10 +91,9 @@ def _rss() -> int:
 
 def memory_child(deflate: bool, count: int) -> None:
     """In a process of its own: the resident bytes `count` sockets add after one frame each."""
-    text = json.dumps(PROGRESS).encode()
     before = _rss()
     kept = [_socket(deflate) for _ in range(count)]
-    _fan_out(kept, text)
+    _fan_out(kept, TEXTS["progress"])
     print(json.dumps({"bytes": _rss() - before, "sockets": len(kept)}))
 
 
@@ -131,8 +132,7 @@ def main() -> None:
     say(f"bench/live/compression: {FAN_OUT} sockets a fan-out, {args.rounds} rounds")
     cases: dict[tuple[str, bool], Any] = {}
     wire: dict[tuple[str, bool], float] = {}
-    for name, frame in FRAMES.items():
-        text = json.dumps(frame, separators=(",", ":")).encode()
+    for name, text in TEXTS.items():
         for deflate in (False, True):
             sockets = [_socket(deflate) for _ in range(FAN_OUT)]
             wire[(name, deflate)] = _fan_out(sockets, text) / FAN_OUT
@@ -148,8 +148,8 @@ def main() -> None:
     per_socket = {deflate: memory(deflate, args.sockets) for deflate in (False, True)}
 
     rows, results = [], {}
-    for name, frame in FRAMES.items():
-        raw = len(json.dumps(frame, separators=(",", ":")))
+    for name, text in TEXTS.items():
+        raw = len(text)
         off = median(clocks["cpu"][(name, False)]) / FAN_OUT * 1e6
         on = median(clocks["cpu"][(name, True)]) / FAN_OUT * 1e6
         rows.append(
